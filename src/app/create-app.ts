@@ -1,0 +1,176 @@
+/**
+ * Builds the whole service from a resolved config: store, keys, container, plugins, endpoints,
+ * Koa app. Start-up order matters: nothing serves a request before every plugin has passed
+ * its checks.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import type { DestinationStream } from 'pino';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { Clock } from '../sdk/contracts.js';
+import { BootError } from '../config/boot-error.js';
+import { createLogger, type AppLogger } from '../log/logger.js';
+import { createStore } from '../store/create-store.js';
+import { startExpiredGrantSweeper } from '../store/expired-grant-sweeper.js';
+import type { Store } from '../store/store.js';
+import { createKeyRing } from '../oauth/keys/key-ring.js';
+import { createClientAuthenticator } from '../oauth/client-authenticator.js';
+import type { TokenIssuer } from '../oauth/token-issuer.js';
+import { InvalidRequest } from '../oauth/errors.js';
+import { loadPluginFolders } from '../plugin-host/load-plugins.js';
+import { createPluginRegistrar, type PluginRegistry } from '../plugin-host/plugin-registry.js';
+import { checkConfigAgainstPlugins } from '../plugin-host/check-config.js';
+import { standardGrants } from '../grants/index.js';
+import { buildDiscoveryDocument } from '../endpoints/discovery.js';
+import { createTokenEndpoint } from '../endpoints/token.js';
+import { endpointUrls } from '../endpoints/urls.js';
+import { createRouter, methodAndPathErrors } from '../http/routes.js';
+import { errorResponse } from '../http/error-response.js';
+import { requestId } from '../http/request-id.js';
+import { createServiceContainer, systemClock } from './container.js';
+
+export interface CreateAppOptions {
+  /** Where logs go; stdout by default. Tests pass a stream to read them. */
+  logDestination?: DestinationStream;
+  clock?: Clock;
+  /** An already-open store (tests); otherwise opened from `config.store`. */
+  store?: Store;
+}
+
+export interface App {
+  readonly config: ResolvedConfig;
+  readonly koa: Koa;
+  readonly logger: AppLogger;
+  readonly registry: PluginRegistry;
+  readonly store: Store;
+  readonly tokenIssuer: TokenIssuer;
+  /** Starts listening; resolves with the bound URL. */
+  listen(port?: number, host?: string): Promise<{ server: Server; url: string }>;
+  /** Stops timers, closes the server (finishing in-flight requests) and the store. */
+  close(): Promise<void>;
+}
+
+async function openStore(config: ResolvedConfig): Promise<Store> {
+  try {
+    const store = await createStore(config.store, config.configDir);
+    await store.migrate();
+    return store;
+  } catch (err) {
+    if (err instanceof BootError) throw err;
+    throw new BootError('STORE_UNAVAILABLE', `store "${redactUrl(config.store)}": ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Database URLs may carry a password; never print it. */
+function redactUrl(spec: string): string {
+  return spec.replace(/(\/\/[^:/@]+):[^@]*@/, '$1:***@');
+}
+
+export async function createApp(config: ResolvedConfig, options: CreateAppOptions = {}): Promise<App> {
+  const logger = createLogger(config.logLevel, options.logDestination);
+  const clock = options.clock ?? systemClock;
+  const store = options.store ?? (await openStore(config));
+  try {
+    return await assemble(config, logger, clock, store);
+  } catch (err) {
+    if (!options.store) await store.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock, store: Store): Promise<App> {
+  const keyRing = await createKeyRing({ config, store, clock, logger });
+  const container = createServiceContainer({ config, logger, clock, store, keyRing });
+
+  const registrar = createPluginRegistrar(container, config, logger);
+  await registrar.registerPlugin(standardGrants, '(built-in)');
+  for (const { plugin, folder } of await loadPluginFolders(config.pluginDirs)) {
+    await registrar.registerPlugin(plugin, folder.dir);
+  }
+  const registry = registrar.registry();
+  checkConfigAgainstPlugins(config, registry);
+  for (const p of registry.plugins) {
+    logger.info(
+      { plugin: p.name, source: p.source, grantTypes: p.grantTypes, authenticationMethods: p.authenticationMethods, secretTypes: p.secretTypes },
+      'plugin loaded',
+    );
+  }
+
+  const clientAuthenticator = createClientAuthenticator({
+    clients: new Map(config.clients.map((c) => [c.clientId, c])),
+    apiResources: new Map(config.apiResources.map((r) => [r.name, r])),
+    secretParsers: registry.secretParsers,
+    secretValidators: registry.secretValidators,
+    clock,
+  });
+  const tokenIssuer = container.resolve<TokenIssuer>('tokenIssuer');
+  const scopeCatalog = {
+    apiScopes: new Set(config.apiScopes.map((s) => s.name)),
+    identityScopes: new Set(config.identityResources.map((r) => r.name)),
+  };
+  const urls = endpointUrls(config.issuer);
+  const router = createRouter(
+    {
+      token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, logger }),
+      discoveryJson: buildDiscoveryDocument(config, urls, registry),
+      jwksJson: () => keyRing.jwksJson(),
+    },
+    config.limits,
+  );
+
+  const koa = new Koa({ proxy: false });
+  koa.silent = true;
+  koa.use(requestId);
+  koa.use(errorResponse(logger));
+  koa.use(router.routes());
+  koa.use(methodAndPathErrors(router));
+  koa.use(async (ctx) => {
+    if (ctx.status === 404 && ctx.body === undefined) throw new InvalidRequest('Not found.', { status: 404 });
+  });
+
+  keyRing.start();
+  const sweeper = startExpiredGrantSweeper({
+    store,
+    intervalSeconds: config.cleanupInterval,
+    clock,
+    onError: (err: unknown) => logger.warn({ err }, 'expired grant sweep failed'),
+  });
+
+  let server: Server | undefined;
+  return {
+    config,
+    koa,
+    logger,
+    registry,
+    store,
+    tokenIssuer,
+    listen(port = config.port, host = config.host) {
+      server = createServer(koa.callback());
+      // Bounded waits for slow or idle clients: a request that stalls cannot hold a socket forever.
+      server.requestTimeout = 30_000;
+      server.headersTimeout = 10_000;
+      server.keepAliveTimeout = 5_000;
+      const s = server;
+      return new Promise((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(port, host, () => {
+          const { port: bound } = s.address() as AddressInfo;
+          resolve({ server: s, url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}` });
+        });
+      });
+    },
+    async close() {
+      keyRing.stop();
+      sweeper.stop();
+      if (server) {
+        const s = server;
+        await new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeIdleConnections();
+        });
+      }
+      await store.close();
+    },
+  };
+}

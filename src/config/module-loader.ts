@@ -1,0 +1,21 @@
+/**
+ * The one way TypeScript is loaded at run time, for `svc.config.ts` and for plugin folders
+ * alike: jiti, which needs no build step and no TypeScript compiler API (TypeScript 7 has none,
+ * which breaks cosmiconfig's own `.ts` loader).
+ */
+import { createJiti } from 'jiti';
+import { fileURLToPath } from 'node:url';
+
+const sdkEntry = fileURLToPath(new URL('../sdk/index.ts', import.meta.url));
+
+const jiti = createJiti(import.meta.url, {
+  // A dropped-in plugin or a config file anywhere on disk imports the SDK by this name.
+  alias: { 'svc/sdk': sdkEntry },
+  interopDefault: true,
+  moduleCache: true,
+});
+
+/** Imports a module and returns its default export (or the module itself when it has none). */
+export async function importDefault(path: string): Promise<unknown> {
+  return jiti.import(path, { default: true });
+}

@@ -1,0 +1,104 @@
+/**
+ * Fills in every default (from `defaults.ts`, the only place they live), resolves relative
+ * paths against the config file's folder, parses dates once, and freezes the result.
+ * Call only on a config that `validateUserConfig` accepted.
+ */
+import { availableParallelism } from 'node:os';
+import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { defaults } from './defaults.js';
+import type {
+  ApiResource, Client, KeySource, ResolvedConfig, Secret, SecretConfig, SigningAlgorithm, UserConfig,
+} from './schema.js';
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+function resolveSecret(s: SecretConfig): Secret {
+  return {
+    value: s.value,
+    type: s.type ?? defaults.secretType,
+    description: s.description,
+    expiresAt: s.expiration === undefined ? undefined : Date.parse(s.expiration),
+  };
+}
+
+export function resolveConfig(user: UserConfig, configDir: string): ResolvedConfig {
+  const port = user.port ?? defaults.port;
+  const d = defaults.client;
+  const inDir = (p: string): string => (isAbsolute(p) ? p : resolvePath(configDir, p));
+  const store = user.store ?? defaults.store;
+
+  const clients: Client[] = (user.clients ?? []).map((c) => ({
+    clientId: c.clientId,
+    clientName: c.clientName,
+    clientSecrets: (c.clientSecrets ?? []).map(resolveSecret),
+    requireClientSecret: c.requireClientSecret ?? d.requireClientSecret,
+    allowedGrantTypes: [...c.allowedGrantTypes],
+    allowedScopes: [...c.allowedScopes],
+    accessTokenLifetime: c.accessTokenLifetime ?? d.accessTokenLifetime,
+    accessTokenType: c.accessTokenType ?? d.accessTokenType,
+    allowOfflineAccess: c.allowOfflineAccess ?? d.allowOfflineAccess,
+    absoluteRefreshTokenLifetime: c.absoluteRefreshTokenLifetime ?? d.absoluteRefreshTokenLifetime,
+    slidingRefreshTokenLifetime: c.slidingRefreshTokenLifetime ?? d.slidingRefreshTokenLifetime,
+    deviceCodeLifetime: c.deviceCodeLifetime ?? d.deviceCodeLifetime,
+    pollingInterval: c.pollingInterval ?? d.pollingInterval,
+    properties: { ...c.properties },
+  }));
+  const apiResources: ApiResource[] = (user.apiResources ?? []).map((r) => ({
+    name: r.name,
+    scopes: [...r.scopes],
+    secrets: (r.secrets ?? []).map(resolveSecret),
+  }));
+  const keys: KeySource[] = (user.signing?.keys ?? []).map((k) =>
+    typeof k === 'string' ? { path: inDir(k) } : 'path' in k ? { path: inDir(k.path) } : { env: k.env },
+  );
+
+  return deepFreeze({
+    issuer: (user.issuer ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    port,
+    host: user.host ?? defaults.host,
+    configDir,
+    pluginDirs: (user.pluginDirs ?? defaults.pluginDirs).map(inDir),
+    plugins: structuredClone(user.plugins ?? {}),
+    store,
+    cleanupInterval: user.cleanupInterval ?? defaults.cleanupInterval,
+    clients,
+    apiScopes: (user.apiScopes ?? []).map((s) => ({ name: s.name, description: s.description })),
+    apiResources,
+    identityResources: (user.identityResources ?? []).map((r) => ({
+      name: r.name,
+      description: r.description,
+      claims: [...r.claims],
+    })),
+    users: (user.users ?? []).map((u) => ({
+      subjectId: u.subjectId,
+      username: u.username,
+      password: u.password,
+      claims: { ...u.claims },
+    })),
+    signing: {
+      accessTokenAlgorithm: (user.signing?.accessTokenAlgorithm ?? defaults.signing.accessTokenAlgorithm) as SigningAlgorithm,
+      keys,
+      rotationInterval: user.signing?.rotationInterval ?? defaults.signing.rotationInterval,
+      propagationTime: user.signing?.propagationTime ?? defaults.signing.propagationTime,
+      refreshInterval: user.signing?.refreshInterval ?? defaults.signing.refreshInterval,
+    },
+    deviceFlow: {
+      userCodeFormat: user.deviceFlow?.userCodeFormat ?? defaults.deviceFlow.userCodeFormat,
+      maxFailedAttempts: user.deviceFlow?.maxFailedAttempts ?? defaults.deviceFlow.maxFailedAttempts,
+      failedAttemptsWindow: user.deviceFlow?.failedAttemptsWindow ?? defaults.deviceFlow.failedAttemptsWindow,
+      cookieSecret: user.deviceFlow?.cookieSecret,
+    },
+    limits: {
+      bodyBytes: user.limits?.bodyBytes ?? defaults.limits.bodyBytes,
+      parameters: user.limits?.parameters ?? defaults.limits.parameters,
+    },
+    logLevel: user.logLevel ?? defaults.logLevel,
+    workers: user.workers === 'auto' ? availableParallelism() : (user.workers ?? defaults.workers),
+  });
+}

@@ -1,0 +1,229 @@
+/**
+ * The two shapes of configuration: `UserConfig` is what `svc.config.ts` holds (everything
+ * optional but the parties themselves, defaults documented in `defaults.ts`); `ResolvedConfig`
+ * is complete and frozen, and is the only shape the rest of the service reads.
+ * Field names mirror IdentityServer's model in camelCase, so configs move over.
+ */
+
+/** A secret held by a client or an API resource (spec §2.1). */
+export interface SecretConfig {
+  /**
+   * Shared secret: base64 of the SHA-256 (or SHA-512) digest of the UTF-8 secret, as made by
+   * `hashSecret()` or `svc hash-secret`. Certificate secret: the leaf X.509 certificate, base64 DER.
+   */
+  value: string;
+  /** `"SharedSecret"` (default), `"X509CertificateBase64"`, `"JsonWebKey"`, or a plugin's own type. */
+  type?: string;
+  /** Shown in logs to tell secrets apart; never the secret itself. */
+  description?: string;
+  /** ISO 8601 date-time after which the secret no longer authenticates, e.g. `"2027-01-01T00:00:00Z"`. */
+  expiration?: string;
+}
+
+export interface ClientConfig {
+  clientId: string;
+  clientName?: string;
+  clientSecrets?: SecretConfig[];
+  /** `false` makes a public client that authenticates with `client_id` alone. Default `true`. */
+  requireClientSecret?: boolean;
+  /** e.g. `["client_credentials"]`, or an extension grant's `grantType` such as `"delegation"`. */
+  allowedGrantTypes: string[];
+  /** API scopes and identity resources the client may request. */
+  allowedScopes: string[];
+  /** Access token lifetime in seconds. Default 3600. */
+  accessTokenLifetime?: number;
+  /** `"jwt"` (default) or `"reference"`: an opaque handle whose claims live in the store. */
+  accessTokenType?: 'jwt' | 'reference';
+  /** Lets the client request `offline_access` and receive refresh tokens. Default `false`. */
+  allowOfflineAccess?: boolean;
+  /** Absolute refresh token lifetime in seconds. Default 2592000 (30 days). */
+  absoluteRefreshTokenLifetime?: number;
+  /** Sliding refresh token lifetime in seconds; 0 turns sliding off. Default 1296000 (15 days). */
+  slidingRefreshTokenLifetime?: number;
+  /** Device code lifetime in seconds (RFC 8628). Default 300. */
+  deviceCodeLifetime?: number;
+  /** Minimum seconds between device code polls (RFC 8628 §3.5). Default 5. */
+  pollingInterval?: number;
+  /** Free-form settings read by plugins, e.g. `{ "privateKeyJwt.audience": "compat" }`. */
+  properties?: Record<string, string>;
+}
+
+export interface ApiScopeConfig {
+  name: string;
+  description?: string;
+}
+
+export interface ApiResourceConfig {
+  /** The resource's name: the `aud` of tokens for its scopes, and its id at introspection. */
+  name: string;
+  scopes: string[];
+  /** Secrets the API uses to authenticate at the introspection endpoint. */
+  secrets?: SecretConfig[];
+}
+
+export interface IdentityResourceConfig {
+  /** e.g. `"openid"`, `"profile"`, `"email"`. */
+  name: string;
+  description?: string;
+  /** User claims the resource releases, e.g. `["name", "family_name"]`. */
+  claims: string[];
+}
+
+export interface UserConfig_User {
+  subjectId: string;
+  username: string;
+  /** PHC scrypt string: `$scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash>` (see `svc hash-password`). */
+  password: string;
+  claims?: Record<string, string | number | boolean>;
+}
+
+export interface SigningConfig {
+  /** Algorithm of access tokens. Default `"ES256"` (see README for measurements). */
+  accessTokenAlgorithm?: SigningAlgorithm;
+  /**
+   * Keys from outside the store; when given they take precedence over managed keys.
+   * Each is a path (relative to the config file) to a PEM PKCS#8 or private JWK file, or
+   * `{ env: "NAME" }` for an environment variable holding either.
+   */
+  keys?: Array<string | { path: string } | { env: string }>;
+  /** Seconds between automatic key rotations. Default 7776000 (90 days). */
+  rotationInterval?: number;
+  /** Seconds a new key is published before it signs. Default 3600. */
+  propagationTime?: number;
+  /** Seconds between reloads of the key set from the store. Default 60. */
+  refreshInterval?: number;
+}
+
+export type SigningAlgorithm = 'ES256' | 'ES384' | 'ES512' | 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'EdDSA';
+
+export interface DeviceFlowConfig {
+  /** `"base20"` (default, `BCDF-GHJK`) or `"numeric"` (`123-456-789`). */
+  userCodeFormat?: 'base20' | 'numeric';
+  /** Wrong user codes allowed per client address per window before it is told to wait. Default 10. */
+  maxFailedAttempts?: number;
+  /** Window of the rate limit in seconds. Default 300. */
+  failedAttemptsWindow?: number;
+  /** Secret that signs the sign-in cookie; default: derived from a key in the store. */
+  cookieSecret?: string;
+}
+
+export interface LimitsConfig {
+  /** Largest request body in bytes. Default 65536 (64 KiB). */
+  bodyBytes?: number;
+  /** Most form parameters in one request. Default 50. */
+  parameters?: number;
+}
+
+export interface UserConfig {
+  /** Issuer identifier URL. Default `http://localhost:<port>`. */
+  issuer?: string;
+  /** Default 5000. */
+  port?: number;
+  /** Default `"127.0.0.1"`. */
+  host?: string;
+  /** Plugin folders, relative to the config file. Default `["./plugins"]`. */
+  pluginDirs?: string[];
+  /** Options for each plugin, by plugin name, e.g. `{ "private-key-jwt": { clockSkew: 60 } }`. */
+  plugins?: Record<string, Record<string, unknown>>;
+  /** `"memory"`, `"sqlite:<path>"` (default `sqlite:./data/svc.db`) or `"postgres://..."`. */
+  store?: string;
+  /** Seconds between sweeps of expired records. Default 300. */
+  cleanupInterval?: number;
+  clients?: ClientConfig[];
+  apiScopes?: ApiScopeConfig[];
+  apiResources?: ApiResourceConfig[];
+  identityResources?: IdentityResourceConfig[];
+  users?: UserConfig_User[];
+  signing?: SigningConfig;
+  deviceFlow?: DeviceFlowConfig;
+  limits?: LimitsConfig;
+  /** `"fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent"`. Default `"info"`. */
+  logLevel?: string;
+  /** `1` (default) or `"auto"` for one worker per core. */
+  workers?: number | 'auto';
+}
+
+/** A secret ready for use: expiration parsed once at start-up. */
+export interface Secret {
+  readonly value: string;
+  readonly type: string;
+  readonly description: string | undefined;
+  /** Epoch milliseconds, or `undefined` when the secret does not expire. */
+  readonly expiresAt: number | undefined;
+}
+
+export interface Client {
+  readonly clientId: string;
+  readonly clientName: string | undefined;
+  readonly clientSecrets: readonly Secret[];
+  readonly requireClientSecret: boolean;
+  readonly allowedGrantTypes: readonly string[];
+  readonly allowedScopes: readonly string[];
+  readonly accessTokenLifetime: number;
+  readonly accessTokenType: 'jwt' | 'reference';
+  readonly allowOfflineAccess: boolean;
+  readonly absoluteRefreshTokenLifetime: number;
+  readonly slidingRefreshTokenLifetime: number;
+  readonly deviceCodeLifetime: number;
+  readonly pollingInterval: number;
+  readonly properties: Readonly<Record<string, string>>;
+}
+
+export interface ApiScope {
+  readonly name: string;
+  readonly description: string | undefined;
+}
+
+export interface ApiResource {
+  readonly name: string;
+  readonly scopes: readonly string[];
+  readonly secrets: readonly Secret[];
+}
+
+export interface IdentityResource {
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly claims: readonly string[];
+}
+
+export interface User {
+  readonly subjectId: string;
+  readonly username: string;
+  readonly password: string;
+  readonly claims: Readonly<Record<string, string | number | boolean>>;
+}
+
+export type KeySource = { readonly path: string } | { readonly env: string };
+
+export interface ResolvedConfig {
+  readonly issuer: string;
+  readonly port: number;
+  readonly host: string;
+  /** Absolute folder of the config file; relative paths were resolved against it. */
+  readonly configDir: string;
+  readonly pluginDirs: readonly string[];
+  readonly plugins: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly store: string;
+  readonly cleanupInterval: number;
+  readonly clients: readonly Client[];
+  readonly apiScopes: readonly ApiScope[];
+  readonly apiResources: readonly ApiResource[];
+  readonly identityResources: readonly IdentityResource[];
+  readonly users: readonly User[];
+  readonly signing: {
+    readonly accessTokenAlgorithm: SigningAlgorithm;
+    readonly keys: readonly KeySource[];
+    readonly rotationInterval: number;
+    readonly propagationTime: number;
+    readonly refreshInterval: number;
+  };
+  readonly deviceFlow: {
+    readonly userCodeFormat: 'base20' | 'numeric';
+    readonly maxFailedAttempts: number;
+    readonly failedAttemptsWindow: number;
+    readonly cookieSecret: string | undefined;
+  };
+  readonly limits: { readonly bodyBytes: number; readonly parameters: number };
+  readonly logLevel: string;
+  readonly workers: number;
+}

@@ -1,0 +1,304 @@
+/**
+ * Structural validation of a user config of unknown shape. Returns one message per problem,
+ * each naming the field path, what is wrong and what is allowed:
+ * `clients[2].allowedGrantTypes[0]: expected a non-empty string, got 42`.
+ * Checks that need the loaded plugins (grant types, secret types) live in `check-against-plugins.ts`.
+ */
+import { isPhcScrypt } from '../oauth/password-hash.js';
+
+const topLevelFields = [
+  'issuer', 'port', 'host', 'pluginDirs', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
+  'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers',
+] as const;
+const clientFields = [
+  'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
+  'accessTokenLifetime', 'accessTokenType', 'allowOfflineAccess', 'absoluteRefreshTokenLifetime',
+  'slidingRefreshTokenLifetime', 'deviceCodeLifetime', 'pollingInterval', 'properties',
+] as const;
+const secretFields = ['value', 'type', 'description', 'expiration'] as const;
+export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ) */
+const scopeToken = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+/** ISO 8601 date-time with an explicit zone or a plain date. */
+const isoDateTime = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+class Problems {
+  readonly list: string[] = [];
+  add(path: string, message: string): void {
+    this.list.push(`${path}: ${message}`);
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}...` : value}"`;
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function checkUnknownFields(p: Problems, path: string, obj: Record<string, unknown>, known: readonly string[]): void {
+  for (const key of Object.keys(obj)) {
+    if (!known.includes(key)) p.add(path ? `${path}.${key}` : key, `unknown field (known: ${known.join(', ')})`);
+  }
+}
+
+function str(p: Problems, path: string, value: unknown, opts: { required?: boolean; max?: number } = {}): value is string {
+  if (value === undefined) {
+    if (opts.required) p.add(path, 'required, expected a non-empty string');
+    return false;
+  }
+  if (typeof value !== 'string' || value.length === 0) {
+    p.add(path, `expected a non-empty string, got ${describe(value)}`);
+    return false;
+  }
+  if (opts.max !== undefined && value.length > opts.max) {
+    p.add(path, `longer than ${opts.max} characters`);
+    return false;
+  }
+  return true;
+}
+
+function int(p: Problems, path: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    p.add(path, `expected a whole number from ${min} to ${max}, got ${describe(value)}`);
+  }
+}
+
+function bool(p: Problems, path: string, value: unknown): void {
+  if (value !== undefined && typeof value !== 'boolean') p.add(path, `expected true or false, got ${describe(value)}`);
+}
+
+function oneOf(p: Problems, path: string, value: unknown, allowed: readonly string[]): void {
+  if (value === undefined) return;
+  if (typeof value !== 'string' || !allowed.includes(value)) {
+    p.add(path, `unknown value ${describe(value)} (allowed: ${allowed.join(', ')})`);
+  }
+}
+
+function arrayOf(p: Problems, path: string, value: unknown, required: boolean): unknown[] {
+  if (value === undefined) {
+    if (required) p.add(path, 'required, expected an array');
+    return [];
+  }
+  if (!Array.isArray(value)) {
+    p.add(path, `expected an array, got ${describe(value)}`);
+    return [];
+  }
+  return value;
+}
+
+function stringList(p: Problems, path: string, value: unknown, required: boolean): string[] {
+  const out: string[] = [];
+  arrayOf(p, path, value, required).forEach((item, i) => {
+    if (str(p, `${path}[${i}]`, item, { required: true })) out.push(item);
+  });
+  return out;
+}
+
+function checkSecrets(p: Problems, path: string, value: unknown): number {
+  const secrets = arrayOf(p, path, value, false);
+  secrets.forEach((secret, i) => {
+    const at = `${path}[${i}]`;
+    if (!isObject(secret)) {
+      p.add(at, `expected a secret definition { value, type?, description?, expiration? }, got ${describe(secret)}`);
+      return;
+    }
+    checkUnknownFields(p, at, secret, secretFields);
+    str(p, `${at}.value`, secret.value, { required: true });
+    str(p, `${at}.type`, secret.type);
+    if (secret.description !== undefined && typeof secret.description !== 'string') {
+      p.add(`${at}.description`, `expected a string, got ${describe(secret.description)}`);
+    }
+    if (secret.expiration !== undefined) {
+      const e = secret.expiration;
+      if (typeof e !== 'string' || !isoDateTime.test(e) || Number.isNaN(Date.parse(e))) {
+        p.add(`${at}.expiration`, `expected an ISO 8601 date-time such as "2027-01-31T00:00:00Z", got ${describe(e)}`);
+      }
+    }
+  });
+  return secrets.length;
+}
+
+function checkUnique(p: Problems, path: string, field: string, items: unknown[]): Set<string> {
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    if (!isObject(item) || typeof item[field] !== 'string') return;
+    const name = item[field];
+    if (seen.has(name)) p.add(`${path}[${i}].${field}`, `duplicate ${field} "${name}"`);
+    seen.add(name);
+  });
+  return seen;
+}
+
+function checkUrl(p: Problems, path: string, value: unknown): void {
+  if (!str(p, path, value)) return;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    p.add(path, `expected an absolute http(s) URL, got ${describe(value)}`);
+    return;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') p.add(path, `expected an http(s) URL, got ${describe(value)}`);
+  // RFC 8414 §2: the issuer has no query or fragment.
+  if (url.search || url.hash) p.add(path, 'the issuer must not contain a query or fragment');
+}
+
+export function validateUserConfig(raw: unknown): string[] {
+  const p = new Problems();
+  if (!isObject(raw)) {
+    p.add('(config)', `expected an object (export default { ... }), got ${describe(raw)}`);
+    return p.list;
+  }
+  checkUnknownFields(p, '', raw, topLevelFields);
+
+  if (raw.issuer !== undefined) checkUrl(p, 'issuer', raw.issuer);
+  int(p, 'port', raw.port, 0, 65535);
+  str(p, 'host', raw.host);
+  stringList(p, 'pluginDirs', raw.pluginDirs, false);
+  if (raw.plugins !== undefined) {
+    if (!isObject(raw.plugins)) p.add('plugins', `expected an object of plugin name to options, got ${describe(raw.plugins)}`);
+    else for (const [name, opts] of Object.entries(raw.plugins)) {
+      if (!isObject(opts)) p.add(`plugins["${name}"]`, `expected an options object, got ${describe(opts)}`);
+    }
+  }
+  if (str(p, 'store', raw.store) && !/^(memory$|sqlite:.+|postgres(ql)?:\/\/.+)/.test(raw.store)) {
+    p.add('store', `unknown store ${describe(raw.store)} (allowed: "memory", "sqlite:<path>", "postgres://...")`);
+  }
+  int(p, 'cleanupInterval', raw.cleanupInterval, 1);
+  oneOf(p, 'logLevel', raw.logLevel, logLevels);
+  if (raw.workers !== undefined && raw.workers !== 'auto') int(p, 'workers', raw.workers, 1, 256);
+
+  const apiScopes = arrayOf(p, 'apiScopes', raw.apiScopes, false);
+  apiScopes.forEach((s, i) => {
+    if (!isObject(s)) return p.add(`apiScopes[${i}]`, `expected { name, description? }, got ${describe(s)}`);
+    checkUnknownFields(p, `apiScopes[${i}]`, s, ['name', 'description']);
+    if (str(p, `apiScopes[${i}].name`, s.name, { required: true }) && !scopeToken.test(s.name)) {
+      p.add(`apiScopes[${i}].name`, 'a scope name may not contain spaces, quotes or backslashes (RFC 6749 §3.3)');
+    }
+  });
+  const scopeNames = checkUnique(p, 'apiScopes', 'name', apiScopes);
+
+  const identityResources = arrayOf(p, 'identityResources', raw.identityResources, false);
+  identityResources.forEach((r, i) => {
+    const at = `identityResources[${i}]`;
+    if (!isObject(r)) return p.add(at, `expected { name, claims, description? }, got ${describe(r)}`);
+    checkUnknownFields(p, at, r, ['name', 'description', 'claims']);
+    str(p, `${at}.name`, r.name, { required: true });
+    stringList(p, `${at}.claims`, r.claims, true);
+    if (typeof r.name === 'string' && scopeNames.has(r.name)) p.add(`${at}.name`, `"${r.name}" is also an API scope`);
+  });
+  const identityNames = checkUnique(p, 'identityResources', 'name', identityResources);
+  if (identityNames.size > 0 && !identityNames.has('openid')) {
+    p.add('identityResources', 'identity resources need the "openid" resource (OpenID Connect Core §3.1.2.1)');
+  }
+
+  const apiResources = arrayOf(p, 'apiResources', raw.apiResources, false);
+  apiResources.forEach((r, i) => {
+    const at = `apiResources[${i}]`;
+    if (!isObject(r)) return p.add(at, `expected { name, scopes, secrets? }, got ${describe(r)}`);
+    checkUnknownFields(p, at, r, ['name', 'scopes', 'secrets']);
+    str(p, `${at}.name`, r.name, { required: true, max: 100 });
+    stringList(p, `${at}.scopes`, r.scopes, true).forEach((scope, j) => {
+      if (!scopeNames.has(scope)) p.add(`${at}.scopes[${j}]`, `unknown scope "${scope}" (define it in apiScopes)`);
+    });
+    checkSecrets(p, `${at}.secrets`, r.secrets);
+  });
+  checkUnique(p, 'apiResources', 'name', apiResources);
+
+  const knownScopes = [...scopeNames, ...identityNames];
+  const clients = arrayOf(p, 'clients', raw.clients, false);
+  clients.forEach((c, i) => {
+    const at = `clients[${i}]`;
+    if (!isObject(c)) return p.add(at, `expected a client object, got ${describe(c)}`);
+    checkUnknownFields(p, at, c, clientFields);
+    str(p, `${at}.clientId`, c.clientId, { required: true, max: 100 });
+    if (c.clientName !== undefined && typeof c.clientName !== 'string') p.add(`${at}.clientName`, 'expected a string');
+    const secretCount = checkSecrets(p, `${at}.clientSecrets`, c.clientSecrets);
+    bool(p, `${at}.requireClientSecret`, c.requireClientSecret);
+    if (c.requireClientSecret !== false && secretCount === 0) {
+      p.add(`${at}.clientSecrets`, 'a confidential client needs at least one secret (or set requireClientSecret: false for a public client)');
+    }
+    stringList(p, `${at}.allowedGrantTypes`, c.allowedGrantTypes, true);
+    stringList(p, `${at}.allowedScopes`, c.allowedScopes, true).forEach((scope, j) => {
+      if (scope === 'offline_access') {
+        p.add(`${at}.allowedScopes[${j}]`, 'offline_access is not listed; set allowOfflineAccess: true instead');
+      } else if (!knownScopes.includes(scope)) {
+        p.add(`${at}.allowedScopes[${j}]`, `unknown scope "${scope}" (known: ${knownScopes.join(', ') || 'none; define apiScopes'})`);
+      }
+    });
+    for (const f of ['accessTokenLifetime', 'absoluteRefreshTokenLifetime', 'deviceCodeLifetime', 'pollingInterval'] as const) {
+      int(p, `${at}.${f}`, c[f], 1);
+    }
+    int(p, `${at}.slidingRefreshTokenLifetime`, c.slidingRefreshTokenLifetime, 0);
+    oneOf(p, `${at}.accessTokenType`, c.accessTokenType, ['jwt', 'reference']);
+    bool(p, `${at}.allowOfflineAccess`, c.allowOfflineAccess);
+    if (c.properties !== undefined) {
+      if (!isObject(c.properties) || Object.values(c.properties).some((v) => typeof v !== 'string')) {
+        p.add(`${at}.properties`, 'expected an object of string values');
+      }
+    }
+  });
+  checkUnique(p, 'clients', 'clientId', clients);
+
+  const users = arrayOf(p, 'users', raw.users, false);
+  users.forEach((u, i) => {
+    const at = `users[${i}]`;
+    if (!isObject(u)) return p.add(at, `expected { subjectId, username, password, claims? }, got ${describe(u)}`);
+    checkUnknownFields(p, at, u, ['subjectId', 'username', 'password', 'claims']);
+    str(p, `${at}.subjectId`, u.subjectId, { required: true, max: 200 });
+    str(p, `${at}.username`, u.username, { required: true, max: 100 });
+    if (str(p, `${at}.password`, u.password, { required: true }) && !isPhcScrypt(u.password)) {
+      p.add(`${at}.password`, 'expected a PHC scrypt hash "$scrypt$ln=..,r=..,p=..$<salt>$<hash>" (make one with `svc hash-password`), never a plain password');
+    }
+    if (u.claims !== undefined && !isObject(u.claims)) p.add(`${at}.claims`, 'expected an object of claim name to value');
+  });
+  checkUnique(p, 'users', 'subjectId', users);
+  checkUnique(p, 'users', 'username', users);
+
+  if (raw.signing !== undefined) {
+    if (!isObject(raw.signing)) p.add('signing', `expected an object, got ${describe(raw.signing)}`);
+    else {
+      const s = raw.signing;
+      checkUnknownFields(p, 'signing', s, ['accessTokenAlgorithm', 'keys', 'rotationInterval', 'propagationTime', 'refreshInterval']);
+      oneOf(p, 'signing.accessTokenAlgorithm', s.accessTokenAlgorithm, signingAlgorithms);
+      int(p, 'signing.rotationInterval', s.rotationInterval, 60);
+      int(p, 'signing.propagationTime', s.propagationTime, 0);
+      int(p, 'signing.refreshInterval', s.refreshInterval, 1);
+      arrayOf(p, 'signing.keys', s.keys, false).forEach((k, i) => {
+        const ok = typeof k === 'string' ? k.length > 0
+          : isObject(k) && ((typeof k.path === 'string' && k.path.length > 0) || (typeof k.env === 'string' && k.env.length > 0));
+        if (!ok) p.add(`signing.keys[${i}]`, `expected a path string, { path } or { env }, got ${describe(k)}`);
+      });
+    }
+  }
+  if (raw.deviceFlow !== undefined) {
+    if (!isObject(raw.deviceFlow)) p.add('deviceFlow', `expected an object, got ${describe(raw.deviceFlow)}`);
+    else {
+      const d = raw.deviceFlow;
+      checkUnknownFields(p, 'deviceFlow', d, ['userCodeFormat', 'maxFailedAttempts', 'failedAttemptsWindow', 'cookieSecret']);
+      oneOf(p, 'deviceFlow.userCodeFormat', d.userCodeFormat, ['base20', 'numeric']);
+      int(p, 'deviceFlow.maxFailedAttempts', d.maxFailedAttempts, 1);
+      int(p, 'deviceFlow.failedAttemptsWindow', d.failedAttemptsWindow, 1);
+      if (d.cookieSecret !== undefined && (typeof d.cookieSecret !== 'string' || d.cookieSecret.length < 32)) {
+        p.add('deviceFlow.cookieSecret', 'expected a string of at least 32 characters');
+      }
+    }
+  }
+  if (raw.limits !== undefined) {
+    if (!isObject(raw.limits)) p.add('limits', `expected an object, got ${describe(raw.limits)}`);
+    else {
+      checkUnknownFields(p, 'limits', raw.limits, ['bodyBytes', 'parameters']);
+      int(p, 'limits.bodyBytes', raw.limits.bodyBytes, 1024, 10 * 1024 * 1024);
+      int(p, 'limits.parameters', raw.limits.parameters, 5, 1000);
+    }
+  }
+  return p.list;
+}

@@ -1,0 +1,7 @@
+/** What a form-posting endpoint receives: flat parameters and the Authorization header. */
+export interface FormRequest {
+  readonly params: ReadonlyMap<string, string>;
+  readonly authorization: string | undefined;
+  /** The caller's address, for rate limits. */
+  readonly remoteAddress?: string;
+}

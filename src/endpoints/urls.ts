@@ -1,0 +1,29 @@
+import type { EndpointUrls } from '../sdk/contracts.js';
+
+/** Paths of the service's endpoints; the only place they are spelled. */
+export const paths = {
+  discovery: '/.well-known/openid-configuration',
+  oauthMetadata: '/.well-known/oauth-authorization-server',
+  jwks: '/.well-known/openid-configuration/jwks',
+  token: '/connect/token',
+  introspection: '/connect/introspect',
+  revocation: '/connect/revocation',
+  deviceAuthorization: '/connect/deviceauthorization',
+  devicePage: '/device',
+} as const;
+
+export function endpointUrls(issuer: string): EndpointUrls {
+  const token = issuer + paths.token;
+  const introspection = issuer + paths.introspection;
+  const revocation = issuer + paths.revocation;
+  const deviceAuthorization = issuer + paths.deviceAuthorization;
+  return Object.freeze({
+    issuer,
+    token,
+    introspection,
+    revocation,
+    deviceAuthorization,
+    jwks: issuer + paths.jwks,
+    byEndpoint: Object.freeze({ token, introspection, revocation, device_authorization: deviceAuthorization }),
+  });
+}

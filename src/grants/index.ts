@@ -1,0 +1,18 @@
+/**
+ * The standard grants, registered through the same call as a plugin folder's grants.
+ */
+import type { ExtensionGrantValidator, Plugin, PluginDependencies } from '../sdk/contracts.js';
+import type { RefreshTokenService } from '../oauth/refresh-tokens.js';
+import { createClientCredentialsGrant } from './client-credentials.js';
+import { createPasswordGrant } from './password.js';
+import { createRefreshTokenGrant } from './refresh-token.js';
+
+/** Core grants may also ask for core-only services, which the same container holds. */
+type CoreGrantFactory = (deps: PluginDependencies & { refreshTokens: RefreshTokenService }) => ExtensionGrantValidator;
+
+const factories: CoreGrantFactory[] = [createClientCredentialsGrant, createPasswordGrant, createRefreshTokenGrant];
+
+export const standardGrants: Plugin = {
+  name: 'standard-grants',
+  extensionGrants: factories as unknown as Plugin['extensionGrants'],
+};

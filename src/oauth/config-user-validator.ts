@@ -1,0 +1,24 @@
+/**
+ * The default resource owner store: the `users` of the config. A deployment replaces it by
+ * registering its own `resourceOwnerValidator` (see README, "Users").
+ */
+import type { ResolvedConfig, User } from '../config/schema.js';
+import type { ResourceOwnerValidator } from '../sdk/contracts.js';
+import { hashPassword, verifyPassword } from './password-hash.js';
+
+export function createConfigUserValidator({ config }: { config: ResolvedConfig }): ResourceOwnerValidator {
+  const byUsername = new Map(config.users.map((u) => [u.username, u]));
+  const bySubject = new Map(config.users.map((u) => [u.subjectId, u]));
+  // An unknown username still costs one scrypt run, so timing does not tell which usernames exist.
+  const decoy = hashPassword('decoy', { ln: 15, r: 8, p: 1 });
+  return {
+    async validate(username, password) {
+      const user: User | undefined = byUsername.get(username);
+      const ok = await verifyPassword(password, user?.password ?? (await decoy));
+      return ok && user ? user : undefined;
+    },
+    async findBySubject(subjectId) {
+      return bySubject.get(subjectId);
+    },
+  };
+}

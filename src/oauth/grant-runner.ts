@@ -1,0 +1,55 @@
+/**
+ * Runs a grant validator on a validated token request and turns its result into either a
+ * success or an OAuth error. A grant that sets no result denies (`invalid_grant`); one that
+ * throws is logged and answered `server_error`. Neither crashes the pipeline.
+ */
+import type {
+  ExtensionGrantValidator, GrantContext, GrantSuccess, JsonValue, Logger, ValidatedTokenRequest,
+} from '../sdk/contracts.js';
+import { isGrantError } from '../sdk/contracts.js';
+import { StoreUnavailableError } from '../store/store.js';
+import { InvalidGrant, InvalidScope, isOAuthError, OAuthError, ServerError } from './errors.js';
+
+export interface GrantOutcome {
+  readonly success: GrantSuccess;
+  readonly scopes: readonly string[];
+  readonly customResponse: Readonly<Record<string, JsonValue>>;
+}
+
+export async function runGrant(grant: ExtensionGrantValidator, request: ValidatedTokenRequest, logger: Logger): Promise<GrantOutcome> {
+  const context: GrantContext = { request, result: undefined, customResponse: {} };
+  try {
+    await grant.validate(context);
+  } catch (err) {
+    if (isOAuthError(err) || err instanceof StoreUnavailableError) throw err;
+    logger.error({ err, grantType: request.grantType, clientId: request.client.clientId }, 'grant validator threw');
+    throw new ServerError();
+  }
+  const result = context.result;
+  if (result === undefined) {
+    logger.warn({ grantType: request.grantType, clientId: request.client.clientId }, 'grant validator set no result; denied');
+    throw new InvalidGrant();
+  }
+  if (isGrantError(result)) {
+    throw new OAuthError(result.error, result.description ?? defaultDescription(result.error));
+  }
+  if (typeof result.subject !== 'string' || result.subject.length === 0) {
+    logger.error({ grantType: request.grantType }, 'grant validator returned a success without a subject');
+    throw new ServerError();
+  }
+  const scopes = result.scopes ?? request.requestedScopes;
+  // A grant may narrow what was asked for; with no `scope` sent, it may choose among what the client is allowed.
+  const client = request.client;
+  const permitted = (s: string): boolean =>
+    request.scopeRequested
+      ? request.requestedScopes.includes(s)
+      : client.allowedScopes.includes(s) || (s === 'offline_access' && client.allowOfflineAccess);
+  if (!scopes.every(permitted)) {
+    throw new InvalidScope('The grant produced scopes beyond those requested.');
+  }
+  return { success: result, scopes, customResponse: context.customResponse };
+}
+
+function defaultDescription(code: string): string {
+  return code === 'invalid_grant' ? 'The grant is invalid.' : `The request failed: ${code}.`;
+}

@@ -1,0 +1,47 @@
+/**
+ * ID tokens (OpenID Connect Core §2) for grants that represent a user and were granted
+ * `openid`: signed RS256, the algorithm every OIDC relying party supports, with the user's
+ * claims released by the granted identity resources.
+ */
+import { randomBytes } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { Client, ResolvedConfig } from '../config/schema.js';
+import type { Clock, GrantSuccess, JsonValue, ResourceOwnerValidator } from '../sdk/contracts.js';
+import type { KeyRing } from './keys/key-ring.js';
+
+export const idTokenLifetime = 300;
+
+export interface IdTokenIssuer {
+  issue(request: { client: Client; grant: GrantSuccess; scopes: readonly string[] }): Promise<string>;
+}
+
+export function createIdTokenIssuer(deps: {
+  config: ResolvedConfig;
+  keyRing: KeyRing;
+  clock: Clock;
+  resourceOwnerValidator: ResourceOwnerValidator;
+}): IdTokenIssuer {
+  const claimsByScope = new Map(deps.config.identityResources.map((r) => [r.name, r.claims]));
+  return {
+    async issue({ client, grant, scopes }) {
+      const now = Math.floor(deps.clock.now() / 1000);
+      const user = await deps.resourceOwnerValidator.findBySubject(grant.subject);
+      const claims: Record<string, JsonValue> = {};
+      for (const scope of scopes) {
+        for (const name of claimsByScope.get(scope) ?? []) {
+          const value = user?.claims[name];
+          if (value !== undefined && name !== 'sub') claims[name] = value;
+        }
+      }
+      const key = deps.keyRing.signingKey('RS256');
+      return new SignJWT({ ...claims, auth_time: grant.authTime, jti: randomBytes(16).toString('base64url') })
+        .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid })
+        .setIssuer(deps.config.issuer)
+        .setSubject(grant.subject)
+        .setAudience(client.clientId)
+        .setIssuedAt(now)
+        .setExpirationTime(now + idTokenLifetime)
+        .sign(key.privateKey);
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * Mints every token the service issues: access tokens (RFC 9068 JWTs or reference handles),
+ * refresh tokens and ID tokens. Grants decide who the subject is; only this module decides
+ * what a token says.
+ */
+import { randomBytes } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { Client, ResolvedConfig } from '../config/schema.js';
+import type { Clock, GrantSuccess, JsonValue } from '../sdk/contracts.js';
+import type { Store } from '../store/store.js';
+import type { KeyRing } from './keys/key-ring.js';
+import type { IdTokenIssuer } from './id-token-issuer.js';
+import type { RefreshTokenService } from './refresh-tokens.js';
+import { offlineAccess } from './scopes.js';
+import { newHandle } from './handles.js';
+
+/** Claims a grant can never set: the issuer owns them. */
+const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'cnf']);
+/** Response members a grant's custom parameters can never override. */
+const standardResponseMembers = new Set(['access_token', 'token_type', 'expires_in', 'scope', 'refresh_token', 'id_token', 'issued_token_type']);
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer' | 'N_A';
+  expires_in: number;
+  scope: string;
+  refresh_token?: string;
+  id_token?: string;
+  [custom: string]: JsonValue | undefined;
+}
+
+export interface IssueRequest {
+  client: Client;
+  grant: GrantSuccess;
+  scopes: readonly string[];
+  customResponse?: Readonly<Record<string, JsonValue>>;
+  /** Extra audiences (RFC 8693 `audience`/`resource`), validated by the caller. */
+  audiences?: readonly string[];
+}
+
+export interface TokenIssuer {
+  issue(request: IssueRequest): Promise<TokenResponse>;
+  /** Builds and signs (or stores) an access token only. */
+  issueAccessToken(request: IssueRequest): Promise<{ token: string; expiresIn: number }>;
+}
+
+export interface TokenIssuerDeps {
+  config: ResolvedConfig;
+  keyRing: KeyRing;
+  store: Store;
+  clock: Clock;
+  refreshTokens: RefreshTokenService;
+  idTokens: IdTokenIssuer;
+}
+
+export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens }: TokenIssuerDeps): TokenIssuer {
+  const resourcesByScope = new Map<string, string[]>();
+  for (const r of config.apiResources) {
+    for (const s of r.scopes) resourcesByScope.set(s, [...(resourcesByScope.get(s) ?? []), r.name]);
+  }
+  // RFC 9068 §2.2 requires `aud`; tokens with no API scope get the issuer's own resource audience.
+  const fallbackAudience = `${config.issuer}/resources`;
+  const alg = config.signing.accessTokenAlgorithm;
+
+  function audienceFor(scopes: readonly string[], extra: readonly string[] = []): string | string[] {
+    const aud = new Set<string>(extra);
+    for (const s of scopes) for (const r of resourcesByScope.get(s) ?? []) aud.add(r);
+    if (aud.size === 0) return fallbackAudience;
+    return aud.size === 1 ? [...aud][0]! : [...aud];
+  }
+
+  async function issueAccessToken({ client, grant, scopes, audiences }: IssueRequest): Promise<{ token: string; expiresIn: number }> {
+    const now = Math.floor(clock.now() / 1000);
+    const expiresIn = client.accessTokenLifetime;
+    const claims: Record<string, JsonValue> = {};
+    for (const [name, value] of Object.entries(grant.claims ?? {})) if (!registeredClaims.has(name)) claims[name] = value;
+    Object.assign(claims, {
+      iss: config.issuer,
+      sub: grant.subject,
+      aud: audienceFor(scopes, audiences),
+      client_id: client.clientId,
+      scope: scopes.join(' '),
+      iat: now,
+      nbf: now,
+      exp: now + expiresIn,
+      jti: randomBytes(16).toString('base64url'),
+    });
+    if (grant.authTime !== undefined) claims.auth_time = grant.authTime;
+
+    if (client.accessTokenType === 'reference') {
+      const handle = newHandle();
+      await store.add({
+        key: handle,
+        type: 'reference_token',
+        clientId: client.clientId,
+        subjectId: grant.subject,
+        sessionId: grant.sessionId,
+        createdAt: now * 1000,
+        expiresAt: (now + expiresIn) * 1000,
+        consumedAt: undefined,
+        data: JSON.stringify(claims),
+      });
+      return { token: handle, expiresIn };
+    }
+    const key = keyRing.signingKey(alg);
+    // RFC 9068 §2.1: typ "at+jwt" tells access tokens from ID tokens and other JWTs.
+    const token = await new SignJWT(claims).setProtectedHeader({ alg, typ: 'at+jwt', kid: key.kid }).sign(key.privateKey);
+    return { token, expiresIn };
+  }
+
+  return {
+    issueAccessToken,
+    async issue(request) {
+      const { client, grant, scopes, customResponse } = request;
+      const access = await issueAccessToken(request);
+      const response: TokenResponse = {
+        access_token: access.token,
+        token_type: 'Bearer',
+        expires_in: access.expiresIn,
+        scope: scopes.join(' '),
+      };
+      // A token that represents a user can be refreshed; a client-only token never.
+      if (scopes.includes(offlineAccess) && client.allowOfflineAccess && grant.authTime !== undefined) {
+        response.refresh_token = await refreshTokens.issue({ client, grant, scopes });
+      }
+      if (scopes.includes('openid') && grant.authTime !== undefined) {
+        response.id_token = await idTokens.issue({ client, grant, scopes });
+      }
+      for (const [name, value] of Object.entries(customResponse ?? {})) {
+        if (!standardResponseMembers.has(name) && !(name in response)) response[name] = value;
+      }
+      return response;
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Checks what a plugin exports before anything of it runs, and what its factories return.
+ * Every message names the plugin folder and says what was expected and what was found.
+ */
+import { BootError } from '../config/boot-error.js';
+import type { ExtensionGrantValidator, Plugin, SecretParser, SecretValidator } from '../sdk/contracts.js';
+import type { PluginFolder } from './discover.js';
+
+const pluginKeys = ['name', 'description', 'secretParsers', 'secretValidators', 'extensionGrants'];
+export const factoryLists = ['secretParsers', 'secretValidators', 'extensionGrants'] as const;
+export type FactoryList = (typeof factoryLists)[number];
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const kind = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
+
+export function checkPluginExport(value: unknown, folder: PluginFolder): Plugin {
+  const fail = (msg: string): never => {
+    throw new BootError('PLUGIN_INVALID', `plugin folder ${folder.dir}: ${msg}`);
+  };
+  if (!isObject(value)) fail(`the index must default-export a plugin object { name, secretParsers?, secretValidators?, extensionGrants? }, found ${kind(value)}`);
+  const plugin = value as Record<string, unknown>;
+  for (const key of Object.keys(plugin)) {
+    if (!pluginKeys.includes(key)) fail(`unknown member "${key}" (known: ${pluginKeys.join(', ')})`);
+  }
+  if (typeof plugin.name !== 'string' || plugin.name !== folder.name) {
+    fail(`name must equal the folder name "${folder.name}", found ${typeof plugin.name === 'string' ? `"${plugin.name}"` : kind(plugin.name)}`);
+  }
+  for (const list of factoryLists) {
+    const factories = plugin[list];
+    if (factories === undefined) continue;
+    if (!Array.isArray(factories)) fail(`${list} must be an array of factory functions, found ${kind(factories)}`);
+    (factories as unknown[]).forEach((f, i) => {
+      if (typeof f !== 'function') fail(`${list}[${i}] must be a factory function (deps) => ..., found ${kind(f)}`);
+    });
+  }
+  return plugin as unknown as Plugin;
+}
+
+const isStringList = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.length > 0 && v.every((s) => typeof s === 'string' && s.length > 0);
+
+/** Checks what a factory built; returns a message when it is not what its list promises. */
+export function checkInstance(list: FactoryList, value: unknown): string | undefined {
+  if (!isObject(value)) return `expected an object, the factory returned ${kind(value)}`;
+  switch (list) {
+    case 'secretParsers': {
+      const p = value as Partial<SecretParser>;
+      if (typeof p.authenticationMethod !== 'string' || !p.authenticationMethod) return 'authenticationMethod must be a non-empty string';
+      if (typeof p.parse !== 'function') return 'parse must be a function';
+      return undefined;
+    }
+    case 'secretValidators': {
+      const v = value as Partial<SecretValidator>;
+      if (!isStringList(v.parsedSecretTypes)) return 'parsedSecretTypes must be a non-empty array of strings';
+      if (!isStringList(v.secretTypes)) return 'secretTypes must be a non-empty array of strings';
+      if (typeof v.validate !== 'function') return 'validate must be a function';
+      return undefined;
+    }
+    case 'extensionGrants': {
+      const g = value as Partial<ExtensionGrantValidator>;
+      if (typeof g.grantType !== 'string' || !g.grantType) return 'grantType must be a non-empty string';
+      if (typeof g.validate !== 'function') return 'validate must be a function';
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Builds every plugin's parts through the container and indexes them. Built-in grants come
+ * through the same `registerPlugin` call as a dropped-in folder. Conflicts stop start-up.
+ */
+import { asValue, type AwilixContainer } from 'awilix';
+import { BootError } from '../config/boot-error.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { ExtensionGrantValidator, Logger, Plugin, SecretParser, SecretValidator } from '../sdk/contracts.js';
+import { checkInstance, type FactoryList } from './check.js';
+
+export interface PluginSummary {
+  readonly name: string;
+  /** Folder, or `(built-in)` for the standard grants. */
+  readonly source: string;
+  readonly authenticationMethods: readonly string[];
+  readonly grantTypes: readonly string[];
+  readonly secretTypes: readonly string[];
+}
+
+export interface PluginRegistry {
+  readonly plugins: readonly PluginSummary[];
+  readonly secretParsers: readonly SecretParser[];
+  readonly secretValidators: readonly SecretValidator[];
+  readonly grants: ReadonlyMap<string, ExtensionGrantValidator>;
+}
+
+export function createPluginRegistrar(container: AwilixContainer, config: ResolvedConfig, logger: Logger) {
+  const plugins: PluginSummary[] = [];
+  const secretParsers: SecretParser[] = [];
+  const secretValidators: SecretValidator[] = [];
+  const grants = new Map<string, ExtensionGrantValidator>();
+  const methodOwner = new Map<string, string>();
+  const grantOwner = new Map<string, string>();
+  const names = new Map<string, string>();
+
+  async function build<T>(plugin: Plugin, source: string, list: FactoryList): Promise<T[]> {
+    const factories = plugin[list] ?? [];
+    const scope = container.createScope();
+    scope.register({
+      pluginOptions: asValue(Object.freeze({ ...(config.plugins[plugin.name] ?? {}) })),
+      logger: asValue(logger.child({ plugin: plugin.name })),
+    });
+    const built: T[] = [];
+    for (const [i, factory] of factories.entries()) {
+      let instance: unknown;
+      try {
+        instance = await (factory as (deps: unknown) => unknown)(scope.cradle);
+      } catch (err) {
+        throw new BootError('PLUGIN_INVALID', `plugin "${plugin.name}" (${source}): ${list}[${i}] failed to start: ${(err as Error).message}`, { cause: err });
+      }
+      const problem = checkInstance(list, instance);
+      if (problem) throw new BootError('PLUGIN_INVALID', `plugin "${plugin.name}" (${source}): ${list}[${i}]: ${problem}`);
+      built.push(instance as T);
+    }
+    return built;
+  }
+
+  return {
+    async registerPlugin(plugin: Plugin, source: string): Promise<void> {
+      const earlier = names.get(plugin.name);
+      if (earlier) throw new BootError('PLUGIN_CONFLICT', `two plugins are named "${plugin.name}": ${earlier} and ${source} (rename or remove one)`);
+      names.set(plugin.name, source);
+
+      const parsers = await build<SecretParser>(plugin, source, 'secretParsers');
+      const validators = await build<SecretValidator>(plugin, source, 'secretValidators');
+      const grantValidators = await build<ExtensionGrantValidator>(plugin, source, 'extensionGrants');
+      for (const p of parsers) {
+        const owner = methodOwner.get(p.authenticationMethod);
+        if (owner) throw new BootError('PLUGIN_CONFLICT', `plugins "${owner}" and "${plugin.name}" both provide the authentication method "${p.authenticationMethod}" (remove one)`);
+        methodOwner.set(p.authenticationMethod, plugin.name);
+      }
+      for (const g of grantValidators) {
+        const owner = grantOwner.get(g.grantType);
+        if (owner) throw new BootError('PLUGIN_CONFLICT', `plugins "${owner}" and "${plugin.name}" both provide the grant type "${g.grantType}" (remove one)`);
+        grantOwner.set(g.grantType, plugin.name);
+        grants.set(g.grantType, g);
+      }
+      secretParsers.push(...parsers);
+      secretValidators.push(...validators);
+      plugins.push({
+        name: plugin.name,
+        source,
+        authenticationMethods: parsers.map((p) => p.authenticationMethod),
+        grantTypes: grantValidators.map((g) => g.grantType),
+        secretTypes: [...new Set(validators.flatMap((v) => v.secretTypes))],
+      });
+    },
+    registry(): PluginRegistry {
+      return { plugins, secretParsers, secretValidators, grants };
+    },
+  };
+}
+

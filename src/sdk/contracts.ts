@@ -1,0 +1,242 @@
+/**
+ * The contracts a plugin implements. First-party plugins (`plugins/shared-secret`,
+ * `plugins/private-key-jwt`, `plugins/delegation`) use exactly these, nothing more.
+ */
+import type { OAuthErrorCode } from '../oauth/errors.js';
+import type { ApiResource, Client, ResolvedConfig, Secret, User } from '../config/schema.js';
+import type { Store } from '../store/store.js';
+
+/** A JSON value, for claims and custom response parameters. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** What a secret parser sees of a request: plain values, no HTTP framework. */
+export interface CredentialSource {
+  /** Form parameters, every value a single string (duplicates were already rejected). */
+  readonly params: ReadonlyMap<string, string>;
+  /** The raw `Authorization` header, if any. */
+  readonly authorization: string | undefined;
+  /** Which endpoint is authenticating the caller, e.g. `"token"`, `"introspection"`. */
+  readonly endpoint: string;
+}
+
+/** Credentials a parser found. */
+export interface ParsedSecret {
+  /** The client id (or API resource name) the credentials claim. */
+  readonly id: string;
+  /** The credential itself: a plain shared secret, a JWT assertion, ... Never logged. */
+  readonly credential: string;
+  /** What kind of credential this is; selects validators, e.g. `"SharedSecret"`. */
+  readonly type: string;
+}
+
+/**
+ * Finds credentials in a request. Returns `undefined` when its kind of credential is absent;
+ * throws an `InvalidClient` when present but malformed (e.g. a Basic header that is not base64).
+ *
+ * @example
+ * const bodyParser: SecretParser = {
+ *   authenticationMethod: 'client_secret_post',
+ *   parse: ({ params }) => {
+ *     const id = params.get('client_id'), secret = params.get('client_secret');
+ *     return id && secret ? { id, credential: secret, type: 'SharedSecret' } : undefined;
+ *   },
+ * };
+ */
+export interface SecretParser {
+  /** Authentication method name as in discovery, e.g. `"client_secret_basic"`. */
+  readonly authenticationMethod: string;
+  /** Extra discovery metadata this method implies, merged into the discovery document. */
+  readonly discoveryMetadata?: Readonly<Record<string, JsonValue>>;
+  parse(source: CredentialSource): ParsedSecret | undefined | Promise<ParsedSecret | undefined>;
+}
+
+/** Who is authenticating: a client at the token endpoint, or an API at introspection. */
+export type SecretHolder =
+  | { readonly kind: 'client'; readonly client: Client }
+  | { readonly kind: 'apiResource'; readonly apiResource: ApiResource };
+
+export interface SecretValidationContext {
+  readonly parsed: ParsedSecret;
+  /** The holder's secrets of the types this validator declared, already filtered to unexpired ones. */
+  readonly secrets: readonly Secret[];
+  readonly holder: SecretHolder;
+  readonly endpoint: string;
+}
+
+/** `reason` is written to the log only; the caller always sees the same `invalid_client`. */
+export type SecretValidationResult = { readonly success: true } | { readonly success: false; readonly reason: string };
+
+/**
+ * Judges parsed credentials against a holder's secret definitions. Any one validator succeeding
+ * authenticates the caller.
+ */
+export interface SecretValidator {
+  /** The `ParsedSecret.type` values this validator judges, e.g. `["SharedSecret"]`. */
+  readonly parsedSecretTypes: readonly string[];
+  /** The secret definition `type` values it checks against, e.g. `["SharedSecret"]`. */
+  readonly secretTypes: readonly string[];
+  validate(context: SecretValidationContext): SecretValidationResult | Promise<SecretValidationResult>;
+}
+
+/** The token request as validated before a grant runs. */
+export interface ValidatedTokenRequest {
+  /** The authenticated client. */
+  readonly client: Client;
+  readonly grantType: string;
+  /** Scopes granted if the grant succeeds: the requested ones, or all allowed when none were. */
+  readonly requestedScopes: readonly string[];
+  /** Whether `scope` was sent at all. */
+  readonly scopeRequested: boolean;
+  /** Every form parameter, custom ones included (client credentials removed). */
+  readonly raw: ReadonlyMap<string, string>;
+}
+
+/** The error codes a grant may answer with (RFC 6749 §5.2 and the device flow's). */
+export type TokenRequestErrorCode = Extract<
+  OAuthErrorCode,
+  | 'invalid_request'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'invalid_scope'
+  | 'invalid_target'
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'access_denied'
+  | 'expired_token'
+>;
+
+export interface GrantError {
+  readonly error: TokenRequestErrorCode;
+  readonly description?: string;
+}
+
+export interface GrantSuccess {
+  /** The subject of the issued token: a user's `subjectId`, or the client's id for client-only grants. */
+  readonly subject: string;
+  readonly grantType: string;
+  /** When the user authenticated (epoch seconds); absent for tokens that represent no user. */
+  readonly authTime?: number;
+  /** Scopes to grant instead of the requested ones (must be a subset of them). */
+  readonly scopes?: readonly string[];
+  /** Extra access token claims; registered claims (`iss`, `sub`, `aud`, `exp`, ...) cannot be overridden. */
+  readonly claims?: Readonly<Record<string, JsonValue>>;
+  /** Refresh token family to continue (refresh grant only). */
+  readonly sessionId?: string;
+}
+
+export type GrantResult = GrantError | GrantSuccess;
+
+export function isGrantError(result: GrantResult): result is GrantError {
+  return 'error' in result;
+}
+
+export interface GrantContext {
+  readonly request: ValidatedTokenRequest;
+  /**
+   * Set this. It starts unset, and an unset result is answered `invalid_grant`: a grant that
+   * forgets to decide denies.
+   */
+  result: GrantResult | undefined;
+  /** Extra members for the token response; standard members can never be overridden. */
+  readonly customResponse: Record<string, JsonValue>;
+}
+
+/**
+ * Handles one `grant_type` at the token endpoint (spec §2.4). The host has already
+ * authenticated the client and checked that it may use this grant type and these scopes.
+ *
+ * @example
+ * const grant: ExtensionGrantValidator = {
+ *   grantType: 'urn:example:magic',
+ *   validate(ctx) {
+ *     const word = ctx.request.raw.get('word');
+ *     ctx.result = word === 'please' ? { subject: 'alice', grantType: this.grantType } : { error: 'invalid_grant' };
+ *   },
+ * };
+ */
+export interface ExtensionGrantValidator {
+  readonly grantType: string;
+  validate(context: GrantContext): void | Promise<void>;
+}
+
+/** Claims of a validated access token. */
+export interface AccessTokenClaims {
+  readonly iss: string;
+  readonly sub: string;
+  readonly client_id: string;
+  readonly scope: string;
+  readonly aud: string | string[];
+  readonly exp: number;
+  readonly iat: number;
+  readonly nbf?: number;
+  readonly jti: string;
+  readonly auth_time?: number;
+  readonly act?: JsonValue;
+  readonly [claim: string]: JsonValue | undefined;
+}
+
+export type AccessTokenValidation =
+  | { readonly active: true; readonly claims: AccessTokenClaims; readonly format: 'jwt' | 'reference' }
+  | { readonly active: false; readonly reason: string };
+
+/** The service's own access token validator: JWT and reference tokens alike. */
+export interface TokenValidator {
+  validateAccessToken(token: string): Promise<AccessTokenValidation>;
+}
+
+/** Checks a resource owner's username and password (the password grant, the device page). */
+export interface ResourceOwnerValidator {
+  validate(username: string, password: string): Promise<User | undefined>;
+  findBySubject(subjectId: string): Promise<User | undefined>;
+}
+
+export interface Clock {
+  /** Epoch milliseconds. */
+  now(): number;
+}
+
+/** The logger plugins receive (pino's interface, narrowed). Never log secrets or tokens. */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  child(bindings: Record<string, unknown>): Logger;
+}
+
+/** The service's public addresses, derived from the issuer. */
+export interface EndpointUrls {
+  readonly issuer: string;
+  readonly token: string;
+  readonly introspection: string;
+  readonly revocation: string;
+  readonly deviceAuthorization: string;
+  readonly jwks: string;
+  /** Endpoint name as in `CredentialSource.endpoint` to its URL. */
+  readonly byEndpoint: Readonly<Record<string, string>>;
+}
+
+/** What a plugin factory may ask for by name. */
+export interface PluginDependencies {
+  readonly config: ResolvedConfig;
+  readonly urls: EndpointUrls;
+  /** This plugin's slice of `config.plugins`, `{}` when absent. */
+  readonly pluginOptions: Readonly<Record<string, unknown>>;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly store: Store;
+  readonly tokenValidator: TokenValidator;
+  readonly resourceOwnerValidator: ResourceOwnerValidator;
+}
+
+/** A factory is called once at start-up with the service's parts; do expensive work here. */
+export type Factory<T> = (deps: PluginDependencies) => T | Promise<T>;
+
+/** What a plugin folder's `index` default-exports. */
+export interface Plugin {
+  /** Must equal the folder's name. */
+  readonly name: string;
+  readonly secretParsers?: ReadonlyArray<Factory<SecretParser>>;
+  readonly secretValidators?: ReadonlyArray<Factory<SecretValidator>>;
+  readonly extensionGrants?: ReadonlyArray<Factory<ExtensionGrantValidator>>;
+}

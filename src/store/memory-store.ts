@@ -1,0 +1,129 @@
+import type { Clock } from '../sdk/contracts.js';
+import { hashKey } from './hash-key.js';
+import {
+  DuplicateKeyError,
+  type GrantFilter,
+  type PersistedGrant,
+  type SigningKeyRecord,
+  type Store,
+} from './store.js';
+import { assertFilterNotEmpty, duplicateSigningKey } from './store-rules.js';
+
+type StoredGrant = Omit<PersistedGrant, 'key'>;
+
+const systemClock: Clock = { now: () => Date.now() };
+const PRUNE_EVERY_MS = 60_000;
+
+/**
+ * A `Store` in process memory, for development and tests. Same semantics as the SQL stores;
+ * nothing survives a restart and nothing is shared between processes.
+ */
+export function createMemoryStore(clock: Clock = systemClock): Store {
+  const grants = new Map<string, StoredGrant>();
+  const signingKeys = new Map<string, SigningKeyRecord>();
+  let lastPrune = clock.now();
+
+  // A development process may run without a sweeper; without this its memory would only grow.
+  function pruneNowAndThen(): void {
+    const now = clock.now();
+    if (now - lastPrune < PRUNE_EVERY_MS) return;
+    lastPrune = now;
+    for (const [hash, grant] of grants) if (grant.expiresAt < now) grants.delete(hash);
+  }
+
+  const withKey = (key: string, grant: StoredGrant): PersistedGrant => ({ key, ...grant });
+
+  function matches(grant: StoredGrant, filter: GrantFilter): boolean {
+    return (
+      (filter.subjectId === undefined || grant.subjectId === filter.subjectId) &&
+      (filter.clientId === undefined || grant.clientId === filter.clientId) &&
+      (filter.sessionId === undefined || grant.sessionId === filter.sessionId) &&
+      (filter.type === undefined || grant.type === filter.type)
+    );
+  }
+
+  return {
+    async migrate() {},
+
+    async add(grant) {
+      pruneNowAndThen();
+      const hash = hashKey(grant.key);
+      const existing = grants.get(hash);
+      if (existing && existing.expiresAt > grant.createdAt) throw new DuplicateKeyError();
+      const { key: _handle, ...stored } = grant;
+      grants.set(hash, stored);
+    },
+
+    async get(key) {
+      const grant = grants.get(hashKey(key));
+      return grant && withKey(key, grant);
+    },
+
+    async consume(key, now) {
+      const grant = grants.get(hashKey(key));
+      if (!grant || grant.consumedAt !== undefined || grant.expiresAt <= now) return undefined;
+      grant.consumedAt = now;
+      return withKey(key, grant);
+    },
+
+    async update(key, { data, subjectId, expectedData }) {
+      const grant = grants.get(hashKey(key));
+      if (!grant || grant.consumedAt !== undefined) return false;
+      if (expectedData !== undefined && grant.data !== expectedData) return false;
+      grant.data = data;
+      if (subjectId !== undefined) grant.subjectId = subjectId;
+      return true;
+    },
+
+    async remove(key) {
+      grants.delete(hashKey(key));
+    },
+
+    async removeAll(filter) {
+      assertFilterNotEmpty(filter);
+      let count = 0;
+      for (const [hash, grant] of grants) {
+        if (matches(grant, filter)) {
+          grants.delete(hash);
+          count++;
+        }
+      }
+      return count;
+    },
+
+    async removeExpired(now, batchSize) {
+      let count = 0;
+      for (const [hash, grant] of grants) {
+        if (count >= batchSize) break;
+        if (grant.expiresAt < now) {
+          grants.delete(hash);
+          count++;
+        }
+      }
+      return count;
+    },
+
+    async listSigningKeys() {
+      return [...signingKeys.values()]
+        .map((key) => ({ ...key }))
+        .sort((a, b) => a.createdAt - b.createdAt || (a.kid < b.kid ? -1 : a.kid > b.kid ? 1 : 0));
+    },
+
+    async addSigningKey(key) {
+      if (signingKeys.has(key.kid)) throw duplicateSigningKey(key.kid);
+      signingKeys.set(key.kid, { ...key });
+    },
+
+    async updateSigningKey(kid, { retiresAt }) {
+      const key = signingKeys.get(kid);
+      if (key) key.retiresAt = retiresAt;
+    },
+
+    async removeSigningKey(kid) {
+      signingKeys.delete(kid);
+    },
+
+    async ping() {},
+    async close() {},
+  };
+}

@@ -1,0 +1,54 @@
+import type { Kysely } from 'kysely';
+
+export interface Migration {
+  /** Recorded in `svc_schema_migrations`; never rename or reorder a shipped migration. */
+  readonly id: string;
+  /** Written with the schema builder only, so SQLite and PostgreSQL share it. */
+  up(db: Kysely<unknown>): Promise<void>;
+}
+
+/** Every schema change, oldest first. Append only. */
+export const migrations: readonly Migration[] = [
+  {
+    id: '0001-persisted-grants-and-signing-keys',
+    async up(db) {
+      await db.schema
+        .createTable('persisted_grants')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('client_id', 'text', (c) => c.notNull())
+        .addColumn('subject_id', 'text')
+        .addColumn('session_id', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('consumed_at', 'bigint')
+        .addColumn('data', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('persisted_grants_expires_at')
+        .on('persisted_grants')
+        .column('expires_at')
+        .execute();
+      await db.schema
+        .createIndex('persisted_grants_subject_client_type')
+        .on('persisted_grants')
+        .columns(['subject_id', 'client_id', 'type'])
+        .execute();
+      await db.schema
+        .createIndex('persisted_grants_session_id')
+        .on('persisted_grants')
+        .column('session_id')
+        .execute();
+
+      await db.schema
+        .createTable('signing_keys')
+        .addColumn('kid', 'text', (c) => c.primaryKey())
+        .addColumn('alg', 'text', (c) => c.notNull())
+        .addColumn('private_jwk', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('activates_at', 'bigint', (c) => c.notNull())
+        .addColumn('retires_at', 'bigint')
+        .execute();
+    },
+  },
+];

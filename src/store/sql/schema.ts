@@ -1,0 +1,38 @@
+import type { ColumnType } from 'kysely';
+
+// pg returns BIGINT as a string (it may exceed 2^53); better-sqlite3 returns a number.
+type Millis = ColumnType<number | string, number, number>;
+type NullableMillis = ColumnType<number | string | null, number | null, number | null>;
+
+export interface PersistedGrantsTable {
+  /** `hashKey(handle)`, never the handle. */
+  key: string;
+  type: string;
+  client_id: string;
+  subject_id: string | null;
+  session_id: string | null;
+  created_at: Millis;
+  expires_at: Millis;
+  consumed_at: NullableMillis;
+  data: string;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  private_jwk: string;
+  created_at: Millis;
+  activates_at: Millis;
+  retires_at: NullableMillis;
+}
+
+export interface SchemaMigrationsTable {
+  id: string;
+  applied_at: Millis;
+}
+
+export interface Database {
+  persisted_grants: PersistedGrantsTable;
+  signing_keys: SigningKeysTable;
+  svc_schema_migrations: SchemaMigrationsTable;
+}

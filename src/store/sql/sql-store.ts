@@ -1,0 +1,223 @@
+import type { Kysely, Selectable } from 'kysely';
+import { hashKey } from '../hash-key.js';
+import { assertFilterNotEmpty, duplicateSigningKey } from '../store-rules.js';
+import {
+  DuplicateKeyError,
+  StoreUnavailableError,
+  type PersistedGrant,
+  type SigningKeyRecord,
+  type Store,
+} from '../store.js';
+import { connectivityReason, isUniqueViolation } from './connectivity-error.js';
+import { runMigrations } from './run-migrations.js';
+import type { Database, PersistedGrantsTable, SigningKeysTable } from './schema.js';
+
+/** What differs between SQLite and PostgreSQL; everything else is shared SQL. */
+export interface SqlBackend {
+  /** Names the backend in `StoreUnavailableError` messages, e.g. `"PostgreSQL"`. */
+  readonly name: string;
+  readonly db: Kysely<Database>;
+  /** Runs `fn` in a transaction no other process can run at the same time. */
+  exclusiveTransaction(fn: (trx: Kysely<Database>) => Promise<void>): Promise<void>;
+}
+
+const toMillis = (value: number | string): number => Number(value);
+const toOptionalMillis = (value: number | string | null): number | undefined =>
+  value === null ? undefined : Number(value);
+
+function toGrant(key: string, row: Selectable<PersistedGrantsTable>): PersistedGrant {
+  return {
+    key,
+    type: row.type,
+    clientId: row.client_id,
+    subjectId: row.subject_id ?? undefined,
+    sessionId: row.session_id ?? undefined,
+    createdAt: toMillis(row.created_at),
+    expiresAt: toMillis(row.expires_at),
+    consumedAt: toOptionalMillis(row.consumed_at),
+    data: row.data,
+  };
+}
+
+function toSigningKey(row: Selectable<SigningKeysTable>): SigningKeyRecord {
+  return {
+    kid: row.kid,
+    alg: row.alg,
+    privateJwk: row.private_jwk,
+    createdAt: toMillis(row.created_at),
+    activatesAt: toMillis(row.activates_at),
+    retiresAt: toOptionalMillis(row.retires_at),
+  };
+}
+
+/** The `Store` over SQL; one implementation for every dialect. */
+export function createSqlStore(backend: SqlBackend): Store {
+  const { db } = backend;
+  let closed: Promise<void> | undefined;
+
+  // Connectivity failures become `StoreUnavailableError` (503); the message names only the
+  // operation and the reason code, never a key or any stored value.
+  async function guard<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      const reason = connectivityReason(error);
+      if (reason === undefined) throw error;
+      throw new StoreUnavailableError(`${backend.name} store unavailable during ${operation}: ${reason}.`, {
+        cause: error,
+      });
+    }
+  }
+
+  return {
+    migrate: () =>
+      guard('migrate', () => backend.exclusiveTransaction((trx) => runMigrations(trx, Date.now()))),
+
+    add: (grant) =>
+      guard('add', async () => {
+        const row = {
+          key: hashKey(grant.key),
+          type: grant.type,
+          client_id: grant.clientId,
+          subject_id: grant.subjectId ?? null,
+          session_id: grant.sessionId ?? null,
+          created_at: grant.createdAt,
+          expires_at: grant.expiresAt,
+          consumed_at: grant.consumedAt ?? null,
+          data: grant.data,
+        };
+        // One statement, so two nodes adding the same key cannot both win.
+        const result = await db
+          .insertInto('persisted_grants')
+          .values(row)
+          .onConflict((oc) =>
+            oc
+              .column('key')
+              .doUpdateSet((eb) => ({
+                type: eb.ref('excluded.type'),
+                client_id: eb.ref('excluded.client_id'),
+                subject_id: eb.ref('excluded.subject_id'),
+                session_id: eb.ref('excluded.session_id'),
+                created_at: eb.ref('excluded.created_at'),
+                expires_at: eb.ref('excluded.expires_at'),
+                consumed_at: eb.ref('excluded.consumed_at'),
+                data: eb.ref('excluded.data'),
+              }))
+              .where('persisted_grants.expires_at', '<=', (eb) => eb.ref('excluded.created_at')),
+          )
+          .executeTakeFirst();
+        if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) throw new DuplicateKeyError();
+      }),
+
+    get: (key) =>
+      guard('get', async () => {
+        const row = await db
+          .selectFrom('persisted_grants')
+          .selectAll()
+          .where('key', '=', hashKey(key))
+          .executeTakeFirst();
+        return row && toGrant(key, row);
+      }),
+
+    consume: (key, now) =>
+      guard('consume', async () => {
+        const row = await db
+          .updateTable('persisted_grants')
+          .set({ consumed_at: now })
+          .where('key', '=', hashKey(key))
+          .where('consumed_at', 'is', null)
+          .where('expires_at', '>', now)
+          .returningAll()
+          .executeTakeFirst();
+        return row && toGrant(key, row);
+      }),
+
+    update: (key, { data, subjectId, expectedData }) =>
+      guard('update', async () => {
+        let query = db
+          .updateTable('persisted_grants')
+          .set(subjectId === undefined ? { data } : { data, subject_id: subjectId })
+          .where('key', '=', hashKey(key))
+          .where('consumed_at', 'is', null);
+        if (expectedData !== undefined) query = query.where('data', '=', expectedData);
+        const result = await query.executeTakeFirst();
+        return Number(result.numUpdatedRows) > 0;
+      }),
+
+    remove: (key) =>
+      guard('remove', async () => {
+        await db.deleteFrom('persisted_grants').where('key', '=', hashKey(key)).execute();
+      }),
+
+    removeAll: (filter) =>
+      guard('removeAll', async () => {
+        assertFilterNotEmpty(filter);
+        let query = db.deleteFrom('persisted_grants');
+        if (filter.subjectId !== undefined) query = query.where('subject_id', '=', filter.subjectId);
+        if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId);
+        if (filter.sessionId !== undefined) query = query.where('session_id', '=', filter.sessionId);
+        if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+        const result = await query.executeTakeFirst();
+        return Number(result.numDeletedRows);
+      }),
+
+    removeExpired: (now, batchSize) =>
+      guard('removeExpired', async () => {
+        // Bounded, so one sweep never holds locks on a huge backlog.
+        const result = await db
+          .deleteFrom('persisted_grants')
+          .where('key', 'in', (eb) =>
+            eb.selectFrom('persisted_grants').select('key').where('expires_at', '<', now).limit(batchSize),
+          )
+          .executeTakeFirst();
+        return Number(result.numDeletedRows);
+      }),
+
+    listSigningKeys: () =>
+      guard('listSigningKeys', async () => {
+        const rows = await db.selectFrom('signing_keys').selectAll().orderBy('created_at').orderBy('kid').execute();
+        return rows.map(toSigningKey);
+      }),
+
+    addSigningKey: (key) =>
+      guard('addSigningKey', async () => {
+        try {
+          await db
+            .insertInto('signing_keys')
+            .values({
+              kid: key.kid,
+              alg: key.alg,
+              private_jwk: key.privateJwk,
+              created_at: key.createdAt,
+              activates_at: key.activatesAt,
+              retires_at: key.retiresAt ?? null,
+            })
+            .execute();
+        } catch (error) {
+          if (isUniqueViolation(error)) throw duplicateSigningKey(key.kid);
+          throw error;
+        }
+      }),
+
+    updateSigningKey: (kid, { retiresAt }) =>
+      guard('updateSigningKey', async () => {
+        await db
+          .updateTable('signing_keys')
+          .set({ retires_at: retiresAt ?? null })
+          .where('kid', '=', kid)
+          .execute();
+      }),
+
+    removeSigningKey: (kid) =>
+      guard('removeSigningKey', async () => {
+        await db.deleteFrom('signing_keys').where('kid', '=', kid).execute();
+      }),
+
+    ping: () =>
+      guard('ping', async () => {
+        await db.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
+      }),
+
+    close: () => (closed ??= db.destroy()),
+  };
+}

@@ -1,0 +1,81 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { Store } from '../store.js';
+import type { Database } from './schema.js';
+import { createSqlStore } from './sql-store.js';
+
+export interface SqliteOptions {
+  /** How long a write waits for another connection's lock before `StoreUnavailableError`. Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+const IN_MEMORY = ':memory:';
+
+/**
+ * Opens (creating the file and its folder if needed) a SQLite database as a `Store`;
+ * `":memory:"` gives a private in-memory one. Throws an error naming the path and the reason
+ * when it cannot be opened.
+ */
+export function openSqlite(path: string, options: SqliteOptions = {}): Store {
+  const database = openDatabase(path, options.busyTimeoutMs ?? 5000);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const queueKey = path === IN_MEMORY ? undefined : resolve(path);
+
+  return createSqlStore({
+    name: 'SQLite',
+    db,
+    exclusiveTransaction: (fn) => {
+      const run = () => immediateTransaction(db, fn);
+      return queueKey === undefined ? run() : queueInProcess(queueKey, run);
+    },
+  });
+}
+
+function openDatabase(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
+  let database: BetterSqlite3.Database | undefined;
+  try {
+    if (path !== IN_MEMORY) mkdirSync(dirname(path), { recursive: true });
+    database = new BetterSqlite3(path);
+    // WAL lets readers run while one connection writes; busy_timeout makes writers wait, not fail.
+    database.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    if (path !== IN_MEMORY) database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    return database;
+  } catch (error) {
+    database?.close();
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`Cannot open the SQLite store at "${path}": ${reason}`, { cause: error });
+  }
+}
+
+// IMMEDIATE takes the write lock up front; a deferred transaction that reads and then writes
+// could fail with SQLITE_BUSY instead of waiting for the other migrator.
+function immediateTransaction(db: Kysely<Database>, fn: (trx: Kysely<Database>) => Promise<void>): Promise<void> {
+  return db.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection);
+    try {
+      await fn(connection);
+      await sql`commit`.execute(connection);
+    } catch (error) {
+      await sql`rollback`.execute(connection).catch(() => {});
+      throw error;
+    }
+  });
+}
+
+// better-sqlite3 waits for a lock synchronously, blocking the event loop, so two connections of
+// one process would deadlock if both held a transaction across awaits. Within a process,
+// exclusive transactions on one file therefore queue here; across processes SQLite's lock orders them.
+const inProcessQueues = new Map<string, Promise<void>>();
+
+function queueInProcess(key: string, run: () => Promise<void>): Promise<void> {
+  const result = (inProcessQueues.get(key) ?? Promise.resolve()).then(run);
+  const settled = result.catch(() => {});
+  inProcessQueues.set(key, settled);
+  void settled.then(() => {
+    if (inProcessQueues.get(key) === settled) inProcessQueues.delete(key);
+  });
+  return result;
+}

@@ -1,0 +1,92 @@
+/**
+ * The store contract: everything the service persists. One generic record, the persisted
+ * grant (IdentityServer's model), covers reference tokens, refresh tokens, device codes,
+ * user codes and consumed assertion ids; signing keys have their own small table.
+ *
+ * Handles are never stored: every `key` passed in is the caller's handle, and the store keeps
+ * only its SHA-256 (see `hashKey`), so a copy of the database yields no usable token or code.
+ */
+
+export type GrantType =
+  | 'reference_token'
+  | 'refresh_token'
+  | 'device_code'
+  | 'user_code'
+  | 'assertion_jti'
+  | (string & {});
+
+export interface PersistedGrant {
+  /** The handle (plain on the way in; records read back carry the handle the caller asked with). */
+  key: string;
+  type: GrantType;
+  clientId: string;
+  subjectId: string | undefined;
+  /** Groups grants that live and die together, e.g. a refresh token family. */
+  sessionId: string | undefined;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  expiresAt: number;
+  consumedAt: number | undefined;
+  /** JSON text owned by the grant's kind. */
+  data: string;
+}
+
+export interface SigningKeyRecord {
+  kid: string;
+  alg: string;
+  /** Private JWK as JSON text. */
+  privateJwk: string;
+  createdAt: number;
+  /** Not used to sign before this time (published first, Duende-style). */
+  activatesAt: number;
+  /** Dropped from the JWKS after this time; `undefined` until a successor is chosen. */
+  retiresAt: number | undefined;
+}
+
+export interface GrantFilter {
+  subjectId?: string;
+  clientId?: string;
+  sessionId?: string;
+  type?: GrantType;
+}
+
+export interface Store {
+  /** Creates tables and runs pending migrations; idempotent and safe when nodes start together. */
+  migrate(): Promise<void>;
+
+  /** Inserts a grant; rejects with `DuplicateKeyError` when a live grant holds the key. An expired one is replaced. */
+  add(grant: PersistedGrant): Promise<void>;
+  get(key: string): Promise<PersistedGrant | undefined>;
+  /**
+   * Marks the grant consumed if it is unconsumed and unexpired at `now`, atomically across
+   * nodes; returns the record (with `consumedAt` set) only to the one caller that won.
+   */
+  consume(key: string, now: number): Promise<PersistedGrant | undefined>;
+  /** Replaces `data` (and optionally `subjectId`) when the grant is still unconsumed; returns whether it did. */
+  update(key: string, changes: { data: string; subjectId?: string; expectedData?: string }): Promise<boolean>;
+  remove(key: string): Promise<void>;
+  removeAll(filter: GrantFilter): Promise<number>;
+  /** Deletes up to `batchSize` grants whose `expiresAt` is before `now`; returns how many. */
+  removeExpired(now: number, batchSize: number): Promise<number>;
+
+  listSigningKeys(): Promise<SigningKeyRecord[]>;
+  addSigningKey(key: SigningKeyRecord): Promise<void>;
+  updateSigningKey(kid: string, changes: { retiresAt: number | undefined }): Promise<void>;
+  removeSigningKey(kid: string): Promise<void>;
+
+  /** Cheap round trip for readiness checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class DuplicateKeyError extends Error {
+  override readonly name = 'DuplicateKeyError';
+  constructor() {
+    super('A live grant already holds this key.');
+  }
+}
+
+/** The store could not be reached or answered in time; endpoints answer 503. */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}

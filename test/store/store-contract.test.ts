@@ -1,0 +1,248 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startExpiredGrantSweeper } from '../../src/store/expired-grant-sweeper.js';
+import { hashKey } from '../../src/store/hash-key.js';
+import { migrations } from '../../src/store/sql/migrations.js';
+import { DuplicateKeyError, type PersistedGrant, type SigningKeyRecord, type Store } from '../../src/store/store.js';
+import { T0, backends, type TestDatabase } from './backends.js';
+
+function grant(key: string, overrides: Partial<PersistedGrant> = {}): PersistedGrant {
+  return {
+    key,
+    type: 'refresh_token',
+    clientId: 'client-a',
+    subjectId: 'alice',
+    sessionId: 'family-1',
+    createdAt: T0,
+    expiresAt: T0 + 60_000,
+    consumedAt: undefined,
+    data: '{"scope":"api"}',
+    ...overrides,
+  };
+}
+
+function signingKey(kid: string, overrides: Partial<SigningKeyRecord> = {}): SigningKeyRecord {
+  return {
+    kid,
+    alg: 'ES256',
+    privateJwk: `{"kty":"EC","kid":"${kid}"}`,
+    createdAt: T0,
+    activatesAt: T0 + 1000,
+    retiresAt: undefined,
+    ...overrides,
+  };
+}
+
+for (const backend of backends) {
+  describe.skipIf(backend.skipReason !== undefined)(`Store contract: ${backend.name}`, () => {
+    let database: TestDatabase;
+    let store: Store;
+    let drop: (() => Promise<void>) | undefined;
+
+    beforeEach(async () => {
+      database = await backend.createDatabase();
+      drop = database.drop;
+      store = database.open();
+      await store.migrate();
+    });
+
+    afterEach(async () => {
+      await drop?.();
+      drop = undefined;
+    });
+
+    it('reads back what it stored, under the caller’s handle', async () => {
+      const bigTimes = grant('handle-1', { createdAt: 2 ** 50, expiresAt: 2 ** 50 + 1 });
+      await store.add(grant('handle-0', { subjectId: undefined, sessionId: undefined }));
+      await store.add(bigTimes);
+
+      expect(await store.get('handle-0')).toEqual(grant('handle-0', { subjectId: undefined, sessionId: undefined }));
+      const read = await store.get('handle-1');
+      expect(read).toEqual(bigTimes);
+      expect(typeof read?.expiresAt).toBe('number');
+      expect(await store.get('unknown')).toBeUndefined();
+    });
+
+    it.skipIf(backend.name === 'memory')('stores only the hash of each handle', async () => {
+      const handle = 'secret-handle-7f3a9c';
+      await store.add(grant(handle));
+
+      const rows = await database.rawGrantRows();
+      expect(rows).toHaveLength(1);
+      expect(JSON.stringify(rows)).not.toContain(handle);
+      expect(rows![0]!.key).toBe(hashKey(handle));
+    });
+
+    it('rejects a second live grant under the same key and keeps the first', async () => {
+      await store.add(grant('dup'));
+      await expect(store.add(grant('dup', { createdAt: T0 + 59_999, data: 'second' }))).rejects.toBeInstanceOf(
+        DuplicateKeyError,
+      );
+      expect((await store.get('dup'))?.data).toBe(grant('dup').data);
+    });
+
+    it('replaces an expired grant under the same key', async () => {
+      await store.add(grant('reused', { expiresAt: T0 + 1000 }));
+      await store.consume('reused', T0 + 10);
+      const replacement = grant('reused', { createdAt: T0 + 1000, expiresAt: T0 + 5000, data: 'new' });
+
+      await store.add(replacement);
+
+      expect(await store.get('reused')).toEqual(replacement);
+    });
+
+    it('lets consume win once, and never for expired, consumed or unknown grants', async () => {
+      await store.add(grant('once'));
+      await store.add(grant('expiring', { expiresAt: T0 + 1000 }));
+
+      expect(await store.consume('once', T0 + 5)).toEqual(grant('once', { consumedAt: T0 + 5 }));
+      expect(await store.consume('once', T0 + 6)).toBeUndefined();
+      expect((await store.get('once'))?.consumedAt).toBe(T0 + 5);
+      expect(await store.consume('expiring', T0 + 1000)).toBeUndefined();
+      expect(await store.consume('unknown', T0)).toBeUndefined();
+    });
+
+    it('lets exactly one of 20 concurrent consumers on one store (one pool) win', async () => {
+      await store.add(grant('race'));
+
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.consume('race', T0 + i)));
+
+      expect(results.filter((result) => result !== undefined)).toHaveLength(1);
+    });
+
+    it('lets exactly one of 20 concurrent consumers on two store instances win', async () => {
+      const other = database.open();
+      await store.add(grant('race'));
+
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? store : other).consume('race', T0 + i)),
+      );
+
+      const winners = results.filter((result) => result !== undefined);
+      expect(winners).toHaveLength(1);
+      expect((await store.get('race'))?.consumedAt).toBe(winners[0]!.consumedAt);
+    });
+
+    it('updates data only while unconsumed, and only when expectedData still matches', async () => {
+      await store.add(grant('u'));
+
+      expect(await store.update('u', { data: 'v2' })).toBe(true);
+      expect(await store.update('u', { data: 'v3', expectedData: 'stale' })).toBe(false);
+      expect((await store.get('u'))?.data).toBe('v2');
+      expect(await store.update('u', { data: 'v3', subjectId: 'bob', expectedData: 'v2' })).toBe(true);
+      expect(await store.get('u')).toMatchObject({ data: 'v3', subjectId: 'bob' });
+
+      await store.consume('u', T0 + 1);
+      expect(await store.update('u', { data: 'v4' })).toBe(false);
+      expect(await store.update('unknown', { data: 'v4' })).toBe(false);
+      expect((await store.get('u'))?.data).toBe('v3');
+    });
+
+    it('removes one grant, or every grant matching a filter', async () => {
+      await store.add(grant('a1'));
+      await store.add(grant('a2', { type: 'reference_token', sessionId: 'family-2' }));
+      await store.add(grant('a3', { clientId: 'client-b' }));
+      await store.add(grant('b1', { subjectId: 'bob', sessionId: 'family-3' }));
+      await store.add(grant('b2', { subjectId: 'bob', sessionId: 'family-3', clientId: 'client-b' }));
+      await store.add(grant('c1', { subjectId: undefined, sessionId: undefined, type: 'device_code' }));
+
+      await expect(store.removeAll({})).rejects.toThrow(/at least one/);
+      await expect(store.removeAll({ subjectId: undefined })).rejects.toThrow(/at least one/);
+      expect(await store.removeAll({ subjectId: 'alice', clientId: 'client-a', type: 'refresh_token' })).toBe(1);
+      expect(await store.get('a1')).toBeUndefined();
+      expect(await store.removeAll({ sessionId: 'family-3' })).toBe(2);
+      expect(await store.removeAll({ clientId: 'client-b' })).toBe(1);
+      expect(await store.removeAll({ subjectId: 'nobody' })).toBe(0);
+      await store.remove('c1');
+      await store.remove('never-there');
+
+      const left = await Promise.all(['a1', 'a2', 'a3', 'b1', 'b2', 'c1'].map((key) => store.get(key)));
+      expect(left.map((g) => g?.key)).toEqual([undefined, 'a2', undefined, undefined, undefined, undefined]);
+    });
+
+    it('removes expired grants in bounded batches, leaving live ones', async () => {
+      for (let i = 0; i < 5; i++) await store.add(grant(`old-${i}`, { expiresAt: T0 + 1000 + i }));
+      await store.add(grant('expires-at-now', { expiresAt: T0 + 2000 }));
+      await store.add(grant('live', { expiresAt: T0 + 9000 }));
+
+      const counts = [];
+      for (let i = 0; i < 4; i++) counts.push(await store.removeExpired(T0 + 2000, 2));
+
+      expect(counts).toEqual([2, 2, 1, 0]);
+      expect(await store.get('old-4')).toBeUndefined();
+      expect(await store.get('expires-at-now')).toBeDefined();
+      expect(await store.get('live')).toBeDefined();
+    });
+
+    it('adds, lists, retires and removes signing keys', async () => {
+      await store.addSigningKey(signingKey('k2', { createdAt: T0 + 10 }));
+      await store.addSigningKey(signingKey('k1', { retiresAt: 2 ** 45 }));
+      await expect(store.addSigningKey(signingKey('k1'))).rejects.toThrow(/k1.*already exists/);
+
+      expect(await store.listSigningKeys()).toEqual([
+        signingKey('k1', { retiresAt: 2 ** 45 }),
+        signingKey('k2', { createdAt: T0 + 10 }),
+      ]);
+
+      await store.updateSigningKey('k2', { retiresAt: T0 + 500 });
+      await store.updateSigningKey('k1', { retiresAt: undefined });
+      expect((await store.listSigningKeys()).map((k) => [k.kid, k.retiresAt])).toEqual([
+        ['k1', undefined],
+        ['k2', T0 + 500],
+      ]);
+
+      await store.removeSigningKey('k1');
+      expect((await store.listSigningKeys()).map((k) => k.kid)).toEqual(['k2']);
+    });
+
+    it('treats a second migrate as a no-op', async () => {
+      await store.add(grant('kept'));
+      await store.migrate();
+
+      expect(await store.get('kept')).toBeDefined();
+      const applied = await database.appliedMigrations();
+      if (applied !== undefined) expect(applied).toBe(migrations.length);
+    });
+
+    it('migrates safely when two instances start at the same moment', async () => {
+      const fresh = await backend.createDatabase();
+      try {
+        const [a, b] = [fresh.open(), fresh.open()];
+        await Promise.all([a.migrate(), b.migrate()]);
+
+        await a.add(grant('after-race'));
+        expect(await b.get('after-race')).toBeDefined();
+        const applied = await fresh.appliedMigrations();
+        if (applied !== undefined) expect(applied).toBe(migrations.length);
+      } finally {
+        await fresh.drop();
+      }
+    });
+
+    it('answers ping', async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+
+    it('is swept of expired grants by the sweeper', async () => {
+      for (let i = 0; i < 5; i++) await store.add(grant(`swept-${i}`, { expiresAt: T0 + 100 }));
+      await store.add(grant('survivor', { expiresAt: T0 + 100_000 }));
+      const onError = vi.fn();
+
+      const sweeper = startExpiredGrantSweeper({
+        store,
+        intervalSeconds: 0.01,
+        batchSize: 2,
+        clock: { now: () => T0 + 1000 },
+        onError,
+      });
+      try {
+        await vi.waitFor(async () => expect(await store.get('swept-4')).toBeUndefined(), { timeout: 2000 });
+      } finally {
+        sweeper.stop();
+      }
+
+      expect(await store.get('swept-0')).toBeUndefined();
+      expect(await store.get('survivor')).toBeDefined();
+      expect(onError).not.toHaveBeenCalled();
+    });
+  });
+}
