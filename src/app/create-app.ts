@@ -24,6 +24,8 @@ import { checkConfigAgainstPlugins } from '../plugin-host/check-config.js';
 import { standardGrants } from '../grants/index.js';
 import { buildDiscoveryDocument } from '../endpoints/discovery.js';
 import { createTokenEndpoint } from '../endpoints/token.js';
+import { createIntrospectionEndpoint } from '../endpoints/introspection.js';
+import { createRevocationEndpoint } from '../endpoints/revocation.js';
 import { endpointUrls } from '../endpoints/urls.js';
 import { createRouter, methodAndPathErrors } from '../http/routes.js';
 import { errorResponse } from '../http/error-response.js';
@@ -113,6 +115,8 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   const router = createRouter(
     {
       token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, logger }),
+      introspection: createIntrospectionEndpoint({ clientAuthenticator, tokenValidator: container.resolve('tokenValidator') }),
+      revocation: createRevocationEndpoint({ clientAuthenticator, store, logger }),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),
       jwksJson: () => keyRing.jwksJson(),
     },

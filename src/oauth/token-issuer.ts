@@ -17,7 +17,7 @@ import { newHandle } from './handles.js';
 /** Claims a grant can never set: the issuer owns them. */
 const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'cnf']);
 /** Response members a grant's custom parameters can never override. */
-const standardResponseMembers = new Set(['access_token', 'token_type', 'expires_in', 'scope', 'refresh_token', 'id_token', 'issued_token_type']);
+const standardResponseMembers = new Set(['access_token', 'token_type', 'expires_in', 'scope', 'refresh_token', 'id_token']);
 
 export interface TokenResponse {
   access_token: string;
@@ -34,8 +34,6 @@ export interface IssueRequest {
   grant: GrantSuccess;
   scopes: readonly string[];
   customResponse?: Readonly<Record<string, JsonValue>>;
-  /** Extra audiences (RFC 8693 `audience`/`resource`), validated by the caller. */
-  audiences?: readonly string[];
 }
 
 export interface TokenIssuer {
@@ -62,14 +60,14 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
   const fallbackAudience = `${config.issuer}/resources`;
   const alg = config.signing.accessTokenAlgorithm;
 
-  function audienceFor(scopes: readonly string[], extra: readonly string[] = []): string | string[] {
-    const aud = new Set<string>(extra);
-    for (const s of scopes) for (const r of resourcesByScope.get(s) ?? []) aud.add(r);
+  function audienceFor(scopes: readonly string[], only: readonly string[] | undefined): string | string[] {
+    const aud = new Set<string>();
+    for (const s of scopes) for (const r of resourcesByScope.get(s) ?? []) if (!only || only.includes(r)) aud.add(r);
     if (aud.size === 0) return fallbackAudience;
     return aud.size === 1 ? [...aud][0]! : [...aud];
   }
 
-  async function issueAccessToken({ client, grant, scopes, audiences }: IssueRequest): Promise<{ token: string; expiresIn: number }> {
+  async function issueAccessToken({ client, grant, scopes }: IssueRequest): Promise<{ token: string; expiresIn: number }> {
     const now = Math.floor(clock.now() / 1000);
     const expiresIn = client.accessTokenLifetime;
     const claims: Record<string, JsonValue> = {};
@@ -77,7 +75,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     Object.assign(claims, {
       iss: config.issuer,
       sub: grant.subject,
-      aud: audienceFor(scopes, audiences),
+      aud: audienceFor(scopes, grant.audience),
       client_id: client.clientId,
       scope: scopes.join(' '),
       iat: now,

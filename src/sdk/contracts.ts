@@ -120,6 +120,8 @@ export interface GrantSuccess {
   readonly scopes?: readonly string[];
   /** Extra access token claims; registered claims (`iss`, `sub`, `aud`, `exp`, ...) cannot be overridden. */
   readonly claims?: Readonly<Record<string, JsonValue>>;
+  /** Limits the access token's `aud` to these API resource names (RFC 8693 `audience`). */
+  readonly audience?: readonly string[];
   /** Refresh token family to continue (refresh grant only). */
   readonly sessionId?: string;
 }

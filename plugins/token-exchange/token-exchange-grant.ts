@@ -1,0 +1,81 @@
+import type { AccessTokenClaims, ExtensionGrantValidator, GrantContext, JsonValue, PluginDependencies } from 'svc/sdk';
+
+const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
+
+/**
+ * `grant_type=urn:ietf:params:oauth:grant-type:token-exchange` (RFC 8693 §2.1).
+ *
+ * - Impersonation: only `subject_token`. The new token is the subject's, with no `act`.
+ * - Delegation: `subject_token` and `actor_token`. The new token is the subject's, and `act`
+ *   (§4.1) names the actor (`sub`, `client_id`), nested on the subject token's own `act`.
+ *
+ * Only access tokens of this service are accepted as subject and actor tokens; any other
+ * token type is `invalid_request` (§2.2.2). `audience` and `resource` name API resources and
+ * narrow the new token's `aud`; an unknown one is `invalid_target`.
+ */
+export function createTokenExchangeGrant({ tokenValidator, config }: Pick<PluginDependencies, 'tokenValidator' | 'config'>): ExtensionGrantValidator {
+  const resourceScopes = new Map(config.apiResources.map((r) => [r.name, r.scopes]));
+
+  async function validToken(ctx: GrantContext, role: 'subject' | 'actor'): Promise<AccessTokenClaims | 'absent' | undefined> {
+    const token = ctx.request.raw.get(`${role}_token`);
+    const type = ctx.request.raw.get(`${role}_token_type`);
+    if (token === undefined) {
+      if (type !== undefined) ctx.result = { error: 'invalid_request', description: `${role}_token_type without ${role}_token.` };
+      return role === 'actor' && type === undefined ? 'absent' : undefined;
+    }
+    if (type === undefined) {
+      ctx.result = { error: 'invalid_request', description: `The ${role}_token_type parameter is missing.` };
+      return undefined;
+    }
+    if (type !== accessTokenType) {
+      ctx.result = { error: 'invalid_request', description: `Unsupported ${role}_token_type; only ${accessTokenType} is accepted.` };
+      return undefined;
+    }
+    const validation = await tokenValidator.validateAccessToken(token);
+    if (!validation.active) {
+      ctx.result = { error: 'invalid_grant', description: `The ${role}_token is invalid.` };
+      return undefined;
+    }
+    return validation.claims;
+  }
+
+  return {
+    grantType: 'urn:ietf:params:oauth:grant-type:token-exchange',
+    async validate(ctx) {
+      if (ctx.request.raw.get('subject_token') === undefined) {
+        ctx.result = { error: 'invalid_request', description: 'The subject_token parameter is missing.' };
+        return;
+      }
+      const subject = await validToken(ctx, 'subject');
+      if (subject === undefined || subject === 'absent') return;
+      const actor = await validToken(ctx, 'actor');
+      if (actor === undefined) return;
+
+      const targets = ['audience', 'resource'].map((n) => ctx.request.raw.get(n)).filter((v): v is string => v !== undefined);
+      for (const target of targets) {
+        const scopes = resourceScopes.get(target);
+        if (!scopes || !scopes.some((s) => ctx.request.requestedScopes.includes(s))) {
+          ctx.result = { error: 'invalid_target', description: `The target "${target}" is unknown or not covered by the requested scopes.` };
+          return;
+        }
+      }
+
+      const claims: Record<string, JsonValue> = {};
+      if (actor !== 'absent') {
+        const act: Record<string, JsonValue> = { sub: actor.sub, client_id: actor.client_id };
+        if (subject.act !== undefined) act.act = subject.act;
+        claims.act = act;
+      } else if (subject.act !== undefined) {
+        claims.act = subject.act;
+      }
+      ctx.customResponse.issued_token_type = accessTokenType;
+      ctx.result = {
+        subject: subject.sub,
+        grantType: this.grantType,
+        ...(typeof subject.auth_time === 'number' ? { authTime: subject.auth_time } : {}),
+        claims,
+        ...(targets.length > 0 ? { audience: targets } : {}),
+      };
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * POST /connect/introspect (RFC 7662). The caller is an API resource authenticating with its
+ * own secrets. It learns about a token only as far as the token is meant for it: an inactive
+ * token and a token for another API look the same (`{ active: false }`).
+ */
+import type { ApiResource } from '../config/schema.js';
+import type { JsonValue, TokenValidator } from '../sdk/contracts.js';
+import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
+import { InvalidRequest } from '../oauth/errors.js';
+import type { FormRequest } from './form-request.js';
+
+const reported = ['iss', 'client_id', 'aud', 'iat', 'nbf', 'exp', 'jti', 'auth_time', 'act'] as const;
+
+export function createIntrospectionEndpoint(deps: { clientAuthenticator: ClientAuthenticator; tokenValidator: TokenValidator }) {
+  function scopesFor(api: ApiResource, scope: unknown): string[] {
+    return typeof scope === 'string' ? scope.split(' ').filter((s) => api.scopes.includes(s)) : [];
+  }
+
+  return async function introspectionEndpoint(request: FormRequest): Promise<Record<string, JsonValue>> {
+    const { apiResource } = await deps.clientAuthenticator.authenticateApiResource({ ...request, endpoint: 'introspection' });
+    const token = request.params.get('token');
+    if (token === undefined) throw new InvalidRequest('The token parameter is missing.');
+    const result = await deps.tokenValidator.validateAccessToken(token);
+    if (!result.active) return { active: false };
+    const scopes = scopesFor(apiResource, result.claims.scope);
+    if (scopes.length === 0) return { active: false };
+    const response: Record<string, JsonValue> = { active: true, scope: scopes.join(' '), token_type: 'Bearer' };
+    for (const name of reported) {
+      const value = result.claims[name];
+      if (value !== undefined) response[name] = value as JsonValue;
+    }
+    // A client-only token's `sub` is the client itself (RFC 9068 §2.2); report a subject only for a user.
+    if (result.claims.auth_time !== undefined) response.sub = result.claims.sub;
+    return response;
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * POST /connect/revocation (RFC 7009). A client revokes its own reference access tokens and
+ * refresh tokens (with their whole family). JWT access tokens are self-contained and cannot be
+ * revoked: the answer says so with `unsupported_token_type` (§2.2.1).
+ */
+import type { Store } from '../store/store.js';
+import type { Logger } from '../sdk/contracts.js';
+import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
+import { InvalidRequest, UnsupportedTokenType } from '../oauth/errors.js';
+import type { FormRequest } from './form-request.js';
+
+const jwtShape = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+
+export function createRevocationEndpoint(deps: { clientAuthenticator: ClientAuthenticator; store: Store; logger: Logger }) {
+  return async function revocationEndpoint(request: FormRequest): Promise<undefined> {
+    const { client } = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'revocation' });
+    const token = request.params.get('token');
+    if (token === undefined) throw new InvalidRequest('The token parameter is missing.');
+    if (jwtShape.test(token)) {
+      throw new UnsupportedTokenType('JWT access tokens cannot be revoked; they expire on their own.');
+    }
+    const record = await deps.store.get(token);
+    // Unknown tokens and other clients' tokens get the same 200 (§2.2), so the answer leaks nothing.
+    if (!record || record.clientId !== client.clientId) return undefined;
+    if (record.type === 'refresh_token' && record.sessionId) {
+      const removed = await deps.store.removeAll({ sessionId: record.sessionId });
+      deps.logger.info({ clientId: client.clientId, removed }, 'refresh token family revoked');
+    } else if (record.type === 'reference_token' || record.type === 'refresh_token') {
+      await deps.store.remove(token);
+      deps.logger.info({ clientId: client.clientId, type: record.type }, 'token revoked');
+    }
+    return undefined;
+  };
+}

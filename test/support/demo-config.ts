@@ -1,0 +1,19 @@
+/** A small config shared by HTTP-level tests; demo secrets in the comments. */
+import { hashSecret } from '../../src/oauth/secret-hash.js';
+import type { UserConfig } from '../../src/config/schema.js';
+
+export const demoConfig: UserConfig = {
+  apiScopes: [{ name: 'api1.read', description: 'Read API 1' }, { name: 'api1.write' }, { name: 'backend.read' }],
+  apiResources: [
+    { name: 'api1', scopes: ['api1.read', 'api1.write'], secrets: [{ value: hashSecret('api1-secret') }] },
+    { name: 'backend', scopes: ['backend.read'], secrets: [{ value: hashSecret('backend-secret') }] },
+  ],
+  clients: [
+    {
+      clientId: 'm2m',
+      clientSecrets: [{ value: hashSecret('m2m-secret') }],
+      allowedGrantTypes: ['client_credentials'],
+      allowedScopes: ['api1.read', 'api1.write'],
+    },
+  ],
+};

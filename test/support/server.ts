@@ -1,0 +1,102 @@
+/**
+ * Starts the real service on an ephemeral loopback port from an inline config, with its logs
+ * captured, for HTTP-level tests.
+ */
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Writable } from 'node:stream';
+import { createApp, type App } from '../../src/app/create-app.js';
+import { checkConfig } from '../../src/config/load.js';
+import type { UserConfig } from '../../src/config/schema.js';
+import type { Clock } from '../../src/sdk/contracts.js';
+import type { Store } from '../../src/store/store.js';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const firstPartyPlugins = fileURLToPath(new URL('../../plugins', import.meta.url));
+
+export interface TestServer {
+  readonly url: string;
+  readonly app: App;
+  /** Every log line so far, parsed. */
+  readonly logs: Array<Record<string, unknown>>;
+  /** The raw log text so far. */
+  logText(): string;
+  close(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  store?: Store;
+  /** Directory relative paths in the config resolve against. */
+  configDir?: string;
+}
+
+/** Starts the service. `issuer` and `port` are filled in; `store` defaults to memory. */
+export async function startServer(config: UserConfig, options: StartOptions = {}): Promise<TestServer> {
+  const port = config.port ?? (await freePort());
+  const resolved = checkConfig(
+    {
+      store: 'memory',
+      pluginDirs: [firstPartyPlugins],
+      logLevel: 'debug',
+      ...config,
+      port,
+      issuer: config.issuer ?? `http://127.0.0.1:${port}`,
+    },
+    options.configDir ?? repoRoot,
+  );
+  const chunks: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  });
+  const app = await createApp(resolved, {
+    logDestination: destination,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.store ? { store: options.store } : {}),
+  });
+  const { url } = await app.listen(port, '127.0.0.1');
+  const logText = (): string => chunks.join('');
+  return {
+    url,
+    app,
+    get logs() {
+      return logText().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    },
+    logText,
+    close: () => app.close(),
+  };
+}
+
+/** POSTs a form; returns status, headers and parsed JSON body. */
+export async function postForm(
+  url: string,
+  params: Record<string, string> | string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: typeof params === 'string' ? params : new URLSearchParams(params).toString(),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+export function basic(id: string, secret: string): string {
+  const enc = (s: string): string => encodeURIComponent(s).replace(/%20/g, '+');
+  return `Basic ${Buffer.from(`${enc(id)}:${enc(secret)}`).toString('base64')}`;
+}
