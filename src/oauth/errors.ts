@@ -47,7 +47,14 @@ const defaultStatus: Record<OAuthErrorCode, number> = {
   server_error: 500,
 };
 
+/**
+ * Marks OAuth errors across module instances: a plugin loaded through jiti may see its own copy
+ * of this file, so `instanceof` alone would miss the errors it throws.
+ */
+const brand = Symbol.for('svc.OAuthError');
+
 export class OAuthError extends Error {
+  readonly [brand] = true;
   override readonly name: string = 'OAuthError';
   readonly code: OAuthErrorCode;
   readonly status: number;
@@ -120,5 +127,5 @@ export const TemporarilyUnavailable = errorClass(
 export const ServerError = errorClass('server_error', 'ServerError', 'An unexpected error occurred.');
 
 export function isOAuthError(value: unknown): value is OAuthError {
-  return value instanceof OAuthError;
+  return value instanceof OAuthError || (typeof value === 'object' && value !== null && brand in value);
 }

@@ -6,8 +6,8 @@ import { BootError } from '../config/boot-error.js';
 import type { ExtensionGrantValidator, Plugin, SecretParser, SecretValidator } from '../sdk/contracts.js';
 import type { PluginFolder } from './discover.js';
 
-const pluginKeys = ['name', 'description', 'secretParsers', 'secretValidators', 'extensionGrants'];
-export const factoryLists = ['secretParsers', 'secretValidators', 'extensionGrants'] as const;
+const pluginKeys = ['name', 'description', 'secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks'];
+export const factoryLists = ['secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks'] as const;
 export type FactoryList = (typeof factoryLists)[number];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -17,7 +17,7 @@ export function checkPluginExport(value: unknown, folder: PluginFolder): Plugin 
   const fail = (msg: string): never => {
     throw new BootError('PLUGIN_INVALID', `plugin folder ${folder.dir}: ${msg}`);
   };
-  if (!isObject(value)) fail(`the index must default-export a plugin object { name, secretParsers?, secretValidators?, extensionGrants? }, found ${kind(value)}`);
+  if (!isObject(value)) fail(`the index must default-export a plugin object { name, secretParsers?, secretValidators?, extensionGrants?, eventSinks? }, found ${kind(value)}`);
   const plugin = value as Record<string, unknown>;
   for (const key of Object.keys(plugin)) {
     if (!pluginKeys.includes(key)) fail(`unknown member "${key}" (known: ${pluginKeys.join(', ')})`);
@@ -56,6 +56,8 @@ export function checkInstance(list: FactoryList, value: unknown): string | undef
       if (typeof v.validate !== 'function') return 'validate must be a function';
       return undefined;
     }
+    case 'eventSinks':
+      return typeof (value as { handle?: unknown }).handle === 'function' ? undefined : 'handle must be a function';
     case 'extensionGrants': {
       const g = value as Partial<ExtensionGrantValidator>;
       if (typeof g.grantType !== 'string' || !g.grantType) return 'grantType must be a non-empty string';

@@ -6,6 +6,7 @@ import { asValue, type AwilixContainer } from 'awilix';
 import { BootError } from '../config/boot-error.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { ExtensionGrantValidator, Logger, Plugin, SecretParser, SecretValidator } from '../sdk/contracts.js';
+import type { EventSink } from '../events/service-event.js';
 import { checkInstance, type FactoryList } from './check.js';
 
 export interface PluginSummary {
@@ -22,6 +23,7 @@ export interface PluginRegistry {
   readonly secretParsers: readonly SecretParser[];
   readonly secretValidators: readonly SecretValidator[];
   readonly grants: ReadonlyMap<string, ExtensionGrantValidator>;
+  readonly eventSinks: readonly EventSink[];
 }
 
 export function createPluginRegistrar(container: AwilixContainer, config: ResolvedConfig, logger: Logger) {
@@ -29,6 +31,7 @@ export function createPluginRegistrar(container: AwilixContainer, config: Resolv
   const secretParsers: SecretParser[] = [];
   const secretValidators: SecretValidator[] = [];
   const grants = new Map<string, ExtensionGrantValidator>();
+  const eventSinks: EventSink[] = [];
   const methodOwner = new Map<string, string>();
   const grantOwner = new Map<string, string>();
   const names = new Map<string, string>();
@@ -64,6 +67,7 @@ export function createPluginRegistrar(container: AwilixContainer, config: Resolv
       const parsers = await build<SecretParser>(plugin, source, 'secretParsers');
       const validators = await build<SecretValidator>(plugin, source, 'secretValidators');
       const grantValidators = await build<ExtensionGrantValidator>(plugin, source, 'extensionGrants');
+      const sinks = await build<EventSink>(plugin, source, 'eventSinks');
       for (const p of parsers) {
         const owner = methodOwner.get(p.authenticationMethod);
         if (owner) throw new BootError('PLUGIN_CONFLICT', `plugins "${owner}" and "${plugin.name}" both provide the authentication method "${p.authenticationMethod}" (remove one)`);
@@ -77,6 +81,7 @@ export function createPluginRegistrar(container: AwilixContainer, config: Resolv
       }
       secretParsers.push(...parsers);
       secretValidators.push(...validators);
+      eventSinks.push(...sinks);
       plugins.push({
         name: plugin.name,
         source,
@@ -86,7 +91,7 @@ export function createPluginRegistrar(container: AwilixContainer, config: Resolv
       });
     },
     registry(): PluginRegistry {
-      return { plugins, secretParsers, secretValidators, grants };
+      return { plugins, secretParsers, secretValidators, grants, eventSinks };
     },
   };
 }

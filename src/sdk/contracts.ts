@@ -5,6 +5,7 @@
 import type { OAuthErrorCode } from '../oauth/errors.js';
 import type { ApiResource, Client, ResolvedConfig, Secret, User } from '../config/schema.js';
 import type { Store } from '../store/store.js';
+import type { EventSink } from '../events/service-event.js';
 
 /** A JSON value, for claims and custom response parameters. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -241,4 +242,6 @@ export interface Plugin {
   readonly secretParsers?: ReadonlyArray<Factory<SecretParser>>;
   readonly secretValidators?: ReadonlyArray<Factory<SecretValidator>>;
   readonly extensionGrants?: ReadonlyArray<Factory<ExtensionGrantValidator>>;
+  /** Receivers of the service's events (token issued, authentication failed, ...). */
+  readonly eventSinks?: ReadonlyArray<Factory<EventSink>>;
 }

@@ -2,6 +2,7 @@
  * The one module plugin authors and `svc.config.ts` import: `import { definePlugin } from 'svc/sdk'`.
  */
 export type * from './contracts.js';
+export type { ServiceEvent, RaisedEvent, EventSink, ServiceEventType } from '../events/service-event.js';
 export { isGrantError } from './contracts.js';
 export type {
   UserConfig,
@@ -17,6 +18,7 @@ export type {
   User,
 } from '../config/schema.js';
 export * from '../oauth/errors.js';
+export { DuplicateKeyError, StoreUnavailableError } from '../store/store.js';
 export { definePlugin } from './define-plugin.js';
 export { defineConfig } from '../config/define-config.js';
 export { hashSecret } from '../oauth/secret-hash.js';

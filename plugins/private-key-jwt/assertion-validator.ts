@@ -1,0 +1,160 @@
+/**
+ * Validates a `jwt-bearer` client assertion (RFC 7523 §3, RFC 10070) against the holder's
+ * `X509CertificateBase64` and `JsonWebKey` secrets. The steps run in this order, and the
+ * single-use `jti` is recorded last, so a forged or stale assertion cannot burn a `jti`.
+ */
+import { compactVerify, decodeProtectedHeader, errors, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import type {
+  PluginDependencies,
+  SecretHolder,
+  SecretValidationContext,
+  SecretValidationResult,
+  SecretValidator,
+} from 'svc/sdk';
+import { describeKey, keyFitsAlgorithm, type SupportedAlgorithm } from './algorithms.js';
+import { audienceRule, checkAudienceProperties } from './audience.js';
+import { checkClaims } from './claims.js';
+import { ClientKeys, KEY_SECRET_TYPES, type CandidateKey } from './client-keys.js';
+import { JWT_BEARER } from './constants.js';
+import { readOptions } from './options.js';
+import { AssertionRejected, reject, show } from './rejection.js';
+
+interface AssertionHeader {
+  readonly alg: SupportedAlgorithm;
+  readonly kid: string | undefined;
+  readonly typ: string | undefined;
+}
+
+function readHeader(assertion: string, allowed: readonly SupportedAlgorithm[]): AssertionHeader {
+  let header: ProtectedHeaderParameters;
+  try {
+    header = decodeProtectedHeader(assertion);
+  } catch (error) {
+    reject(`malformed assertion: ${(error as Error).message}`);
+  }
+  const { alg, kid, typ } = header;
+  if (!(allowed as readonly unknown[]).includes(alg)) reject(`alg ${show(alg)} is not allowed`);
+  if (kid !== undefined && typeof kid !== 'string') reject(`kid is not a string: ${show(kid)}`);
+  if (typ !== undefined && typeof typ !== 'string') reject(`typ is not a string: ${show(typ)}`);
+  return { alg: alg as SupportedAlgorithm, kid, typ };
+}
+
+/** `kid` narrows the keys when present; then the key type must fit `alg`; then certificates must be in date. */
+function selectKeys(all: readonly CandidateKey[], unusable: readonly string[], header: AssertionHeader, nowMs: number): CandidateKey[] {
+  const problems = unusable.length === 0 ? '' : `; unusable: ${unusable.join('; ')}`;
+  if (all.length === 0) reject(`the client has no usable X509CertificateBase64 or JsonWebKey secret${problems}`);
+  const { alg, kid } = header;
+  const selected = kid === undefined ? all : all.filter(({ key }) => key.kids.has(kid));
+  if (selected.length === 0) reject(`no key of the client has kid ${show(kid)}${problems}`);
+  const fitting = selected.filter(({ key }) => keyFitsAlgorithm(key, alg));
+  if (fitting.length === 0) {
+    const which = kid === undefined ? 'no key of the client' : `no key with kid ${show(kid)}`;
+    reject(`${which} fits alg ${alg} (keys: ${selected.map(({ key }) => describeKey(key)).join(', ')})`);
+  }
+  const inDate = fitting.filter(({ key }) => (key.notBefore ?? -Infinity) <= nowMs && nowMs <= (key.notAfter ?? Infinity));
+  if (inDate.length === 0) {
+    const why = fitting.map(({ key, label }) =>
+      nowMs < (key.notBefore ?? 0)
+        ? `certificate of ${label} is not valid before ${new Date(key.notBefore ?? 0).toISOString()}`
+        : `certificate of ${label} expired at ${new Date(key.notAfter ?? 0).toISOString()}`,
+    );
+    reject(why.join('; '));
+  }
+  return inDate;
+}
+
+/** Tries each candidate; the first that verifies wins. `algorithms` pins jose to the header's alg. */
+async function verifySignature(assertion: string, alg: SupportedAlgorithm, candidates: readonly CandidateKey[]): Promise<JWTPayload> {
+  let payload: Uint8Array | undefined;
+  for (const { key } of candidates) {
+    try {
+      ({ payload } = await compactVerify(assertion, key.key, { algorithms: [alg] }));
+      break;
+    } catch (error) {
+      if (error instanceof errors.JWSSignatureVerificationFailed) continue;
+      reject(`signature check failed: ${(error as Error).message}`);
+    }
+  }
+  if (payload === undefined) {
+    reject(`signature does not verify with ${candidates.length === 1 ? 'the' : `any of ${candidates.length}`} candidate key${candidates.length === 1 ? '' : 's'}`);
+  }
+  let claims: unknown;
+  try {
+    claims = JSON.parse(new TextDecoder().decode(payload));
+  } catch {
+    reject('payload is not JSON');
+  }
+  if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) reject('payload is not a JSON object');
+  return claims as JWTPayload;
+}
+
+/** RFC 7523 §3 item 7: a `jti` is accepted once per client until the assertion expires. */
+async function consumeJti(store: PluginDependencies['store'], holderId: string, jti: string, exp: number, nowMs: number, clockSkew: number): Promise<void> {
+  try {
+    await store.add({
+      key: `jti:${holderId}:${jti}`,
+      type: 'assertion_jti',
+      clientId: holderId,
+      subjectId: undefined,
+      sessionId: undefined,
+      createdAt: nowMs,
+      expiresAt: Math.ceil((exp + clockSkew) * 1000),
+      consumedAt: undefined,
+      data: '{}',
+    });
+  } catch (error) {
+    // The SDK does not export DuplicateKeyError; its name is its contract. Anything else (store down) propagates.
+    if (error instanceof Error && error.name === 'DuplicateKeyError') reject(`jti ${show(jti)} was already used (replay)`);
+    throw error;
+  }
+}
+
+function holderIdOf(holder: SecretHolder): string {
+  return holder.kind === 'client' ? holder.client.clientId : holder.apiResource.name;
+}
+
+/**
+ * Parses the options and every key secret of every client and API resource now: a bad one stops
+ * start-up with an Error naming it. Requests then do one signature check and one store write.
+ */
+export function createAssertionValidator(
+  deps: Pick<PluginDependencies, 'config' | 'urls' | 'clock' | 'store' | 'pluginOptions'>,
+): SecretValidator {
+  const { urls, clock, store } = deps;
+  const { algorithms, audience, clockSkew, maxLifetime } = readOptions(deps.pluginOptions);
+  checkAudienceProperties(deps.config.clients);
+  const clientKeys = ClientKeys.fromConfig(deps.config);
+
+  async function check({ parsed, secrets, holder, endpoint }: SecretValidationContext): Promise<void> {
+    const nowMs = clock.now();
+    const holderId = holderIdOf(holder);
+    if (parsed.type !== JWT_BEARER) reject(`parsed secret type ${show(parsed.type)} is not ${JWT_BEARER}`);
+
+    const header = readHeader(parsed.credential, algorithms);
+    const { keys, unusable } = clientKeys.keysFor(secrets);
+    const candidates = selectKeys(keys, unusable, header, nowMs);
+    const payload = await verifySignature(parsed.credential, header.alg, candidates);
+    const { exp, jti } = checkClaims(payload, {
+      holderId,
+      audience: audienceRule(header.typ, holder, audience, urls, endpoint),
+      now: nowMs / 1000,
+      clockSkew,
+      maxLifetime,
+    });
+    await consumeJti(store, holderId, jti, exp, nowMs, clockSkew);
+  }
+
+  return {
+    parsedSecretTypes: [JWT_BEARER],
+    secretTypes: KEY_SECRET_TYPES,
+    async validate(context): Promise<SecretValidationResult> {
+      try {
+        await check(context);
+        return { success: true };
+      } catch (error) {
+        if (error instanceof AssertionRejected) return { success: false, reason: error.message };
+        throw error;
+      }
+    },
+  };
+}

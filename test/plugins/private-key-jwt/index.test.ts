@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import plugin from '../../../plugins/private-key-jwt/index.js';
+import { JWT_BEARER, makeDeps } from './helpers.js';
+
+describe('private-key-jwt plugin', () => {
+  it('registers one parser and one validator under its folder name', async () => {
+    expect(plugin.name).toBe('private-key-jwt');
+    expect(plugin.secretParsers).toHaveLength(1);
+    expect(plugin.secretValidators).toHaveLength(1);
+    expect(plugin).not.toHaveProperty('extensionGrants');
+    const deps = makeDeps();
+    const parser = await plugin.secretParsers[0]!(deps);
+    const validator = await plugin.secretValidators[0]!(deps);
+    expect(parser.authenticationMethod).toBe('private_key_jwt');
+    expect(validator.parsedSecretTypes).toEqual([JWT_BEARER]);
+    expect(validator.secretTypes).toEqual(['X509CertificateBase64', 'JsonWebKey']);
+  });
+
+  it('stops start-up on a bad option', async () => {
+    const deps = makeDeps({ pluginOptions: { clockSkew: -5 } });
+    expect(() => plugin.secretParsers[0]!(deps)).toThrow('plugins["private-key-jwt"].clockSkew: expected a non-negative number of seconds');
+    expect(() => plugin.secretValidators[0]!(deps)).toThrow('plugins["private-key-jwt"].clockSkew: expected a non-negative number of seconds');
+  });
+});

@@ -1,0 +1,116 @@
+/** RFC 10070 audience rules: strict by default, compat by option or client property, typ forces strict. */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { JWTPayload } from 'jose';
+import { createAssertionValidator } from '../../../plugins/private-key-jwt/assertion-validator.js';
+import { ISSUER, certificateSecret, claimsFor, contextFor, makeClient, makeDeps, makeKey, sign, urls, type TestKey } from './helpers.js';
+
+let key: TestKey;
+let secretValue: Awaited<ReturnType<typeof certificateSecret>>;
+beforeAll(async () => {
+  key = await makeKey('Ed25519');
+  secretValue = await certificateSecret(key);
+});
+
+interface Case {
+  aud: unknown;
+  option?: 'strict' | 'compat';
+  property?: string;
+  typ?: string;
+  endpoint?: string;
+}
+
+async function validate({ aud, option, property, typ, endpoint = 'token' }: Case) {
+  const client = makeClient('app', [secretValue], property === undefined ? {} : { 'privateKeyJwt.audience': property });
+  const validator = createAssertionValidator(makeDeps({ clients: [client], pluginOptions: option === undefined ? {} : { audience: option } }));
+  const token = await sign(key, 'EdDSA', claimsFor('app', { aud } as JWTPayload), typ === undefined ? {} : { typ });
+  return validator.validate(contextFor(client, token, endpoint));
+}
+
+const ok = { success: true };
+const fail = (reason: string) => ({ success: false, reason });
+const other = 'https://other.example';
+
+describe('strict (default)', () => {
+  it('accepts the issuer as the single audience', async () => {
+    expect(await validate({ aud: ISSUER })).toEqual(ok);
+    expect(await validate({ aud: [ISSUER] })).toEqual(ok);
+  });
+
+  it('rejects another audience', async () => {
+    expect(await validate({ aud: other })).toEqual(fail(`aud "${other}" is not the issuer identifier (strict audience, by plugin option audience)`));
+    expect(await validate({ aud: `${ISSUER}/` })).toEqual(fail(`aud "${ISSUER}/" is not the issuer identifier (strict audience, by plugin option audience)`));
+  });
+
+  it('rejects an array holding the issuer and another value', async () => {
+    expect(await validate({ aud: [ISSUER, other] })).toEqual(
+      fail(`aud ["${ISSUER}","${other}"] is not a single value (strict audience, by plugin option audience)`),
+    );
+  });
+
+  it('rejects a missing or empty audience', async () => {
+    expect(await validate({ aud: undefined })).toEqual(fail('aud undefined is not a single value (strict audience, by plugin option audience)'));
+    expect(await validate({ aud: [] })).toEqual(fail('aud [] is not a single value (strict audience, by plugin option audience)'));
+  });
+
+  it('rejects the token endpoint URL', async () => {
+    expect(await validate({ aud: urls.token })).toEqual(
+      fail(`aud "${urls.token}" is not the issuer identifier (strict audience, by plugin option audience)`),
+    );
+  });
+});
+
+describe('compat', () => {
+  const notAccepted = 'is not the issuer identifier, token endpoint or called endpoint URL';
+
+  it('accepts the token endpoint URL when the plugin option says compat', async () => {
+    expect(await validate({ aud: urls.token, option: 'compat' })).toEqual(ok);
+    expect(await validate({ aud: [urls.token], option: 'compat' })).toEqual(ok);
+    expect(await validate({ aud: ISSUER, option: 'compat' })).toEqual(ok);
+  });
+
+  it('accepts the token endpoint URL when the client property says compat', async () => {
+    expect(await validate({ aud: urls.token, property: 'compat' })).toEqual(ok);
+  });
+
+  it('lets a client property strict override the global compat', async () => {
+    expect(await validate({ aud: urls.token, option: 'compat', property: 'strict' })).toEqual(
+      fail(`aud "${urls.token}" is not the issuer identifier (strict audience, by client property privateKeyJwt.audience)`),
+    );
+  });
+
+  it('accepts the URL of the endpoint being called, and not of another', async () => {
+    expect(await validate({ aud: urls.introspection, option: 'compat', endpoint: 'introspection' })).toEqual(ok);
+    expect(await validate({ aud: urls.introspection, option: 'compat', endpoint: 'token' })).toEqual(
+      fail(`aud "${urls.introspection}" ${notAccepted} (compat audience, by plugin option audience)`),
+    );
+  });
+
+  it('still requires a single value', async () => {
+    expect(await validate({ aud: [ISSUER, urls.token], option: 'compat' })).toEqual(
+      fail(`aud ["${ISSUER}","${urls.token}"] is not a single value (compat audience, by plugin option audience)`),
+    );
+  });
+
+  it('still rejects other audiences', async () => {
+    expect(await validate({ aud: other, property: 'compat' })).toEqual(
+      fail(`aud "${other}" ${notAccepted} (compat audience, by client property privateKeyJwt.audience)`),
+    );
+  });
+});
+
+describe('typ client-authentication+jwt', () => {
+  it('is always strict', async () => {
+    const strict = (aud: string) => fail(`aud "${aud}" is not the issuer identifier (strict audience, by typ client-authentication+jwt)`);
+    expect(await validate({ aud: urls.token, option: 'compat', typ: 'client-authentication+jwt' })).toEqual(strict(urls.token));
+    expect(await validate({ aud: urls.token, property: 'compat', typ: 'client-authentication+jwt' })).toEqual(strict(urls.token));
+    expect(await validate({ aud: urls.token, option: 'compat', typ: 'application/Client-Authentication+JWT' })).toEqual(strict(urls.token));
+  });
+
+  it('accepts the issuer', async () => {
+    expect(await validate({ aud: ISSUER, option: 'compat', typ: 'client-authentication+jwt' })).toEqual(ok);
+  });
+
+  it('other typ values leave the mode alone', async () => {
+    expect(await validate({ aud: urls.token, option: 'compat', typ: 'JWT' })).toEqual(ok);
+  });
+});
