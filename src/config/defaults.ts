@@ -30,6 +30,8 @@ export const defaults = {
     maxFailedAttempts: 10,
     failedAttemptsWindow: 300,
   },
+  metrics: { enabled: false },
+  authThrottle: { pairThreshold: 5, addressThreshold: 50, maxDelay: 300, window: 900 },
   limits: {
     bodyBytes: 64 * 1024,
     parameters: 50,

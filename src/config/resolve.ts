@@ -48,6 +48,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     deviceCodeLifetime: c.deviceCodeLifetime ?? d.deviceCodeLifetime,
     pollingInterval: c.pollingInterval ?? d.pollingInterval,
     properties: { ...c.properties },
+    allowedCorsOrigins: [...(c.allowedCorsOrigins ?? [])],
   }));
   const apiResources: ApiResource[] = (user.apiResources ?? []).map((r) => ({
     name: r.name,
@@ -99,6 +100,8 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
       parameters: user.limits?.parameters ?? defaults.limits.parameters,
     },
     logLevel: user.logLevel ?? defaults.logLevel,
+    metrics: { enabled: user.metrics?.enabled ?? defaults.metrics.enabled, bearerToken: user.metrics?.bearerToken },
+    authThrottle: { ...defaults.authThrottle, ...user.authThrottle },
     workers: user.workers === 'auto' ? availableParallelism() : (user.workers ?? defaults.workers),
   });
 }

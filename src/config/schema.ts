@@ -46,6 +46,8 @@ export interface ClientConfig {
   pollingInterval?: number;
   /** Free-form settings read by plugins, e.g. `{ "privateKeyJwt.audience": "compat" }`. */
   properties?: Record<string, string>;
+  /** Browser origins allowed to call the token, revocation and device endpoints, e.g. `["https://app.example.com"]`. */
+  allowedCorsOrigins?: string[];
 }
 
 export interface ApiScopeConfig {
@@ -114,6 +116,24 @@ export interface LimitsConfig {
   parameters?: number;
 }
 
+export interface MetricsConfig {
+  /** Serve `GET /metrics` (Prometheus text format). Default `false`. */
+  enabled?: boolean;
+  /** When set, `/metrics` requires `Authorization: Bearer <bearerToken>`. */
+  bearerToken?: string;
+}
+
+export interface AuthThrottleConfig {
+  /** Failed authentications per (client id, address) before back-off starts. Default 5. */
+  pairThreshold?: number;
+  /** Failed authentications per address (any client id) before back-off starts. Default 50. */
+  addressThreshold?: number;
+  /** Longest back-off in seconds. Default 300. */
+  maxDelay?: number;
+  /** Seconds after which a counter is forgotten. Default 900. */
+  window?: number;
+}
+
 export interface UserConfig {
   /** Issuer identifier URL. Default `http://localhost:<port>`. */
   issuer?: string;
@@ -141,6 +161,8 @@ export interface UserConfig {
   logLevel?: string;
   /** `1` (default) or `"auto"` for one worker per core. */
   workers?: number | 'auto';
+  metrics?: MetricsConfig;
+  authThrottle?: AuthThrottleConfig;
 }
 
 /** A secret ready for use: expiration parsed once at start-up. */
@@ -167,6 +189,7 @@ export interface Client {
   readonly deviceCodeLifetime: number;
   readonly pollingInterval: number;
   readonly properties: Readonly<Record<string, string>>;
+  readonly allowedCorsOrigins: readonly string[];
 }
 
 export interface ApiScope {
@@ -226,4 +249,6 @@ export interface ResolvedConfig {
   readonly limits: { readonly bodyBytes: number; readonly parameters: number };
   readonly logLevel: string;
   readonly workers: number;
+  readonly metrics: { readonly enabled: boolean; readonly bearerToken: string | undefined };
+  readonly authThrottle: { readonly pairThreshold: number; readonly addressThreshold: number; readonly maxDelay: number; readonly window: number };
 }

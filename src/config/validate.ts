@@ -8,12 +8,13 @@ import { isPhcScrypt } from '../oauth/password-hash.js';
 
 const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
-  'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers',
+  'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics',
+  'authThrottle',
 ] as const;
 const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
   'accessTokenLifetime', 'accessTokenType', 'allowOfflineAccess', 'absoluteRefreshTokenLifetime',
-  'slidingRefreshTokenLifetime', 'deviceCodeLifetime', 'pollingInterval', 'properties',
+  'slidingRefreshTokenLifetime', 'deviceCodeLifetime', 'pollingInterval', 'properties', 'allowedCorsOrigins',
 ] as const;
 const secretFields = ['value', 'type', 'description', 'expiration'] as const;
 export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
@@ -240,6 +241,10 @@ export function validateUserConfig(raw: unknown): string[] {
     int(p, `${at}.slidingRefreshTokenLifetime`, c.slidingRefreshTokenLifetime, 0);
     oneOf(p, `${at}.accessTokenType`, c.accessTokenType, ['jwt', 'reference']);
     bool(p, `${at}.allowOfflineAccess`, c.allowOfflineAccess);
+    stringList(p, `${at}.allowedCorsOrigins`, c.allowedCorsOrigins, false).forEach((origin, j) => {
+      // An origin is scheme://host[:port] with nothing after it (RFC 6454).
+      if (!/^https?:\/\/[^/?#\s]+$/.test(origin)) p.add(`${at}.allowedCorsOrigins[${j}]`, `expected an origin such as "https://app.example.com", got ${describe(origin)}`);
+    });
     if (c.properties !== undefined) {
       if (!isObject(c.properties) || Object.values(c.properties).some((v) => typeof v !== 'string')) {
         p.add(`${at}.properties`, 'expected an object of string values');
@@ -290,6 +295,23 @@ export function validateUserConfig(raw: unknown): string[] {
       if (d.cookieSecret !== undefined && (typeof d.cookieSecret !== 'string' || d.cookieSecret.length < 32)) {
         p.add('deviceFlow.cookieSecret', 'expected a string of at least 32 characters');
       }
+    }
+  }
+  if (raw.metrics !== undefined) {
+    if (!isObject(raw.metrics)) p.add('metrics', `expected an object, got ${describe(raw.metrics)}`);
+    else {
+      checkUnknownFields(p, 'metrics', raw.metrics, ['enabled', 'bearerToken']);
+      bool(p, 'metrics.enabled', raw.metrics.enabled);
+      if (raw.metrics.bearerToken !== undefined && (typeof raw.metrics.bearerToken !== 'string' || raw.metrics.bearerToken.length < 16)) {
+        p.add('metrics.bearerToken', 'expected a string of at least 16 characters');
+      }
+    }
+  }
+  if (raw.authThrottle !== undefined) {
+    if (!isObject(raw.authThrottle)) p.add('authThrottle', `expected an object, got ${describe(raw.authThrottle)}`);
+    else {
+      checkUnknownFields(p, 'authThrottle', raw.authThrottle, ['pairThreshold', 'addressThreshold', 'maxDelay', 'window']);
+      for (const f of ['pairThreshold', 'addressThreshold', 'maxDelay', 'window'] as const) int(p, `authThrottle.${f}`, raw.authThrottle[f], 1);
     }
   }
   if (raw.limits !== undefined) {

@@ -4,4 +4,6 @@ export interface FormRequest {
   readonly authorization: string | undefined;
   /** The caller's address, for rate limits. */
   readonly remoteAddress?: string;
+  /** Correlates logs and events of one request. */
+  readonly requestId?: string;
 }

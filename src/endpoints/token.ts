@@ -4,11 +4,12 @@
  */
 import type { ExtensionGrantValidator, Logger } from '../sdk/contracts.js';
 import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
-import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../oauth/errors.js';
+import { InvalidRequest, isOAuthError, UnauthorizedClient, UnsupportedGrantType } from '../oauth/errors.js';
 import { runGrant } from '../oauth/grant-runner.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import type { TokenIssuer, TokenResponse } from '../oauth/token-issuer.js';
 import type { FormRequest } from './form-request.js';
+import type { EventService } from '../events/event-service.js';
 
 export interface TokenEndpointDeps {
   clientAuthenticator: ClientAuthenticator;
@@ -16,6 +17,7 @@ export interface TokenEndpointDeps {
   tokenIssuer: TokenIssuer;
   scopeCatalog: ScopeCatalog;
   logger: Logger;
+  events?: EventService;
 }
 
 /** Credentials never travel further than client authentication. */
@@ -30,9 +32,10 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     return grant;
   }
 
-  return async function tokenEndpoint(request: FormRequest): Promise<TokenResponse> {
+  async function issueTokens(request: FormRequest, seen: { clientId?: string }): Promise<TokenResponse> {
     const grant = checkGrantType(request);
     const { client } = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'token' });
+    seen.clientId = client.clientId;
     if (!client.allowedGrantTypes.includes(grant.grantType)) {
       throw new UnauthorizedClient(undefined, { logDetail: `client "${client.clientId}" may not use ${grant.grantType}` });
     }
@@ -44,6 +47,25 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
       { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw },
       deps.logger,
     );
-    return deps.tokenIssuer.issue({ client, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse });
+    const response = await deps.tokenIssuer.issue({ client, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse });
+    deps.events?.raise(
+      { type: 'token.issued', clientId: client.clientId, grantType: grant.grantType, subject: outcome.success.subject, scopes: outcome.scopes },
+      request.requestId,
+    );
+    return response;
+  }
+
+  return async function tokenEndpoint(request: FormRequest): Promise<TokenResponse> {
+    const seen: { clientId?: string } = {};
+    try {
+      return await issueTokens(request, seen);
+    } catch (err) {
+      // Polling answers of the device flow are not failures worth an event.
+      const code = isOAuthError(err) ? err.code : 'server_error';
+      if (code !== 'authorization_pending' && code !== 'slow_down') {
+        deps.events?.raise({ type: 'token.failed', clientId: seen.clientId, grantType: request.params.get('grant_type')?.slice(0, 200), error: code }, request.requestId);
+      }
+      throw err;
+    }
   };
 }

@@ -26,6 +26,7 @@ export function readForm(limits: { bodyBytes: number; parameters: number }): Mid
         params: parseFormParams(typeof body === 'string' ? body : '', limits.parameters),
         authorization: ctx.get('authorization') || undefined,
         remoteAddress: ctx.ip,
+        requestId: ctx.state.requestId as string,
       };
       ctx.state.form = request;
       await next();

@@ -7,6 +7,8 @@ import type { ApiResource, Client, Secret } from '../config/schema.js';
 import type {
   Clock, CredentialSource, ParsedSecret, SecretHolder, SecretParser, SecretValidator,
 } from '../sdk/contracts.js';
+import type { EventService } from '../events/event-service.js';
+import type { AuthThrottle } from './auth-throttle.js';
 import { InvalidClient, InvalidRequest, isOAuthError, type OAuthError } from './errors.js';
 
 export interface AuthenticatedClient {
@@ -25,12 +27,19 @@ export interface ClientAuthenticator {
   authenticateApiResource(source: CredentialSource): Promise<AuthenticatedApi>;
 }
 
+/** The id the credentials claimed, once parsed: for counting failures. */
+interface Seen {
+  id?: string | undefined;
+}
+
 export interface ClientAuthenticatorDeps {
   clients: ReadonlyMap<string, Client>;
   apiResources: ReadonlyMap<string, ApiResource>;
   secretParsers: readonly SecretParser[];
   secretValidators: readonly SecretValidator[];
   clock: Clock;
+  throttle?: AuthThrottle | undefined;
+  events?: EventService | undefined;
 }
 
 /** RFC 6749 §5.2: a client that used the Authorization header gets a challenge for its scheme. */
@@ -92,31 +101,73 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     throw denied(source, `${found.method} for "${found.parsed.id}": ${reasons.join('; ')}`);
   }
 
-  return {
-    async authenticateClient(source) {
-      const found = await parse(source);
-      const claimedId = source.params.get('client_id');
-      if (!found) {
-        const client = claimedId === undefined ? undefined : deps.clients.get(claimedId);
-        if (client && !client.requireClientSecret) return { client, method: 'none' };
-        throw denied(source, claimedId === undefined ? 'no client credentials' : `no credentials for client "${claimedId}"`);
-      }
-      if (claimedId !== undefined && claimedId !== found.parsed.id) {
-        throw denied(source, `client_id "${claimedId}" does not match the authenticated client`);
-      }
-      const client = deps.clients.get(found.parsed.id);
-      if (!client) throw denied(source, `${found.method}: unknown client`);
-      await validate(found, { kind: 'client', client }, client.clientSecrets, source);
-      return { client, method: found.method };
-    },
+  async function client(source: CredentialSource, seen: Seen): Promise<AuthenticatedClient> {
+    const found = await parse(source);
+    seen.id = found?.parsed.id;
+    const claimedId = source.params.get('client_id');
+    if (!found) {
+      const known = claimedId === undefined ? undefined : deps.clients.get(claimedId);
+      if (known && !known.requireClientSecret) return { client: known, method: 'none' };
+      throw denied(source, claimedId === undefined ? 'no client credentials' : `no credentials for client "${claimedId}"`);
+    }
+    if (claimedId !== undefined && claimedId !== found.parsed.id) {
+      throw denied(source, `client_id "${claimedId}" does not match the authenticated client`);
+    }
+    throttled(found.parsed.id, source);
+    const holder = deps.clients.get(found.parsed.id);
+    if (!holder) throw denied(source, `${found.method}: unknown client`);
+    await validate(found, { kind: 'client', client: holder }, holder.clientSecrets, source);
+    return { client: holder, method: found.method };
+  }
 
-    async authenticateApiResource(source) {
-      const found = await parse(source);
-      if (!found) throw denied(source, 'no API credentials');
-      const apiResource = deps.apiResources.get(found.parsed.id);
-      if (!apiResource) throw denied(source, `${found.method}: unknown API resource`);
-      await validate(found, { kind: 'apiResource', apiResource }, apiResource.secrets, source);
-      return { apiResource, method: found.method };
+  async function apiResource(source: CredentialSource, seen: Seen): Promise<AuthenticatedApi> {
+    const found = await parse(source);
+    seen.id = found?.parsed.id;
+    if (!found) throw denied(source, 'no API credentials');
+    throttled(found.parsed.id, source);
+    const holder = deps.apiResources.get(found.parsed.id);
+    if (!holder) throw denied(source, `${found.method}: unknown API resource`);
+    await validate(found, { kind: 'apiResource', apiResource: holder }, holder.secrets, source);
+    return { apiResource: holder, method: found.method };
+  }
+
+  function throttled(id: string, source: CredentialSource): void {
+    if (deps.throttle && source.remoteAddress) deps.throttle.check(id, source.remoteAddress, deps.clock.now());
+  }
+
+  /** Counts failures for the throttle and reports both outcomes as events. */
+  async function observed<T>(source: CredentialSource, attempt: (seen: Seen) => Promise<T>, idOf: (r: T) => string, report: {
+    success: (r: T) => void;
+    failure: (id: string | undefined, reason: string) => void;
+  }): Promise<T> {
+    const seen: Seen = {};
+    try {
+      const result = await attempt(seen);
+      if (deps.throttle && source.remoteAddress) deps.throttle.succeeded(idOf(result), source.remoteAddress);
+      report.success(result);
+      return result;
+    } catch (err) {
+      if (isOAuthError(err) && err.code === 'invalid_client' && err.status === 401) {
+        const id = seen.id ?? source.params.get('client_id');
+        if (deps.throttle && source.remoteAddress) deps.throttle.failed(id, source.remoteAddress, deps.clock.now());
+        report.failure(id, err.logDetail ?? err.description);
+      }
+      throw err;
+    }
+  }
+
+  return {
+    authenticateClient(source) {
+      return observed(source, (seen) => client(source, seen), (r) => r.client.clientId, {
+        success: (r) => deps.events?.raise({ type: 'client.authenticated', clientId: r.client.clientId, method: r.method, endpoint: source.endpoint }),
+        failure: (clientId, reason) => deps.events?.raise({ type: 'client.authentication_failed', clientId, endpoint: source.endpoint, reason }),
+      });
+    },
+    authenticateApiResource(source) {
+      return observed(source, (seen) => apiResource(source, seen), (r) => r.apiResource.name, {
+        success: (r) => deps.events?.raise({ type: 'api.authenticated', apiResource: r.apiResource.name, method: r.method }),
+        failure: (name, reason) => deps.events?.raise({ type: 'api.authentication_failed', apiResource: name, reason }),
+      });
     },
   };
 }

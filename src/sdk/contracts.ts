@@ -18,6 +18,8 @@ export interface CredentialSource {
   readonly authorization: string | undefined;
   /** Which endpoint is authenticating the caller, e.g. `"token"`, `"introspection"`. */
   readonly endpoint: string;
+  /** The caller's network address, when known. */
+  readonly remoteAddress?: string | undefined;
 }
 
 /** Credentials a parser found. */

@@ -115,6 +115,7 @@ export function makeClient(clientId: string, clientSecrets: readonly Secret[], p
     deviceCodeLifetime: 300,
     pollingInterval: 5,
     properties,
+    allowedCorsOrigins: [],
   };
 }
 
@@ -138,6 +139,8 @@ export function makeConfig(clients: readonly Client[], apiResources: readonly Ap
     limits: { bodyBytes: 65_536, parameters: 50 },
     logLevel: 'silent',
     workers: 1,
+    metrics: { enabled: false, bearerToken: undefined },
+    authThrottle: { pairThreshold: 5, addressThreshold: 50, maxDelay: 300, window: 900 },
   };
 }
 

@@ -1,0 +1,61 @@
+/**
+ * Prometheus metrics (prom-client): requests by route and status, latency, tokens issued by
+ * grant type, authentication failures, store errors. Counting tokens and failures is done by
+ * listening to events, so the endpoints do not know metrics exist.
+ */
+import type { Context, Next } from 'koa';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EventSink } from '../events/service-event.js';
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Koa middleware timing every request. */
+  measure(ctx: Context, next: Next): Promise<void>;
+  /** Event sink counting tokens and authentication failures. */
+  readonly sink: EventSink;
+  storeError(): void;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'svc_' });
+  const requests = new Counter({
+    name: 'svc_http_requests_total', help: 'HTTP requests by route, method and status',
+    labelNames: ['route', 'method', 'status'], registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'svc_http_request_duration_seconds', help: 'HTTP request latency by route',
+    labelNames: ['route'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [registry],
+  });
+  const tokens = new Counter({
+    name: 'svc_tokens_issued_total', help: 'Tokens issued by grant type', labelNames: ['grant_type'], registers: [registry],
+  });
+  const authFailures = new Counter({
+    name: 'svc_authentication_failures_total', help: 'Failed client and API authentications by endpoint',
+    labelNames: ['endpoint'], registers: [registry],
+  });
+  const storeErrors = new Counter({ name: 'svc_store_errors_total', help: 'Store operations that failed', registers: [registry] });
+
+  return {
+    registry,
+    async measure(ctx, next) {
+      const start = process.hrtime.bigint();
+      try {
+        await next();
+      } finally {
+        // Unmatched paths share one label so a scanner cannot blow up the label space.
+        const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+        requests.inc({ route, method: ctx.method, status: String(ctx.status) });
+        duration.observe({ route }, Number(process.hrtime.bigint() - start) / 1e9);
+      }
+    },
+    sink: {
+      handle(event) {
+        if (event.type === 'token.issued') tokens.inc({ grant_type: event.grantType });
+        else if (event.type === 'client.authentication_failed') authFailures.inc({ endpoint: event.endpoint });
+        else if (event.type === 'api.authentication_failed') authFailures.inc({ endpoint: 'introspection' });
+      },
+    },
+    storeError: () => storeErrors.inc(),
+  };
+}
