@@ -78,53 +78,105 @@ export class OAuthError extends Error {
   }
 }
 
-type Ctor = new (description?: string, options?: OAuthErrorOptions) => OAuthError;
+/* One class per code, so `instanceof InvalidGrant` and `catch (e: InvalidGrant)` read like the wire. */
 
-function errorClass(code: OAuthErrorCode, name: string, fallback: string): Ctor {
-  const cls = class extends OAuthError {
-    override readonly name = name;
-    constructor(description = fallback, options?: OAuthErrorOptions) {
-      super(code, description, options);
-    }
-  };
-  Object.defineProperty(cls, 'name', { value: name });
-  return cls;
+export class InvalidRequest extends OAuthError {
+  override readonly name = 'InvalidRequest';
+  constructor(description = 'The request is malformed.', options?: OAuthErrorOptions) {
+    super('invalid_request', description, options);
+  }
 }
 
-export const InvalidRequest = errorClass('invalid_request', 'InvalidRequest', 'The request is malformed.');
-export const InvalidClient = errorClass('invalid_client', 'InvalidClient', 'Client authentication failed.');
-export const InvalidGrant = errorClass('invalid_grant', 'InvalidGrant', 'The grant is invalid.');
-export const UnauthorizedClient = errorClass(
-  'unauthorized_client',
-  'UnauthorizedClient',
-  'The client is not allowed to use this grant type.',
-);
-export const UnsupportedGrantType = errorClass(
-  'unsupported_grant_type',
-  'UnsupportedGrantType',
-  'The grant type is not supported.',
-);
-export const InvalidScope = errorClass('invalid_scope', 'InvalidScope', 'The requested scope is invalid.');
-export const InvalidTarget = errorClass('invalid_target', 'InvalidTarget', 'The requested resource is invalid.');
-export const UnsupportedTokenType = errorClass(
-  'unsupported_token_type',
-  'UnsupportedTokenType',
-  'This token type cannot be handled.',
-);
-export const AuthorizationPending = errorClass(
-  'authorization_pending',
-  'AuthorizationPending',
-  'The user has not yet approved the request.',
-);
-export const SlowDown = errorClass('slow_down', 'SlowDown', 'Polling too fast; slow down.');
-export const AccessDenied = errorClass('access_denied', 'AccessDenied', 'The request was denied.');
-export const ExpiredToken = errorClass('expired_token', 'ExpiredToken', 'The code has expired.');
-export const TemporarilyUnavailable = errorClass(
-  'temporarily_unavailable',
-  'TemporarilyUnavailable',
-  'The service is temporarily unavailable; try again later.',
-);
-export const ServerError = errorClass('server_error', 'ServerError', 'An unexpected error occurred.');
+export class InvalidClient extends OAuthError {
+  override readonly name = 'InvalidClient';
+  constructor(description = 'Client authentication failed.', options?: OAuthErrorOptions) {
+    super('invalid_client', description, options);
+  }
+}
+
+export class InvalidGrant extends OAuthError {
+  override readonly name = 'InvalidGrant';
+  constructor(description = 'The grant is invalid.', options?: OAuthErrorOptions) {
+    super('invalid_grant', description, options);
+  }
+}
+
+export class UnauthorizedClient extends OAuthError {
+  override readonly name = 'UnauthorizedClient';
+  constructor(description = 'The client is not allowed to use this grant type.', options?: OAuthErrorOptions) {
+    super('unauthorized_client', description, options);
+  }
+}
+
+export class UnsupportedGrantType extends OAuthError {
+  override readonly name = 'UnsupportedGrantType';
+  constructor(description = 'The grant type is not supported.', options?: OAuthErrorOptions) {
+    super('unsupported_grant_type', description, options);
+  }
+}
+
+export class InvalidScope extends OAuthError {
+  override readonly name = 'InvalidScope';
+  constructor(description = 'The requested scope is invalid.', options?: OAuthErrorOptions) {
+    super('invalid_scope', description, options);
+  }
+}
+
+export class InvalidTarget extends OAuthError {
+  override readonly name = 'InvalidTarget';
+  constructor(description = 'The requested resource is invalid.', options?: OAuthErrorOptions) {
+    super('invalid_target', description, options);
+  }
+}
+
+export class UnsupportedTokenType extends OAuthError {
+  override readonly name = 'UnsupportedTokenType';
+  constructor(description = 'This token type cannot be handled.', options?: OAuthErrorOptions) {
+    super('unsupported_token_type', description, options);
+  }
+}
+
+export class AuthorizationPending extends OAuthError {
+  override readonly name = 'AuthorizationPending';
+  constructor(description = 'The user has not yet approved the request.', options?: OAuthErrorOptions) {
+    super('authorization_pending', description, options);
+  }
+}
+
+export class SlowDown extends OAuthError {
+  override readonly name = 'SlowDown';
+  constructor(description = 'Polling too fast; slow down.', options?: OAuthErrorOptions) {
+    super('slow_down', description, options);
+  }
+}
+
+export class AccessDenied extends OAuthError {
+  override readonly name = 'AccessDenied';
+  constructor(description = 'The request was denied.', options?: OAuthErrorOptions) {
+    super('access_denied', description, options);
+  }
+}
+
+export class ExpiredToken extends OAuthError {
+  override readonly name = 'ExpiredToken';
+  constructor(description = 'The code has expired.', options?: OAuthErrorOptions) {
+    super('expired_token', description, options);
+  }
+}
+
+export class TemporarilyUnavailable extends OAuthError {
+  override readonly name = 'TemporarilyUnavailable';
+  constructor(description = 'The service is temporarily unavailable; try again later.', options?: OAuthErrorOptions) {
+    super('temporarily_unavailable', description, options);
+  }
+}
+
+export class ServerError extends OAuthError {
+  override readonly name = 'ServerError';
+  constructor(description = 'An unexpected error occurred.', options?: OAuthErrorOptions) {
+    super('server_error', description, options);
+  }
+}
 
 export function isOAuthError(value: unknown): value is OAuthError {
   return value instanceof OAuthError || (typeof value === 'object' && value !== null && brand in value);
