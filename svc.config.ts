@@ -74,6 +74,21 @@ export default defineConfig({
       allowedGrantTypes: ['delegation'],
       allowedScopes: ['backend.read'],
     },
+    // Machine to machine with a private key JWT (RFC 7523) instead of a shared secret. The service
+    // holds only the certificate; the demo private key is docs/demo-keys/pkjwt-demo.pem (made by
+    // `npx svc create-client-key --client pkjwt-demo --out <file>`; demo only, like every secret here).
+    {
+      clientId: 'pkjwt-demo',
+      clientSecrets: [
+        {
+          type: 'X509CertificateBase64',
+          value: 'MIIBRzCB7qADAgECAhAZrNHjqcCuj1+qxngA5qaYMAoGCCqGSM49BAMCMBUxEzARBgNVBAMTCnBrand0LWRlbW8wHhcNMjYxMTIyMTUyMDIyWhcNMzYxMTE5MTUyMDIyWjAVMRMwEQYDVQQDEwpwa2p3dC1kZW1vMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEeclPw+UQIbIWy1GOg4aiZ2lCh7FilBOdZ9yH5nWCw7YObKc9BKCus8uyI8qKaDxJDRCkwRoOVh2nM9dPRllInKMgMB4wDAYDVR0TAQH/BAIwADAOBgNVHQ8BAf8EBAMCB4AwCgYIKoZIzj0EAwIDSAAwRQIhAPsAvVpxYec5ZvezRQZYHGR4KkDQjbupBDNetS0CN7oqAiAVWEqMG6iSGvaIY4llMxppRaEX+eTG87dv2WVWPA5x2Q==',
+          description: 'ES256 demo certificate of pkjwt-demo',
+        },
+      ],
+      allowedGrantTypes: ['client_credentials'],
+      allowedScopes: ['api1.read'],
+    },
     // A TV or CLI: the device flow, public client (no secret).
     {
       clientId: 'tv',

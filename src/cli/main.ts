@@ -17,6 +17,8 @@ commands:
   hash-password <password>           print a PHC scrypt hash for a user's password
   create-client-key --client <id> --out <key.pem> [--alg ES256|RS256|PS256|EdDSA] [--days 365]
                                      make a key pair and self-signed certificate for private_key_jwt
+  client-assertion --client <id> --key <key.pem> [--aud <issuer>]
+                                     print a fresh private_key_jwt client assertion (for curl)
 `;
 
 function fail(message: string): number {
@@ -37,6 +39,8 @@ export async function main(argv: string[]): Promise<number> {
         out: { type: 'string' },
         alg: { type: 'string' },
         days: { type: 'string' },
+        key: { type: 'string' },
+        aud: { type: 'string' },
       },
     });
   } catch (err) {
@@ -61,6 +65,8 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'create-client-key':
         return await (await import('./create-client-key-command.js')).createClientKeyCommand(values);
+      case 'client-assertion':
+        return await (await import('./client-assertion-command.js')).clientAssertionCommand(values);
       case undefined:
       case 'help':
       case '--help':
