@@ -1,11 +1,12 @@
-import type { ExtensionGrantValidator } from '../sdk/contracts.js';
+import type { ExtensionGrantValidator, TokenRequestErrorCode } from '../sdk/contracts.js';
 import { isOAuthError } from '../oauth/errors.js';
 import type { RefreshTokenService } from '../oauth/refresh-tokens.js';
 import { parseScope } from '../oauth/scopes.js';
 
 /**
  * RFC 6749 §6: a refresh token buys a new access token and, by rotation, a new refresh token
- * of the same family. A narrower `scope` may be asked for, never a wider one.
+ * of the same family. A narrower `scope` may be asked for, never a wider one; the family keeps
+ * its original scope and audience.
  */
 export function createRefreshTokenGrant({ refreshTokens }: { refreshTokens: RefreshTokenService }): ExtensionGrantValidator {
   return {
@@ -16,28 +17,24 @@ export function createRefreshTokenGrant({ refreshTokens }: { refreshTokens: Refr
         ctx.result = { error: 'invalid_request', description: 'The refresh_token parameter is required.' };
         return;
       }
+      const scope = ctx.request.raw.get('scope');
+      const requested = scope === undefined ? undefined : parseScope(scope);
       let redeemed;
       try {
-        redeemed = await refreshTokens.redeem(handle, ctx.request.client);
+        redeemed = await refreshTokens.redeem(handle, ctx.request.client, requested);
       } catch (err) {
-        if (isOAuthError(err) && err.code === 'invalid_grant') {
-          ctx.result = { error: 'invalid_grant', description: err.description };
+        if (isOAuthError(err) && (err.code === 'invalid_grant' || err.code === 'invalid_scope')) {
+          ctx.result = { error: err.code as TokenRequestErrorCode, description: err.description };
           return;
         }
         throw err;
-      }
-      const scope = ctx.request.raw.get('scope');
-      const scopes = scope === undefined ? redeemed.scopes : parseScope(scope);
-      const wider = scopes.find((s) => !redeemed.scopes.includes(s));
-      if (wider) {
-        ctx.result = { error: 'invalid_scope', description: `The scope "${wider}" was not granted originally.` };
-        return;
       }
       ctx.result = {
         subject: redeemed.subject,
         grantType: 'refresh_token',
         ...(redeemed.authTime === undefined ? {} : { authTime: redeemed.authTime }),
-        scopes,
+        ...(redeemed.audience === undefined ? {} : { audience: redeemed.audience }),
+        scopes: requested ?? redeemed.scopes,
         claims: redeemed.claims,
         sessionId: redeemed.familyId,
       };

@@ -4,13 +4,15 @@
  */
 import type { ResolvedConfig, User } from '../config/schema.js';
 import type { ResourceOwnerValidator } from '../sdk/contracts.js';
-import { hashPassword, verifyPassword } from './password-hash.js';
+import { hashPassword, scryptCostOf, verifyPassword } from './password-hash.js';
 
 export function createConfigUserValidator({ config }: { config: ResolvedConfig }): ResourceOwnerValidator {
   const byUsername = new Map(config.users.map((u) => [u.username, u]));
   const bySubject = new Map(config.users.map((u) => [u.subjectId, u]));
-  // An unknown username still costs one scrypt run, so timing does not tell which usernames exist.
-  const decoy = hashPassword('decoy', { ln: 15, r: 8, p: 1 });
+  // An unknown username still costs one scrypt run at the cost the users' hashes have, so timing
+  // does not tell which usernames exist.
+  const cost = config.users.map((u) => scryptCostOf(u.password)).find((c) => c !== undefined);
+  const decoy = hashPassword('decoy', cost);
   return {
     async validate(username, password) {
       const user: User | undefined = byUsername.get(username);

@@ -4,11 +4,17 @@
  * throws is logged and answered `server_error`. Neither crashes the pipeline.
  */
 import type {
-  ExtensionGrantValidator, GrantContext, GrantSuccess, JsonValue, Logger, ValidatedTokenRequest,
+  ExtensionGrantValidator, GrantContext, GrantSuccess, JsonValue, Logger, TokenRequestErrorCode, ValidatedTokenRequest,
 } from '../sdk/contracts.js';
 import { isGrantError } from '../sdk/contracts.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { InvalidGrant, InvalidScope, isOAuthError, OAuthError, ServerError } from './errors.js';
+
+/** RFC 6749 §5.2 and RFC 8628 §3.5: what a grant may answer. */
+const tokenRequestErrors: ReadonlySet<string> = new Set<TokenRequestErrorCode>([
+  'invalid_request', 'invalid_grant', 'unauthorized_client', 'invalid_scope', 'invalid_target',
+  'authorization_pending', 'slow_down', 'access_denied', 'expired_token',
+]);
 
 export interface GrantOutcome {
   readonly success: GrantSuccess;
@@ -31,7 +37,12 @@ export async function runGrant(grant: ExtensionGrantValidator, request: Validate
     throw new InvalidGrant();
   }
   if (isGrantError(result)) {
-    throw new OAuthError(result.error, result.description ?? defaultDescription(result.error));
+    if (!tokenRequestErrors.has(result.error)) {
+      logger.error({ grantType: request.grantType, code: String(result.error).slice(0, 100) }, 'grant validator answered with an error code a token request cannot have');
+      throw new ServerError();
+    }
+    const description = typeof result.description === 'string' ? result.description.slice(0, 500) : defaultDescription(result.error);
+    throw new OAuthError(result.error, description);
   }
   if (typeof result.subject !== 'string' || result.subject.length === 0) {
     logger.error({ grantType: request.grantType }, 'grant validator returned a success without a subject');

@@ -26,6 +26,18 @@ export function isPhcScrypt(encoded: string): boolean {
   return parse(encoded) !== undefined;
 }
 
+export interface ScryptCost {
+  ln: number;
+  r: number;
+  p: number;
+}
+
+/** The cost parameters of a PHC scrypt string, or undefined when it is not one. */
+export function scryptCostOf(encoded: string): ScryptCost | undefined {
+  const params = parse(encoded);
+  return params && { ln: params.ln, r: params.r, p: params.p };
+}
+
 function derive(password: string, salt: Buffer, ln: number, r: number, p: number, length: number): Promise<Buffer> {
   const N = 2 ** ln;
   return new Promise((resolve, reject) => {
@@ -38,7 +50,7 @@ function derive(password: string, salt: Buffer, ln: number, r: number, p: number
 
 const b64 = (buf: Buffer): string => buf.toString('base64').replace(/=+$/, '');
 
-export async function hashPassword(password: string, cost = { ln: 15, r: 8, p: 1 }): Promise<string> {
+export async function hashPassword(password: string, cost: ScryptCost = { ln: 15, r: 8, p: 1 }): Promise<string> {
   const salt = randomBytes(16);
   const hash = await derive(password, salt, cost.ln, cost.r, cost.p, 32);
   return `$scrypt$ln=${cost.ln},r=${cost.r},p=${cost.p}$${b64(salt)}$${b64(hash)}`;

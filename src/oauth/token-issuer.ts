@@ -117,8 +117,10 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
         expires_in: access.expiresIn,
         scope: scopes.join(' '),
       };
-      // A token that represents a user can be refreshed; a client-only token never.
-      if (scopes.includes(offlineAccess) && client.allowOfflineAccess && grant.authTime !== undefined) {
+      // A token that represents a user can be refreshed; a client-only token never. A refresh
+      // (the grant continues a family) always rotates, whatever scope this request narrowed to.
+      const rotation = grant.sessionId !== undefined;
+      if (rotation || (scopes.includes(offlineAccess) && client.allowOfflineAccess && grant.authTime !== undefined)) {
         response.refresh_token = await refreshTokens.issue({ client, grant, scopes });
       }
       if (scopes.includes('openid') && grant.authTime !== undefined) {

@@ -1,0 +1,76 @@
+/** The refresh_token grant (RFC 6749 §6), called with a fake refresh token service. */
+import { describe, expect, it } from 'vitest';
+import { createRefreshTokenGrant } from '../../src/grants/refresh-token.js';
+import { checkConfig } from '../../src/config/load.js';
+import { InvalidGrant, InvalidScope } from '../../src/oauth/errors.js';
+import { StoreUnavailableError } from '../../src/store/store.js';
+import type { RedeemedRefreshToken, RefreshTokenService } from '../../src/oauth/refresh-tokens.js';
+import { grantContext } from '../fixtures/grant-plugins/grant-context.js';
+
+const config = checkConfig(
+  { apiScopes: [{ name: 'a' }, { name: 'b' }], clients: [{ clientId: 'web', requireClientSecret: false, allowedGrantTypes: ['refresh_token'], allowedScopes: ['a', 'b'], allowOfflineAccess: true }] },
+  process.cwd(),
+);
+const client = config.clients[0]!;
+
+const redeemed: RedeemedRefreshToken = {
+  subject: 'alice', familyId: 'fam-1', scopes: ['a', 'b', 'offline_access'], authTime: 1_800_000_000,
+  claims: { act: { client_id: 'web' } }, grantType: 'password', audience: undefined,
+};
+
+function setup(redeem: RefreshTokenService['redeem']) {
+  const presented: string[] = [];
+  const requested: Array<readonly string[] | undefined> = [];
+  const grant = createRefreshTokenGrant({
+    refreshTokens: {
+      issue: async () => 'unused',
+      redeem: async (handle, c, scopes) => (presented.push(handle), requested.push(scopes), redeem(handle, c, scopes)),
+    },
+  });
+  const run = async (raw: Record<string, string>) => {
+    const ctx = grantContext(client, 'refresh_token', raw, []);
+    await grant.validate(ctx);
+    return ctx.result;
+  };
+  return { presented, requested, run };
+}
+
+describe('refresh_token grant', () => {
+  it('continues the family for the same subject, auth_time, claims and scopes', async () => {
+    const { run, presented } = setup(async () => redeemed);
+    expect(await run({ refresh_token: 'rt' })).toEqual({
+      subject: 'alice', grantType: 'refresh_token', authTime: 1_800_000_000, scopes: ['a', 'b', 'offline_access'],
+      claims: { act: { client_id: 'web' } }, sessionId: 'fam-1',
+    });
+    expect(presented).toEqual(['rt']);
+  });
+
+  it('grants a narrower scope', async () => {
+    expect(await setup(async () => redeemed).run({ refresh_token: 'rt', scope: 'a offline_access' })).toMatchObject({ scopes: ['a', 'offline_access'] });
+  });
+
+  it('hands the requested scope to the service, which refuses a wider one before using the token up', async () => {
+    const { run, requested } = setup(async () => {
+      throw new InvalidScope('The scope "b" was not granted originally.');
+    });
+    expect(await run({ refresh_token: 'rt', scope: 'a b' })).toEqual({
+      error: 'invalid_scope', description: 'The scope "b" was not granted originally.',
+    });
+    expect(requested).toEqual([['a', 'b']]);
+  });
+
+  it('answers invalid_request without a refresh_token', async () => {
+    const { run, presented } = setup(async () => redeemed);
+    expect(await run({})).toEqual({ error: 'invalid_request', description: 'The refresh_token parameter is required.' });
+    expect(presented).toEqual([]);
+  });
+
+  it('passes on the service’s invalid_grant as its result', async () => {
+    const result = await setup(async () => { throw new InvalidGrant('The refresh token has expired.'); }).run({ refresh_token: 'rt' });
+    expect(result).toEqual({ error: 'invalid_grant', description: 'The refresh token has expired.' });
+  });
+
+  it('lets other failures (a store outage) propagate', async () => {
+    await expect(setup(async () => { throw new StoreUnavailableError('down'); }).run({ refresh_token: 'rt' })).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+});
