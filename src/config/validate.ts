@@ -21,8 +21,20 @@ export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', '
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ) */
 const scopeToken = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
-/** ISO 8601 date-time with an explicit zone or a plain date. */
-const isoDateTime = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+/** ISO 8601: a plain date (read as UTC), or a date-time with an explicit zone. */
+const isoDateTime = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))?$/;
+
+/** True for a real calendar date-time: `Date.parse` would roll February 30th into March. */
+function isIsoDateTime(value: string): boolean {
+  const m = isoDateTime.exec(value);
+  if (!m || Number.isNaN(Date.parse(value))) return false;
+  const [year, month, day, hour = '0', minute = '0', second = '0'] = m.slice(1).map((v) => v ?? undefined) as string[];
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  return (
+    date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day) &&
+    Number(hour) < 24 && Number(minute) < 60 && Number(second) < 60
+  );
+}
 
 class Problems {
   readonly list: string[] = [];
@@ -119,7 +131,7 @@ function checkSecrets(p: Problems, path: string, value: unknown): number {
     }
     if (secret.expiration !== undefined) {
       const e = secret.expiration;
-      if (typeof e !== 'string' || !isoDateTime.test(e) || Number.isNaN(Date.parse(e))) {
+      if (typeof e !== 'string' || !isIsoDateTime(e)) {
         p.add(`${at}.expiration`, `expected an ISO 8601 date-time such as "2027-01-31T00:00:00Z", got ${describe(e)}`);
       }
     }
