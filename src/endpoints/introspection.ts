@@ -4,26 +4,31 @@
  * token and a token for another API look the same (`{ active: false }`).
  */
 import type { ApiResource } from '../config/schema.js';
-import type { JsonValue, TokenValidator } from '../sdk/contracts.js';
+import type { AccessTokenClaims, JsonValue, TokenValidator } from '../sdk/contracts.js';
 import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
 import { InvalidRequest } from '../oauth/errors.js';
 import type { FormRequest } from './form-request.js';
 
 const reported = ['iss', 'client_id', 'aud', 'iat', 'nbf', 'exp', 'jti', 'auth_time', 'act'] as const;
+const inactive = (): Record<string, JsonValue> => ({ active: false });
+
+/** The token's scopes that belong to the caller; none when its audience leaves the caller out. */
+function scopesFor(api: ApiResource, claims: AccessTokenClaims): string[] {
+  // A token whose audience was narrowed (RFC 8693 `audience`) is not for an API left out of `aud`.
+  const audiences: readonly unknown[] = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+  if (!audiences.includes(api.name) || typeof claims.scope !== 'string') return [];
+  return claims.scope.split(' ').filter((s) => api.scopes.includes(s));
+}
 
 export function createIntrospectionEndpoint(deps: { clientAuthenticator: ClientAuthenticator; tokenValidator: TokenValidator }) {
-  function scopesFor(api: ApiResource, scope: unknown): string[] {
-    return typeof scope === 'string' ? scope.split(' ').filter((s) => api.scopes.includes(s)) : [];
-  }
-
   return async function introspectionEndpoint(request: FormRequest): Promise<Record<string, JsonValue>> {
     const { apiResource } = await deps.clientAuthenticator.authenticateApiResource({ ...request, endpoint: 'introspection' });
     const token = request.params.get('token');
     if (token === undefined) throw new InvalidRequest('The token parameter is missing.');
     const result = await deps.tokenValidator.validateAccessToken(token);
-    if (!result.active) return { active: false };
-    const scopes = scopesFor(apiResource, result.claims.scope);
-    if (scopes.length === 0) return { active: false };
+    if (!result.active) return inactive();
+    const scopes = scopesFor(apiResource, result.claims);
+    if (scopes.length === 0) return inactive();
     const response: Record<string, JsonValue> = { active: true, scope: scopes.join(' '), token_type: 'Bearer' };
     for (const name of reported) {
       const value = result.claims[name];

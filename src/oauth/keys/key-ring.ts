@@ -6,12 +6,18 @@
  * Rotation follows Duende's automatic key management: a new key is published in the JWKS for
  * `propagationTime` before it signs, and a replaced key stays published until every token it
  * signed has expired.
+ *
+ * Nodes sharing a store agree on every key: only the node whose lease record lands first (the
+ * store's `add` is atomic across nodes) creates the first key or a successor; the others wait
+ * for it to appear.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Clock, Logger } from '../../sdk/contracts.js';
+import { BootError } from '../../config/boot-error.js';
 import type { ResolvedConfig, SigningAlgorithm } from '../../config/schema.js';
-import type { SigningKeyRecord, Store } from '../../store/store.js';
+import { DuplicateKeyError, StoreUnavailableError, type SigningKeyRecord, type Store } from '../../store/store.js';
 import { loadConfiguredKeys } from './configured-keys.js';
 
 export interface SigningKey {
@@ -27,6 +33,8 @@ export interface KeyRingDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
+  /** How long a node that lost the race to create a key waits for the winner's key (real time). Default 5000. */
+  keyWaitMs?: number;
 }
 
 export interface KeyRing {
@@ -40,9 +48,18 @@ export interface KeyRing {
   jwksJson(): string;
   /** Re-reads the store and rotates when due. */
   refresh(): Promise<void>;
+  /** Starts the periodic refresh (every `signing.refreshInterval`). */
   start(): void;
   stop(): void;
 }
+
+/** Lease records in the store that let exactly one node create a given key. */
+const leaseType = 'signing_key_lease';
+const leaseMs = 60_000;
+/** Poll period while waiting for another node's key. */
+const keyPollMs = 50;
+/** Skew allowed on token lifetimes (as in validation) plus slack. */
+const retentionSlackMs = 300_000;
 
 const generateOptions = (alg: string): { extractable: true; modulusLength?: number; crv?: string } =>
   alg.startsWith('RS') || alg.startsWith('PS') ? { extractable: true, modulusLength: 2048 } : { extractable: true };
@@ -56,22 +73,25 @@ async function fromRecord(record: SigningKeyRecord): Promise<SigningKey> {
   return { kid: record.kid, alg: record.alg, privateKey, publicKey, publicJwk };
 }
 
-export async function createKeyRing({ config, store, clock, logger }: KeyRingDeps): Promise<KeyRing> {
+export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 5000 }: KeyRingDeps): Promise<KeyRing> {
   const algorithms = [...new Set<SigningAlgorithm>([config.signing.accessTokenAlgorithm, 'RS256'])];
   const configured = await loadConfiguredKeys(config.signing.keys);
   const configuredAlgs = new Set(configured.map((k) => k.alg));
   const managedAlgs = algorithms.filter((a) => !configuredAlgs.has(a));
   for (const alg of configuredAlgs) if (!algorithms.includes(alg as SigningAlgorithm)) algorithms.push(alg as SigningAlgorithm);
 
-  // Tokens signed by a retiring key must stay verifiable for their whole lifetime.
-  const maxTokenLifetimeMs = 1000 * Math.max(3600, ...config.clients.map((c) => c.accessTokenLifetime)) + 300_000;
   const { rotationInterval, propagationTime, refreshInterval } = config.signing;
+  // Tokens signed by a replaced key must stay verifiable for their whole lifetime, counted from
+  // the moment the last node stops signing with it: up to one refresh interval after the switch.
+  const retentionMs =
+    1000 * (Math.max(3600, ...config.clients.map((c) => c.accessTokenLifetime)) + refreshInterval) + retentionSlackMs;
 
   const imported = new Map<string, SigningKey>();
   let signing = new Map<string, SigningKey>();
   let published = new Map<string, SigningKey>();
   let jwks = '{"keys":[]}';
   let lastReload = 0;
+  const inFlight = new Map<boolean, Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
 
   async function importRecord(record: SigningKeyRecord): Promise<SigningKey> {
@@ -98,45 +118,103 @@ export async function createKeyRing({ config, store, clock, logger }: KeyRingDep
     logger.info({ kid: record.kid, alg, activatesAt: new Date(activatesAt).toISOString() }, 'signing key created');
   }
 
+  /** Takes the lease on creating one key; `false` when another node holds it. */
+  async function claim(lease: string, now: number): Promise<boolean> {
+    try {
+      await store.add({
+        key: `signing-key-lease:${lease}`,
+        type: leaseType,
+        clientId: '',
+        subjectId: undefined,
+        sessionId: undefined,
+        createdAt: now,
+        expiresAt: now + leaseMs,
+        consumedAt: undefined,
+        data: '{}',
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof DuplicateKeyError) return false;
+      throw err;
+    }
+  }
+
+  /** Waits (bounded) until the store holds a key of `alg` that `found` accepts. */
+  async function waitForKey(alg: string, found: (r: SigningKeyRecord, now: number) => boolean): Promise<boolean> {
+    const deadline = Date.now() + keyWaitMs;
+    do {
+      await sleep(keyPollMs);
+      const now = clock.now();
+      if ((await store.listSigningKeys()).some((r) => r.alg === alg && found(r, now))) return true;
+    } while (Date.now() < deadline);
+    return false;
+  }
+
+  const isActive = (r: SigningKeyRecord, now: number): boolean =>
+    r.activatesAt <= now && (r.retiresAt === undefined || r.retiresAt > now);
+
   const newestActive = (records: SigningKeyRecord[], now: number): SigningKeyRecord | undefined =>
     records
-      .filter((r) => r.activatesAt <= now && (r.retiresAt === undefined || r.retiresAt > now))
+      .filter((r) => isActive(r, now))
       .sort((a, b) => b.activatesAt - a.activatesAt || (a.kid < b.kid ? 1 : -1))[0];
 
-  /** Brings the stored keys of one algorithm up to date; returns whether it wrote anything. */
+  /** Brings the stored keys of one algorithm up to date; returns whether the stored set changed. */
   async function rotate(alg: string, records: SigningKeyRecord[], now: number): Promise<boolean> {
     const active = newestActive(records, now);
     if (!active) {
       // First start (or every key retired): nothing can have cached a JWKS yet, so sign at once.
-      await createManagedKey(alg, now);
+      if (await claim(`${alg}:first`, now)) {
+        await createManagedKey(alg, now);
+      } else if (!(await waitForKey(alg, isActive))) {
+        logger.warn({ alg }, 'another node claimed the first signing key but none appeared; creating one here');
+        await createManagedKey(alg, clock.now());
+      }
       return true;
     }
-    let wrote = false;
+    let changed = false;
     const newest = records.reduce((a, b) => (b.createdAt > a.createdAt ? b : a));
     if (newest === active && now - active.createdAt >= 1000 * Math.max(rotationInterval - propagationTime, 0)) {
-      await createManagedKey(alg, now + 1000 * propagationTime);
-      wrote = true;
+      if (await claim(`${alg}:after:${active.kid}`, now)) {
+        await createManagedKey(alg, now + 1000 * propagationTime);
+      } else {
+        // Another node is creating the successor; a miss here is caught up by the next refresh.
+        await waitForKey(alg, (r) => r.kid !== active.kid && r.createdAt >= active.createdAt);
+      }
+      changed = true;
     }
     for (const r of records) {
       if (r === active || r.activatesAt > now) continue;
       if (r.retiresAt === undefined) {
-        await store.updateSigningKey(r.kid, { retiresAt: active.activatesAt + maxTokenLifetimeMs });
-        wrote = true;
+        await store.updateSigningKey(r.kid, { retiresAt: active.activatesAt + retentionMs });
+        changed = true;
       } else if (r.retiresAt <= now) {
         await store.removeSigningKey(r.kid);
         imported.delete(r.kid);
-        wrote = true;
+        changed = true;
       }
     }
-    return wrote;
+    return changed;
   }
 
-  async function reload(): Promise<void> {
+  /** Re-reads the keys, rotating first when `manage` is set; callers share a reload in flight. */
+  function reload(manage: boolean): Promise<void> {
+    let running = inFlight.get(manage);
+    if (!running) {
+      running = load(manage).finally(() => inFlight.delete(manage));
+      inFlight.set(manage, running);
+    }
+    return running;
+  }
+
+  async function load(manage: boolean): Promise<void> {
     const now = clock.now();
     let records = await store.listSigningKeys();
-    let wrote = false;
-    for (const alg of managedAlgs) wrote = (await rotate(alg, records.filter((r) => r.alg === alg), now)) || wrote;
-    if (wrote) records = await store.listSigningKeys();
+    if (manage) {
+      let changed = false;
+      for (const alg of managedAlgs) changed = (await rotate(alg, records.filter((r) => r.alg === alg), now)) || changed;
+      if (changed) records = await store.listSigningKeys();
+    }
+    const current = clock.now();
 
     const nextSigning = new Map<string, SigningKey>();
     const nextPublished = new Map<string, SigningKey>();
@@ -146,19 +224,26 @@ export async function createKeyRing({ config, store, clock, logger }: KeyRingDep
     }
     for (const alg of managedAlgs) {
       const mine = records.filter((r) => r.alg === alg);
-      const active = newestActive(mine, now);
+      const active = newestActive(mine, current);
       if (active) nextSigning.set(alg, await importRecord(active));
       for (const r of mine) {
-        if (r.retiresAt === undefined || r.retiresAt > now) nextPublished.set(r.kid, await importRecord(r));
+        if (r.retiresAt === undefined || r.retiresAt > current) nextPublished.set(r.kid, await importRecord(r));
       }
     }
     signing = nextSigning;
     published = nextPublished;
     jwks = JSON.stringify({ keys: [...published.values()].map((k) => k.publicJwk) });
-    lastReload = now;
+    lastReload = current;
   }
 
-  await reload();
+  try {
+    await reload(true);
+  } catch (err) {
+    if (err instanceof StoreUnavailableError) {
+      throw new BootError('STORE_UNAVAILABLE', `signing keys: cannot load them from the store: ${err.message}`, { cause: err });
+    }
+    throw err;
+  }
 
   return {
     algorithms,
@@ -171,17 +256,18 @@ export async function createKeyRing({ config, store, clock, logger }: KeyRingDep
       const known = published.get(kid);
       if (known) return known;
       // Another node may have created a key since the last reload; look once, at most every 5 s.
+      // Only a read: a request never waits for a rotation.
       if (clock.now() - lastReload > 5000) {
-        await reload();
+        await reload(false);
         return published.get(kid);
       }
       return undefined;
     },
     jwksJson: () => jwks,
-    refresh: reload,
+    refresh: () => reload(true),
     start() {
       timer = setInterval(() => {
-        reload().catch((err: unknown) => logger.warn({ err }, 'signing key refresh failed; keeping the current keys'));
+        reload(true).catch((err: unknown) => logger.warn({ err }, 'signing key refresh failed; keeping the current keys'));
       }, refreshInterval * 1000);
       timer.unref();
     },

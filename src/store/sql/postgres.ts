@@ -37,6 +37,9 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Store 
   });
   // Without a listener, an idle client's error (server restart, network cut) crashes the process.
   pool.on('error', onPoolError);
+  // A checked-out client whose socket dies mid-query rejects the query (the caller answers 503)
+  // and then also emits 'error'; without a listener that would crash the process.
+  pool.on('connect', (client) => client.on('error', onPoolError));
 
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return createSqlStore({
