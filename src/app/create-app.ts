@@ -17,7 +17,6 @@ import type { Store } from '../store/store.js';
 import { createKeyRing } from '../oauth/keys/key-ring.js';
 import { createClientAuthenticator } from '../oauth/client-authenticator.js';
 import type { TokenIssuer } from '../oauth/token-issuer.js';
-import { InvalidRequest } from '../oauth/errors.js';
 import { loadPluginFolders } from '../plugin-host/load-plugins.js';
 import { createPluginRegistrar, type PluginRegistry } from '../plugin-host/plugin-registry.js';
 import { checkConfigAgainstPlugins } from '../plugin-host/check-config.js';
@@ -26,8 +25,11 @@ import { buildDiscoveryDocument } from '../endpoints/discovery.js';
 import { createTokenEndpoint } from '../endpoints/token.js';
 import { createIntrospectionEndpoint } from '../endpoints/introspection.js';
 import { createRevocationEndpoint } from '../endpoints/revocation.js';
-import { endpointUrls } from '../endpoints/urls.js';
-import { createRouter, methodAndPathErrors } from '../http/routes.js';
+import { createDeviceAuthorizationEndpoint } from '../endpoints/device-authorization.js';
+import { userCodeScheme } from '../device/user-code.js';
+import { createDevicePage } from '../http/device-page/index.js';
+import { endpointUrls, paths } from '../endpoints/urls.js';
+import { createRouter, jsonForBareStatuses } from '../http/routes.js';
 import { errorResponse } from '../http/error-response.js';
 import { requestId } from '../http/request-id.js';
 import { createServiceContainer, systemClock } from './container.js';
@@ -117,6 +119,12 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
       token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, logger }),
       introspection: createIntrospectionEndpoint({ clientAuthenticator, tokenValidator: container.resolve('tokenValidator') }),
       revocation: createRevocationEndpoint({ clientAuthenticator, store, logger }),
+      deviceAuthorization: createDeviceAuthorizationEndpoint({
+        clientAuthenticator, scopeCatalog, store, clock,
+        userCodes: userCodeScheme(config.deviceFlow.userCodeFormat),
+        verificationUri: config.issuer + paths.devicePage,
+      }),
+      devicePage: createDevicePage({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator') }),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),
       jwksJson: () => keyRing.jwksJson(),
     },
@@ -127,11 +135,9 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   koa.silent = true;
   koa.use(requestId);
   koa.use(errorResponse(logger));
+  koa.use(jsonForBareStatuses);
   koa.use(router.routes());
-  koa.use(methodAndPathErrors(router));
-  koa.use(async (ctx) => {
-    if (ctx.status === 404 && ctx.body === undefined) throw new InvalidRequest('Not found.', { status: 404 });
-  });
+  koa.use(router.allowedMethods());
 
   keyRing.start();
   const sweeper = startExpiredGrantSweeper({

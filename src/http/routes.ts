@@ -3,7 +3,7 @@
  * they meet Koa.
  */
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { paths } from '../endpoints/urls.js';
 import type { FormRequest } from '../endpoints/form-request.js';
 import { InvalidRequest } from '../oauth/errors.js';
@@ -14,6 +14,8 @@ export interface Endpoints {
   introspection?(request: FormRequest): Promise<object>;
   revocation?(request: FormRequest): Promise<object | undefined>;
   deviceAuthorization?(request: FormRequest): Promise<object>;
+  /** The device flow's verification page (HTML, GET and POST). */
+  devicePage?: Middleware;
   discoveryJson: string;
   jwksJson(): string;
 }
@@ -47,6 +49,7 @@ export function createRouter(endpoints: Endpoints, limits: { bodyBytes: number; 
   post(paths.introspection, endpoints.introspection);
   post(paths.revocation, endpoints.revocation);
   post(paths.deviceAuthorization, endpoints.deviceAuthorization);
+  if (endpoints.devicePage) router.get(paths.devicePage, endpoints.devicePage).post(paths.devicePage, endpoints.devicePage);
 
   router.get(paths.discovery, (ctx) => sendJson(ctx, endpoints.discoveryJson, 'public'));
   router.get(paths.oauthMetadata, (ctx) => sendJson(ctx, endpoints.discoveryJson, 'public'));
@@ -57,11 +60,14 @@ export function createRouter(endpoints: Endpoints, limits: { bodyBytes: number; 
   return router;
 }
 
-/** Unknown paths and wrong methods answer in JSON too. */
-export function methodAndPathErrors(router: Router) {
-  return router.allowedMethods({
-    throw: true,
-    methodNotAllowed: () => new InvalidRequest('Method not allowed.', { status: 405 }),
-    notImplemented: () => new InvalidRequest('Method not implemented.', { status: 501 }),
-  });
+const bareStatusText: Record<number, string> = { 404: 'Not found.', 405: 'Method not allowed.', 501: 'Method not implemented.' };
+
+/**
+ * Unknown paths (404) and wrong methods (405, with the `Allow` header the router set) answer
+ * in JSON too.
+ */
+export async function jsonForBareStatuses(ctx: Context, next: () => Promise<unknown>): Promise<void> {
+  await next();
+  const text = bareStatusText[ctx.status];
+  if (text !== undefined && ctx.body === undefined) throw new InvalidRequest(text, { status: ctx.status });
 }

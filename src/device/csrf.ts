@@ -1,0 +1,26 @@
+/**
+ * CSRF tokens for the verification page's forms: an HMAC of the session id, so a token is only
+ * good together with the session cookie it was issued for (a signed double-submit token). The
+ * session id changes on sign-in, so a token from before sign-in cannot approve anything.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { deriveKey } from './cookie-secret.js';
+
+export interface Csrf {
+  tokenFor(sessionId: string): string;
+  verify(sessionId: string, token: string | undefined): boolean;
+}
+
+export function createCsrf(secret: Buffer): Csrf {
+  const key = deriveKey(secret, 'csrf token');
+  const tokenFor = (sessionId: string): string => createHmac('sha256', key).update(sessionId).digest('base64url');
+  return {
+    tokenFor,
+    verify(sessionId, token) {
+      if (token === undefined) return false;
+      const given = Buffer.from(token);
+      const expected = Buffer.from(tokenFor(sessionId));
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * POST /connect/deviceauthorization (RFC 8628 §3.1–3.2): authenticate the client, check it may
+ * use the device grant and the scopes, start a flow, answer with the codes.
+ */
+import type { Client } from '../config/schema.js';
+import type { Clock } from '../sdk/contracts.js';
+import type { Store } from '../store/store.js';
+import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
+import { UnauthorizedClient } from '../oauth/errors.js';
+import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
+import { createDeviceFlowStore } from '../device/device-flow-store.js';
+import type { UserCodeScheme } from '../device/user-code.js';
+import { deviceCodeGrantType } from '../grants/device-code.js';
+import type { FormRequest } from './form-request.js';
+
+/** RFC 8628 §3.2. */
+export interface DeviceAuthorizationResponse {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete: string;
+  expires_in: number;
+  interval: number;
+}
+
+export interface DeviceAuthorizationDeps {
+  clientAuthenticator: ClientAuthenticator;
+  scopeCatalog: ScopeCatalog;
+  store: Store;
+  clock: Clock;
+  userCodes: UserCodeScheme;
+  /** The verification page, `<issuer>/device`. */
+  verificationUri: string;
+}
+
+export function createDeviceAuthorizationEndpoint(deps: DeviceAuthorizationDeps) {
+  const flows = createDeviceFlowStore({ store: deps.store, clock: deps.clock });
+
+  function checkGrantType(client: Client): void {
+    if (!client.allowedGrantTypes.includes(deviceCodeGrantType)) {
+      throw new UnauthorizedClient(undefined, { logDetail: `client "${client.clientId}" may not use ${deviceCodeGrantType}` });
+    }
+  }
+
+  return async function deviceAuthorizationEndpoint(request: FormRequest): Promise<DeviceAuthorizationResponse> {
+    // Public clients authenticate with client_id alone (RFC 8628 §3.1, RFC 6749 §2.3).
+    const { client } = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'device_authorization' });
+    checkGrantType(client);
+    const scopes = resolveRequestedScopes(client, request.params.get('scope'), deps.scopeCatalog);
+    const lifetime = client.deviceCodeLifetime;
+    // The interval announced is the one the token endpoint enforces (RFC 8628 §3.5).
+    const interval = client.pollingInterval;
+    const started = await flows.start({
+      clientId: client.clientId, scopes, lifetimeSeconds: lifetime, intervalSeconds: interval, userCodes: deps.userCodes,
+    });
+    const userCode = deps.userCodes.display(started.userCode);
+    const complete = new URL(deps.verificationUri);
+    complete.searchParams.set('user_code', userCode);
+    return {
+      device_code: started.deviceCode,
+      user_code: userCode,
+      verification_uri: deps.verificationUri,
+      verification_uri_complete: complete.toString(),
+      expires_in: lifetime,
+      interval,
+    };
+  };
+}

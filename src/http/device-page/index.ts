@@ -1,0 +1,152 @@
+/**
+ * GET/POST /device, the verification page (RFC 8628 §3.3), as Koa middleware: reads the
+ * cookie and the form, runs the page's step, renders HTML. Every failure is an HTML page with a
+ * plain message; nothing the user typed reaches a log line.
+ */
+import { bodyParser } from '@koa/bodyparser';
+import type { Context, Middleware } from 'koa';
+import type { ResolvedConfig } from '../../config/schema.js';
+import type { Clock, Logger, ResourceOwnerValidator } from '../../sdk/contracts.js';
+import { StoreUnavailableError, type Store } from '../../store/store.js';
+import { isOAuthError } from '../../oauth/errors.js';
+import { offlineAccess } from '../../oauth/scopes.js';
+import { parseFormParams } from '../../oauth/form-params.js';
+import { paths } from '../../endpoints/urls.js';
+import { createDeviceFlowStore } from '../../device/device-flow-store.js';
+import { userCodeScheme } from '../../device/user-code.js';
+import { createFailedAttempts } from '../../device/failed-attempts.js';
+import { loadCookieSecret } from '../../device/cookie-secret.js';
+import { createSessionCookies, type SessionCookies } from '../../device/session-cookie.js';
+import { createCsrf } from '../../device/csrf.js';
+import { createVerificationPage, type PageOutcome, type VerificationPage } from '../../device/verification-page.js';
+import type { PageView } from '../../device/page-views.js';
+import { renderPage, type RenderOptions } from './templates.js';
+import { cssHash } from './styles.js';
+
+export interface DevicePageDeps {
+  config: ResolvedConfig;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  resourceOwnerValidator: ResourceOwnerValidator;
+}
+
+/** How long a sign-in on the page lasts. */
+const sessionLifetimeSeconds = 3600;
+
+const securityHeaders = {
+  'Cache-Control': 'no-store',
+  Pragma: 'no-cache',
+  // The URL may carry a user code; it goes nowhere else.
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  // No framing: an approve button under someone else's page is a clickjacking target.
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': `default-src 'none'; style-src ${cssHash}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+};
+
+const defaultScopeDescriptions: Record<string, string> = {
+  openid: 'Know who you are (your user id)',
+  [offlineAccess]: 'Keep access when you are not using it',
+};
+
+export function createDevicePage(deps: DevicePageDeps): Middleware {
+  const { config, store, clock, logger } = deps;
+  const userCodes = userCodeScheme(config.deviceFlow.userCodeFormat);
+  const action = new URL(config.issuer + paths.devicePage).pathname;
+  const renderOptions: RenderOptions = { action, numericCodes: userCodes.format === 'numeric' };
+  const scopeDescriptions = new Map<string, string | undefined>(Object.entries(defaultScopeDescriptions));
+  for (const r of config.identityResources) scopeDescriptions.set(r.name, r.description ?? scopeDescriptions.get(r.name));
+  for (const s of config.apiScopes) scopeDescriptions.set(s.name, s.description);
+  const readText = bodyParser({
+    enableTypes: ['text'],
+    extendTypes: { text: ['application/x-www-form-urlencoded'] },
+    textLimit: config.limits.bodyBytes,
+    encoding: 'utf-8',
+  });
+
+  // The secret may live in the store: read (or create) it on first use, and retry after a failure.
+  let parts: Promise<{ cookies: SessionCookies; page: VerificationPage }> | undefined;
+  function pageParts() {
+    parts ??= loadCookieSecret({ configured: config.deviceFlow.cookieSecret, store, clock }).then((secret) => {
+      const cookies = createSessionCookies({
+        secret, secure: config.issuer.startsWith('https:'), path: action, lifetimeSeconds: sessionLifetimeSeconds,
+      });
+      const page = createVerificationPage({
+        flows: createDeviceFlowStore({ store, clock }),
+        userCodes,
+        failedAttempts: createFailedAttempts({
+          store, clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow,
+        }),
+        csrf: createCsrf(secret),
+        newSession: (now, user) => cookies.create(now, user),
+        users: deps.resourceOwnerValidator,
+        clients: new Map(config.clients.map((c) => [c.clientId, c])),
+        scopeDescriptions,
+        clock,
+        logger,
+      });
+      return { cookies, page };
+    });
+    parts.catch(() => {
+      parts = undefined;
+    });
+    return parts;
+  }
+
+  async function readForm(ctx: Context): Promise<Map<string, string>> {
+    if (!ctx.request.is('application/x-www-form-urlencoded')) return new Map();
+    let body: unknown;
+    await readText(ctx, async () => {
+      body = ctx.request.body;
+    });
+    // The same flat parser as every endpoint: no nested objects, duplicates rejected.
+    return parseFormParams(typeof body === 'string' ? body : '', config.limits.parameters);
+  }
+
+  function send(ctx: Context, status: number, view: PageView): void {
+    ctx.status = status;
+    ctx.set(securityHeaders);
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = renderPage(view, renderOptions);
+  }
+
+  return async function devicePage(ctx: Context): Promise<void> {
+    let outcome: PageOutcome;
+    try {
+      const { cookies, page } = await pageParts();
+      const method = ctx.method === 'POST' ? 'POST' : 'GET';
+      const form = method === 'POST' ? await readForm(ctx) : new Map<string, string>();
+      outcome = await page({
+        method,
+        queryUserCode: new URLSearchParams(ctx.querystring).get('user_code') ?? undefined,
+        form,
+        session: cookies.read(ctx.get('cookie') || undefined, clock.now()),
+        remoteAddress: ctx.ip,
+      });
+      if (outcome.session) ctx.append('Set-Cookie', cookies.serialize(outcome.session, clock.now()));
+    } catch (err) {
+      send(ctx, ...failure(err, ctx, logger));
+      return;
+    }
+    if (outcome.headers) ctx.set(outcome.headers);
+    send(ctx, outcome.status, outcome.view);
+  };
+}
+
+/** The page's answer to an error: a plain message, never a stack trace; the cause only in the log. */
+function failure(err: unknown, ctx: Context, logger: Logger): [number, PageView] {
+  const reqId = ctx.state.requestId as string | undefined;
+  const status = (err as { status?: unknown }).status;
+  if (isOAuthError(err) || (typeof status === 'number' && status >= 400 && status < 500)) {
+    logger.info({ reqId, path: ctx.path, status }, 'device page: unreadable form');
+    return [400, { kind: 'message', title: 'Please start again', text: 'The form could not be read.' }];
+  }
+  if (err instanceof StoreUnavailableError) {
+    logger.warn({ reqId, path: ctx.path, detail: err.message }, 'device page: store unavailable');
+    ctx.set('Retry-After', '5');
+    return [503, { kind: 'message', title: 'Temporarily unavailable', text: 'The service is temporarily unavailable. Try again in a moment.' }];
+  }
+  logger.error({ reqId, path: ctx.path, err }, 'device page failed');
+  return [500, { kind: 'message', title: 'Something went wrong', text: 'Something went wrong on our side. Try again in a moment.' }];
+}

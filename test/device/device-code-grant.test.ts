@@ -1,0 +1,67 @@
+/** The grant on its own: plain inputs, a memory store, a manual clock. */
+import { describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../../src/store/memory-store.js';
+import { createDeviceFlowStore } from '../../src/device/device-flow-store.js';
+import { userCodeScheme } from '../../src/device/user-code.js';
+import { createDeviceCodeGrant, deviceCodeGrantType } from '../../src/grants/device-code.js';
+import type { Client } from '../../src/config/schema.js';
+import type { GrantContext, GrantResult } from '../../src/sdk/contracts.js';
+import { manualClock } from './helpers.js';
+
+const client = (clientId: string) => ({ clientId }) as Client;
+
+function setup() {
+  const clock = manualClock(Date.parse('2030-01-01T00:00:00Z'));
+  const store = createMemoryStore(clock);
+  const flows = createDeviceFlowStore({ store, clock });
+  const grant = createDeviceCodeGrant({ store, clock });
+  async function poll(deviceCode: string | undefined, clientId = 'tv'): Promise<GrantResult | undefined> {
+    const raw = new Map(deviceCode === undefined ? [] : [['device_code', deviceCode]]);
+    const ctx: GrantContext = {
+      request: { client: client(clientId), grantType: deviceCodeGrantType, requestedScopes: [], scopeRequested: false, raw },
+      result: undefined,
+      customResponse: {},
+    };
+    await grant.validate(ctx);
+    return ctx.result;
+  }
+  const startFlow = () =>
+    flows.start({ clientId: 'tv', scopes: ['openid', 'api1.read'], lifetimeSeconds: 300, intervalSeconds: 5, userCodes: userCodeScheme('base20') });
+  async function decide(userCode: string, status: 'approved' | 'denied') {
+    const read = (await flows.getFlow(userCode))!;
+    await flows.setFlow(userCode, read, { ...read.value, status, ...(status === 'approved' ? { subject: 'alice', authTime: 1_893_456_000 } : {}) });
+  }
+  return { clock, grant, poll, startFlow, decide };
+}
+
+describe('device_code grant', () => {
+  it('has the RFC 8628 grant type', () => {
+    expect(setup().grant.grantType).toBe('urn:ietf:params:oauth:grant-type:device_code');
+  });
+
+  it('walks pending, slow_down, approved, used', async () => {
+    const { clock, poll, startFlow, decide } = setup();
+    const { deviceCode, userCode } = await startFlow();
+    expect(await poll(deviceCode)).toMatchObject({ error: 'authorization_pending' });
+    clock.advance(1);
+    expect(await poll(deviceCode)).toMatchObject({ error: 'slow_down' });
+    await decide(userCode, 'approved');
+    clock.advance(10);
+    expect(await poll(deviceCode)).toEqual({ subject: 'alice', grantType: deviceCodeGrantType, authTime: 1_893_456_000, scopes: ['openid', 'api1.read'] });
+    clock.advance(10);
+    expect(await poll(deviceCode)).toEqual({ error: 'invalid_grant', description: 'The device code has already been used.' });
+  });
+
+  it('answers access_denied, expired_token, invalid_grant and invalid_request', async () => {
+    const { clock, poll, startFlow, decide } = setup();
+    const denied = await startFlow();
+    await decide(denied.userCode, 'denied');
+    expect(await poll(denied.deviceCode)).toMatchObject({ error: 'access_denied' });
+    expect(await poll(denied.deviceCode, 'other-client')).toMatchObject({ error: 'invalid_grant' });
+    expect(await poll('unknown')).toMatchObject({ error: 'invalid_grant' });
+    expect(await poll(undefined)).toMatchObject({ error: 'invalid_request' });
+    const late = await startFlow();
+    clock.advance(300);
+    expect(await poll(late.deviceCode)).toMatchObject({ error: 'expired_token' });
+  });
+});
