@@ -62,7 +62,8 @@ for (const backend of backends) {
       expect(await store.get('unknown')).toBeUndefined();
     });
 
-    it.skipIf(backend.name === 'memory')('stores only the hash of each handle', async () => {
+    // Only the SQL backends have a table to read back; the memory store has no copy to leak.
+    if (backend.name !== 'memory') it('stores only the hash of each handle', async () => {
       const handle = 'secret-handle-7f3a9c';
       await store.add(grant(handle));
 
