@@ -8,6 +8,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { Clock, Logger } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
 import type { KeyRing } from '../oauth/keys/key-ring.js';
+import type { EventService } from '../events/event-service.js';
 import { endpointUrls } from '../endpoints/urls.js';
 import { createTokenValidator } from '../oauth/token-validator.js';
 import { createConfigUserValidator } from '../oauth/config-user-validator.js';
@@ -21,6 +22,7 @@ export interface CoreParts {
   clock: Clock;
   store: Store;
   keyRing: KeyRing;
+  events: EventService;
 }
 
 export function createServiceContainer(parts: CoreParts): AwilixContainer {
@@ -32,6 +34,7 @@ export function createServiceContainer(parts: CoreParts): AwilixContainer {
     clock: asValue(parts.clock),
     store: asValue(parts.store),
     keyRing: asValue(parts.keyRing),
+    events: asValue(parts.events),
     pluginOptions: asValue(Object.freeze({})),
     tokenValidator: asFunction(createTokenValidator).singleton(),
     resourceOwnerValidator: asFunction(createConfigUserValidator).singleton(),

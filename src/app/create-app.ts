@@ -31,6 +31,14 @@ import { createDevicePage } from '../http/device-page/index.js';
 import { endpointUrls, paths } from '../endpoints/urls.js';
 import { createRouter, jsonForBareStatuses } from '../http/routes.js';
 import { errorResponse } from '../http/error-response.js';
+import { corsForClients } from '../http/cors.js';
+import { createMetrics, type Metrics } from '../http/metrics.js';
+import { addOperationRoutes } from '../http/operations.js';
+import { answerClientError, maxHeaderBytes } from '../http/client-error.js';
+import { createAuthThrottle } from '../oauth/auth-throttle.js';
+import { createEventService } from '../events/event-service.js';
+import type { EventSink } from '../events/service-event.js';
+import { logEvents } from '../events/index.js';
 import { requestId } from '../http/request-id.js';
 import { createServiceContainer, systemClock } from './container.js';
 
@@ -49,6 +57,7 @@ export interface App {
   readonly registry: PluginRegistry;
   readonly store: Store;
   readonly tokenIssuer: TokenIssuer;
+  readonly metrics: Metrics | undefined;
   /** Starts listening; resolves with the bound URL. */
   listen(port?: number, host?: string): Promise<{ server: Server; url: string }>;
   /** Stops timers, closes the server (finishing in-flight requests) and the store. */
@@ -85,20 +94,24 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
 
 async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock, store: Store): Promise<App> {
   const keyRing = await createKeyRing({ config, store, clock, logger });
-  const container = createServiceContainer({ config, logger, clock, store, keyRing });
+  // Sinks come from plugins, which are registered after the container exists: the service is
+  // created first and handed its sinks once they are built.
+  const sinks: EventSink[] = [];
+  const events = createEventService(sinks, logger, () => clock.now());
+  const container = createServiceContainer({ config, logger, clock, store, keyRing, events });
 
   const registrar = createPluginRegistrar(container, config, logger);
   await registrar.registerPlugin(standardGrants, '(built-in)');
+  await registrar.registerPlugin(logEvents, '(built-in)');
   for (const { plugin, folder } of await loadPluginFolders(config.pluginDirs)) {
     await registrar.registerPlugin(plugin, folder.dir);
   }
   const registry = registrar.registry();
   checkConfigAgainstPlugins(config, registry);
+  const metrics = config.metrics.enabled ? createMetrics() : undefined;
+  sinks.push(...registry.eventSinks, ...(metrics ? [metrics.sink] : []));
   for (const p of registry.plugins) {
-    logger.info(
-      { plugin: p.name, source: p.source, grantTypes: p.grantTypes, authenticationMethods: p.authenticationMethods, secretTypes: p.secretTypes },
-      'plugin loaded',
-    );
+    events.raise({ type: 'plugin.loaded', plugin: p.name, source: p.source, grantTypes: p.grantTypes, authenticationMethods: p.authenticationMethods });
   }
 
   const clientAuthenticator = createClientAuthenticator({
@@ -107,6 +120,8 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
     secretParsers: registry.secretParsers,
     secretValidators: registry.secretValidators,
     clock,
+    throttle: createAuthThrottle(config.authThrottle),
+    events,
   });
   const tokenIssuer = container.resolve<TokenIssuer>('tokenIssuer');
   const scopeCatalog = {
@@ -114,27 +129,32 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
     identityScopes: new Set(config.identityResources.map((r) => r.name)),
   };
   const urls = endpointUrls(config.issuer);
+  const corsOrigins = new Set(config.clients.flatMap((c) => c.allowedCorsOrigins));
   const router = createRouter(
     {
-      token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, logger }),
-      introspection: createIntrospectionEndpoint({ clientAuthenticator, tokenValidator: container.resolve('tokenValidator') }),
-      revocation: createRevocationEndpoint({ clientAuthenticator, store, logger }),
+      token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, logger, events }),
+      introspection: createIntrospectionEndpoint({ clientAuthenticator, tokenValidator: container.resolve('tokenValidator'), events }),
+      revocation: createRevocationEndpoint({ clientAuthenticator, store, logger, events }),
       deviceAuthorization: createDeviceAuthorizationEndpoint({
         clientAuthenticator, scopeCatalog, store, clock,
         userCodes: userCodeScheme(config.deviceFlow.userCodeFormat),
         verificationUri: config.issuer + paths.devicePage,
+        events,
       }),
-      devicePage: createDevicePage({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator') }),
+      devicePage: createDevicePage({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), events }),
+      ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),
       jwksJson: () => keyRing.jwksJson(),
     },
     config.limits,
   );
+  addOperationRoutes(router, { store, metrics, metricsToken: config.metrics.bearerToken });
 
   const koa = new Koa({ proxy: false });
   koa.silent = true;
   koa.use(requestId);
-  koa.use(errorResponse(logger));
+  if (metrics) koa.use(metrics.measure);
+  koa.use(errorResponse(logger, metrics));
   koa.use(jsonForBareStatuses);
   koa.use(router.routes());
   koa.use(router.allowedMethods());
@@ -155,8 +175,10 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
     registry,
     store,
     tokenIssuer,
+    metrics,
     listen(port = config.port, host = config.host) {
-      server = createServer(koa.callback());
+      server = createServer({ maxHeaderSize: maxHeaderBytes }, koa.callback());
+      server.on('clientError', answerClientError);
       // Bounded waits for slow or idle clients: a request that stalls cannot hold a socket forever.
       server.requestTimeout = 30_000;
       server.headersTimeout = 10_000;

@@ -5,6 +5,7 @@
  */
 import type { Client, User } from '../config/schema.js';
 import type { Clock, Logger, ResourceOwnerValidator } from '../sdk/contracts.js';
+import type { EventService } from '../events/event-service.js';
 import type { DeviceFlow, DeviceFlowStore, Versioned } from './device-flow-store.js';
 import type { Csrf } from './csrf.js';
 import type { FailedAttempts } from './failed-attempts.js';
@@ -42,6 +43,7 @@ export interface VerificationPageDeps {
   scopeDescriptions: ReadonlyMap<string, string | undefined>;
   clock: Clock;
   logger: Logger;
+  events?: EventService | undefined;
 }
 
 type Found = { readonly userCode: string; readonly flow: Versioned<DeviceFlow>; readonly client: Client };
@@ -142,7 +144,11 @@ export function createVerificationPage(deps: VerificationPageDeps) {
       return signIn(session, found, 400, { ...(username ? { username } : {}), message: 'Enter your username and password.' });
     }
     const user = await deps.users.validate(username, password);
-    if (!user) return signIn(session, found, 400, { username, message: messages.badCredentials });
+    if (!user) {
+      deps.events?.raise({ type: 'user.sign_in_failed', via: 'device_page', reason: 'wrong username or password' });
+      return signIn(session, found, 400, { username, message: messages.badCredentials });
+    }
+    deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via: 'device_page' });
     // A fresh session id on sign-in: a session (or CSRF token) planted before it is worth nothing after.
     const signedIn = deps.newSession(clock.now(), { subject: user.subjectId, authTime: Math.floor(clock.now() / 1000) });
     return { ...consent(signedIn, user, found), session: signedIn };
@@ -163,6 +169,7 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     // Pending -> approved/denied exactly once, whichever node gets there first.
     if (!(await flows.setFlow(found.userCode, previous, next))) return enterCode(session, 409, '', messages.used);
     deps.logger.info({ clientId: found.client.clientId, subject: user.subjectId, decision }, 'device authorization decided');
+    deps.events?.raise({ type: decision === 'approve' ? 'device.approved' : 'device.denied', clientId: found.client.clientId, subject: user.subjectId });
     return { status: 200, view: { kind: 'done', approved: decision === 'approve', clientName: clientName(found.client) } };
   }
 

@@ -2,6 +2,7 @@
  * POST /connect/deviceauthorization (RFC 8628 §3.1–3.2): authenticate the client, check it may
  * use the device grant and the scopes, start a flow, answer with the codes.
  */
+import type { EventService } from '../events/event-service.js';
 import type { Client } from '../config/schema.js';
 import type { Clock } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
@@ -31,6 +32,7 @@ export interface DeviceAuthorizationDeps {
   userCodes: UserCodeScheme;
   /** The verification page, `<issuer>/device`. */
   verificationUri: string;
+  events?: EventService;
 }
 
 export function createDeviceAuthorizationEndpoint(deps: DeviceAuthorizationDeps) {
@@ -53,6 +55,7 @@ export function createDeviceAuthorizationEndpoint(deps: DeviceAuthorizationDeps)
     const started = await flows.start({
       clientId: client.clientId, scopes, lifetimeSeconds: lifetime, intervalSeconds: interval, userCodes: deps.userCodes,
     });
+    deps.events?.raise({ type: 'device.authorized', clientId: client.clientId, scopes }, request.requestId);
     const userCode = deps.userCodes.display(started.userCode);
     const complete = new URL(deps.verificationUri);
     complete.searchParams.set('user_code', userCode);

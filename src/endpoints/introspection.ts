@@ -8,6 +8,7 @@ import type { AccessTokenClaims, JsonValue, TokenValidator } from '../sdk/contra
 import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
 import { InvalidRequest } from '../oauth/errors.js';
 import type { FormRequest } from './form-request.js';
+import type { EventService } from '../events/event-service.js';
 
 const reported = ['iss', 'client_id', 'aud', 'iat', 'nbf', 'exp', 'jti', 'auth_time', 'act'] as const;
 const inactive = (): Record<string, JsonValue> => ({ active: false });
@@ -20,11 +21,29 @@ function scopesFor(api: ApiResource, claims: AccessTokenClaims): string[] {
   return claims.scope.split(' ').filter((s) => api.scopes.includes(s));
 }
 
-export function createIntrospectionEndpoint(deps: { clientAuthenticator: ClientAuthenticator; tokenValidator: TokenValidator }) {
+export function createIntrospectionEndpoint(deps: {
+  clientAuthenticator: ClientAuthenticator;
+  tokenValidator: TokenValidator;
+  events?: EventService;
+}) {
   return async function introspectionEndpoint(request: FormRequest): Promise<Record<string, JsonValue>> {
     const { apiResource } = await deps.clientAuthenticator.authenticateApiResource({ ...request, endpoint: 'introspection' });
     const token = request.params.get('token');
     if (token === undefined) throw new InvalidRequest('The token parameter is missing.');
+    const response = await introspect(apiResource, token);
+    deps.events?.raise(
+      {
+        type: 'token.introspected',
+        apiResource: apiResource.name,
+        active: response.active === true,
+        clientId: typeof response.client_id === 'string' ? response.client_id : undefined,
+      },
+      request.requestId,
+    );
+    return response;
+  };
+
+  async function introspect(apiResource: ApiResource, token: string): Promise<Record<string, JsonValue>> {
     const result = await deps.tokenValidator.validateAccessToken(token);
     if (!result.active) return inactive();
     const scopes = scopesFor(apiResource, result.claims);
@@ -37,5 +56,5 @@ export function createIntrospectionEndpoint(deps: { clientAuthenticator: ClientA
     // A client-only token's `sub` is the client itself (RFC 9068 §2.2); report a subject only for a user.
     if (result.claims.auth_time !== undefined) response.sub = result.claims.sub;
     return response;
-  };
+  }
 }

@@ -8,10 +8,11 @@ import type { Logger } from '../sdk/contracts.js';
 import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
 import { InvalidRequest, UnsupportedTokenType } from '../oauth/errors.js';
 import type { FormRequest } from './form-request.js';
+import type { EventService } from '../events/event-service.js';
 
 const jwtShape = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
-export function createRevocationEndpoint(deps: { clientAuthenticator: ClientAuthenticator; store: Store; logger: Logger }) {
+export function createRevocationEndpoint(deps: { clientAuthenticator: ClientAuthenticator; store: Store; logger: Logger; events?: EventService }) {
   return async function revocationEndpoint(request: FormRequest): Promise<undefined> {
     const { client } = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'revocation' });
     const token = request.params.get('token');
@@ -27,8 +28,10 @@ export function createRevocationEndpoint(deps: { clientAuthenticator: ClientAuth
       deps.logger.info({ clientId: client.clientId, removed }, 'refresh token family revoked');
     } else if (record.type === 'reference_token' || record.type === 'refresh_token') {
       await deps.store.remove(token);
-      deps.logger.info({ clientId: client.clientId, type: record.type }, 'token revoked');
+    } else {
+      return undefined;
     }
+    deps.events?.raise({ type: 'token.revoked', clientId: client.clientId, tokenType: record.type }, request.requestId);
     return undefined;
   };
 }

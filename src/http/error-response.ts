@@ -35,12 +35,13 @@ export function toOAuthError(err: unknown): OAuthError {
   return new ServerError(undefined, { cause: err });
 }
 
-export function errorResponse(logger: Logger) {
+export function errorResponse(logger: Logger, metrics?: { storeError(): void }) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
     } catch (err) {
       const oauth = toOAuthError(err);
+      if (err instanceof StoreUnavailableError) metrics?.storeError();
       const log = { reqId: ctx.state.requestId as string, path: ctx.path, error: oauth.code, status: oauth.status };
       if (oauth.code === 'server_error') logger.error({ ...log, err: oauth.cause ?? err }, 'request failed');
       else if (oauth.status >= 500) logger.warn({ ...log, detail: oauth.logDetail }, 'request failed');

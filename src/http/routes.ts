@@ -16,6 +16,8 @@ export interface Endpoints {
   deviceAuthorization?(request: FormRequest): Promise<object>;
   /** The device flow's verification page (HTML, GET and POST). */
   devicePage?: Middleware;
+  /** CORS for the endpoints browser-based clients call. */
+  cors?: Middleware;
   discoveryJson: string;
   jwksJson(): string;
 }
@@ -36,19 +38,21 @@ function sendJson(ctx: Context, json: string, cache: 'no-store' | 'public'): voi
 export function createRouter(endpoints: Endpoints, limits: { bodyBytes: number; parameters: number }): Router {
   const router = new Router();
   const form = readForm(limits);
-  const post = (path: string, handler: ((r: FormRequest) => Promise<object | undefined>) | undefined): void => {
+  const post = (path: string, handler: ((r: FormRequest) => Promise<object | undefined>) | undefined, browser = false): void => {
     if (!handler) return;
-    router.post(path, form, async (ctx) => {
+    const cors = browser ? endpoints.cors : undefined;
+    if (cors) router.options(path, cors);
+    router.post(path, ...(cors ? [cors] : []), form, async (ctx) => {
       const result = await handler(formOf(ctx));
       sendJson(ctx, result === undefined ? '' : JSON.stringify(result), 'no-store');
       if (result === undefined) ctx.status = 200;
     });
   };
 
-  post(paths.token, endpoints.token);
+  post(paths.token, endpoints.token, true);
   post(paths.introspection, endpoints.introspection);
-  post(paths.revocation, endpoints.revocation);
-  post(paths.deviceAuthorization, endpoints.deviceAuthorization);
+  post(paths.revocation, endpoints.revocation, true);
+  post(paths.deviceAuthorization, endpoints.deviceAuthorization, true);
   if (endpoints.devicePage) router.get(paths.devicePage, endpoints.devicePage).post(paths.devicePage, endpoints.devicePage);
 
   router.get(paths.discovery, (ctx) => sendJson(ctx, endpoints.discoveryJson, 'public'));

@@ -89,7 +89,7 @@ describe('svc', () => {
   it('check-config exits 0 for a good config', async () => {
     const run = await svc('check-config', '--config', goodConfig);
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toMatch(new RegExp(`^${goodConfig.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ok \\(1 clients, 2 plugins\\)\\n$`));
+    expect(run.stdout).toMatch(new RegExp(`^${goodConfig.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ok \\(1 clients, 3 plugins\\)\\n$`));
   });
 
   it('plugins lists shared-secret with its authentication methods and secret type', async () => {

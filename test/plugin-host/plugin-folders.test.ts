@@ -46,7 +46,10 @@ describe('a TypeScript plugin folder with an extension grant', () => {
       grantTypes: ['urn:test:magic-word'],
       authenticationMethods: [],
     });
-    expect(server.logs).toContainEqual(expect.objectContaining({ msg: 'plugin loaded', plugin: 'magic-word', grantTypes: ['urn:test:magic-word'] }));
+    expect(server.logs).toContainEqual(expect.objectContaining({
+      msg: 'plugin.loaded',
+      event: expect.objectContaining({ type: 'plugin.loaded', plugin: 'magic-word', grantTypes: ['urn:test:magic-word'] }),
+    }));
   });
 
   it('issues a token for the subject its grant names, with its options and custom response', async () => {

@@ -50,6 +50,8 @@ export async function startServer(config: UserConfig, options: StartOptions = {}
       store: 'memory',
       pluginDirs: [firstPartyPlugins],
       logLevel: 'debug',
+      // Tests send many failing requests from one address on purpose; the throttle has its own test.
+      authThrottle: { pairThreshold: 10_000, addressThreshold: 10_000 },
       ...config,
       port,
       issuer: config.issuer ?? `http://127.0.0.1:${port}`,

@@ -3,6 +3,7 @@
  * cookie and the form, runs the page's step, renders HTML. Every failure is an HTML page with a
  * plain message; nothing the user typed reaches a log line.
  */
+import type { EventService } from '../../events/event-service.js';
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
 import type { ResolvedConfig } from '../../config/schema.js';
@@ -29,6 +30,7 @@ export interface DevicePageDeps {
   clock: Clock;
   logger: Logger;
   resourceOwnerValidator: ResourceOwnerValidator;
+  events?: EventService;
 }
 
 /** How long a sign-in on the page lasts. */
@@ -85,6 +87,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
         scopeDescriptions,
         clock,
         logger,
+        events: deps.events,
       });
       return { cookies, page };
     });
