@@ -105,7 +105,7 @@ export interface DeviceFlowConfig {
   maxFailedAttempts?: number;
   /** Window of the rate limit in seconds. Default 300. */
   failedAttemptsWindow?: number;
-  /** Secret that signs the sign-in cookie; default: derived from a key in the store. */
+  /** Secret that signs the sign-in cookie; default: a random secret created once in the store (set it in production). */
   cookieSecret?: string;
 }
 
