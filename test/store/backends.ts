@@ -2,6 +2,7 @@
  * The three backends the contract suite runs against, each able to create a fresh, empty
  * database and to open several stores on it (as several nodes would).
  */
+import { postgresSkipReason, postgresUrl } from '../support/pg.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,31 +78,13 @@ const sqlite: Backend = {
   },
 };
 
-const postgresUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function postgresSkipReason(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return undefined;
-  } catch (error) {
-    const reason = `PostgreSQL at ${new URL(postgresUrl).host} is unreachable (${(error as Error).message || String(error)})`;
-    // Under CI a missing database must fail the run, not hide it.
-    if (process.env.CI === 'true') return undefined;
-    console.warn(`Skipping PostgreSQL store tests: ${reason}. Set DATABASE_URL to run them.`);
-    return reason;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
 
 const runId = randomBytes(4).toString('hex');
 let schemaCount = 0;
 
 const postgres: Backend = {
   name: 'postgres',
-  skipReason: await postgresSkipReason(),
+  skipReason: await postgresSkipReason('PostgreSQL store tests'),
   async createDatabase() {
     const schema = `svc_test_${runId}_${++schemaCount}`;
     const admin = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 3000 });
