@@ -4,7 +4,6 @@
  * what a token says.
  */
 import { randomBytes } from 'node:crypto';
-import { SignJWT } from 'jose';
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, GrantSuccess, JsonValue } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
@@ -102,7 +101,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     }
     const key = keyRing.signingKey(alg);
     // RFC 9068 §2.1: typ "at+jwt" tells access tokens from ID tokens and other JWTs.
-    const token = await new SignJWT(claims).setProtectedHeader({ alg, typ: 'at+jwt', kid: key.kid }).sign(key.privateKey);
+    const token = key.sign({ alg, typ: 'at+jwt', kid: key.kid }, claims);
     return { token, expiresIn };
   }
 

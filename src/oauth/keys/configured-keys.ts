@@ -8,6 +8,7 @@ import { calculateJwkThumbprint, exportJWK, importJWK, type CryptoKey, type JWK 
 import { BootError } from '../../config/boot-error.js';
 import type { KeySource } from '../../config/schema.js';
 import type { SigningKey } from './key-ring.js';
+import { createCompactSigner } from './compact-signer.js';
 
 function algFor(jwk: JWK): string | undefined {
   if (jwk.alg) return jwk.alg;
@@ -36,12 +37,14 @@ async function loadOne(source: KeySource, index: number): Promise<SigningKey> {
     const publicPart = await exportJWK(createPublicKey({ key: privateJwk as never, format: 'jwk' }));
     const kid = privateJwk.kid ?? (await calculateJwkThumbprint(publicPart));
     const publicJwk: JWK = { ...publicPart, kid, alg, use: 'sig' };
+    const privateKey = (await importJWK(privateJwk, alg)) as CryptoKey;
     return {
       kid,
       alg,
-      privateKey: (await importJWK(privateJwk, alg)) as CryptoKey,
+      privateKey,
       publicKey: (await importJWK(publicJwk, alg)) as CryptoKey,
       publicJwk,
+      sign: createCompactSigner(privateKey, alg),
     };
   } catch (err) {
     if (err instanceof BootError) throw err;

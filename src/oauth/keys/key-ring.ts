@@ -19,11 +19,14 @@ import { BootError } from '../../config/boot-error.js';
 import type { ResolvedConfig, SigningAlgorithm } from '../../config/schema.js';
 import { DuplicateKeyError, StoreUnavailableError, type SigningKeyRecord, type Store } from '../../store/store.js';
 import { loadConfiguredKeys } from './configured-keys.js';
+import { createCompactSigner, type CompactSigner } from './compact-signer.js';
 
 export interface SigningKey {
   readonly kid: string;
   readonly alg: string;
   readonly privateKey: CryptoKey;
+  /** Signs a JWS compact serialization with this key, synchronously (the access-token hot path). */
+  readonly sign: CompactSigner;
   readonly publicKey: CryptoKey;
   readonly publicJwk: JWK;
 }
@@ -70,7 +73,7 @@ async function fromRecord(record: SigningKeyRecord): Promise<SigningKey> {
   const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = jwk;
   const publicJwk: JWK = { ...pub, kid: record.kid, alg: record.alg, use: 'sig' };
   const publicKey = (await importJWK(publicJwk, record.alg)) as CryptoKey;
-  return { kid: record.kid, alg: record.alg, privateKey, publicKey, publicJwk };
+  return { kid: record.kid, alg: record.alg, privateKey, publicKey, publicJwk, sign: createCompactSigner(privateKey, record.alg) };
 }
 
 export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 5000 }: KeyRingDeps): Promise<KeyRing> {
