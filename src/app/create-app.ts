@@ -37,7 +37,6 @@ import { addOperationRoutes } from '../http/operations.js';
 import { answerClientError, maxHeaderBytes } from '../http/client-error.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
 import { createEventService } from '../events/event-service.js';
-import type { EventSink } from '../events/service-event.js';
 import { logEvents } from '../events/index.js';
 import { requestId } from '../http/request-id.js';
 import { createServiceContainer, systemClock } from './container.js';
@@ -96,8 +95,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   const keyRing = await createKeyRing({ config, store, clock, logger });
   // Sinks come from plugins, which are registered after the container exists: the service is
   // created first and handed its sinks once they are built.
-  const sinks: EventSink[] = [];
-  const events = createEventService(sinks, logger, () => clock.now());
+  const events = createEventService(logger, () => clock.now());
   const container = createServiceContainer({ config, logger, clock, store, keyRing, events });
 
   const registrar = createPluginRegistrar(container, config, logger);
@@ -109,7 +107,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   const registry = registrar.registry();
   checkConfigAgainstPlugins(config, registry);
   const metrics = config.metrics.enabled ? createMetrics() : undefined;
-  sinks.push(...registry.eventSinks, ...(metrics ? [metrics.sink] : []));
+  events.attach([...registry.eventSinks, ...(metrics ? [metrics.sink] : [])]);
   for (const p of registry.plugins) {
     events.raise({ type: 'plugin.loaded', plugin: p.name, source: p.source, grantTypes: p.grantTypes, authenticationMethods: p.authenticationMethods });
   }

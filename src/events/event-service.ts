@@ -1,15 +1,28 @@
 import type { Logger } from '../sdk/contracts.js';
-import type { EventSink, ServiceEvent } from './service-event.js';
+import type { EventSink, ServiceEvent, ServiceEventType } from './service-event.js';
 
 export interface EventService {
-  /** Hands the event to every sink without waiting for them. */
+  /** Hands the event to every sink that takes its type, without waiting for them. */
   raise(event: ServiceEvent, requestId?: string): void;
+  /** Sets the sinks, once every plugin has built its own; events raised before go nowhere. */
+  attach(sinks: readonly EventSink[]): void;
 }
 
-export function createEventService(sinks: readonly EventSink[], logger: Logger, now: () => number = Date.now): EventService {
+export function createEventService(logger: Logger, now: () => number = Date.now): EventService {
   const failed = (err: unknown): void => logger.warn({ err }, 'event sink failed');
+  // Events are raised on every request: an event no sink takes costs one map lookup.
+  let everyType: readonly EventSink[] = [];
+  let byType = new Map<ServiceEventType, EventSink[]>();
   return {
+    attach(sinks) {
+      everyType = sinks.filter((s) => s.types === undefined);
+      byType = new Map();
+      for (const sink of sinks) {
+        for (const type of sink.types ?? []) byType.set(type, [...(byType.get(type) ?? everyType), sink]);
+      }
+    },
     raise(event, requestId) {
+      const sinks = byType.get(event.type) ?? everyType;
       if (sinks.length === 0) return;
       const raised = { ...event, time: new Date(now()).toISOString(), ...(requestId ? { requestId } : {}) };
       for (const sink of sinks) {

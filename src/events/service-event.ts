@@ -25,5 +25,7 @@ export type RaisedEvent = ServiceEvent & { readonly time: string; readonly reque
 
 /** Receives every event. A sink that throws or rejects is logged and never disturbs a request. */
 export interface EventSink {
+  /** The event types this sink takes; every type when absent. Read once, at start-up. */
+  readonly types?: readonly ServiceEventType[];
   handle(event: RaisedEvent): void | Promise<void>;
 }

@@ -50,6 +50,7 @@ export function createMetrics(): Metrics {
       }
     },
     sink: {
+      types: ['token.issued', 'client.authentication_failed', 'api.authentication_failed'],
       handle(event) {
         if (event.type === 'token.issued') tokens.inc({ grant_type: event.grantType });
         else if (event.type === 'client.authentication_failed') authFailures.inc({ endpoint: event.endpoint });

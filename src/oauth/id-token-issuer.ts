@@ -3,11 +3,11 @@
  * `openid`: signed RS256, the algorithm every OIDC relying party supports, with the user's
  * claims released by the granted identity resources.
  */
-import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, GrantSuccess, JsonValue, ResourceOwnerValidator } from '../sdk/contracts.js';
 import type { KeyRing } from './keys/key-ring.js';
+import { newTokenId } from './handles.js';
 
 export const idTokenLifetime = 300;
 
@@ -34,7 +34,7 @@ export function createIdTokenIssuer(deps: {
         }
       }
       const key = deps.keyRing.signingKey('RS256');
-      return new SignJWT({ ...claims, auth_time: grant.authTime, jti: randomBytes(16).toString('base64url') })
+      return new SignJWT({ ...claims, auth_time: grant.authTime, jti: newTokenId() })
         .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid })
         .setIssuer(deps.config.issuer)
         .setSubject(grant.subject)

@@ -3,7 +3,6 @@
  * refresh tokens and ID tokens. Grants decide who the subject is; only this module decides
  * what a token says.
  */
-import { randomBytes } from 'node:crypto';
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, GrantSuccess, JsonValue } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
@@ -11,7 +10,7 @@ import type { KeyRing } from './keys/key-ring.js';
 import type { IdTokenIssuer } from './id-token-issuer.js';
 import type { RefreshTokenService } from './refresh-tokens.js';
 import { offlineAccess } from './scopes.js';
-import { newHandle } from './handles.js';
+import { newHandle, newTokenId } from './handles.js';
 
 /** Claims a grant can never set: the issuer owns them. */
 const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'cnf']);
@@ -80,7 +79,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
       iat: now,
       nbf: now,
       exp: now + expiresIn,
-      jti: randomBytes(16).toString('base64url'),
+      jti: newTokenId(),
     });
     if (grant.authTime !== undefined) claims.auth_time = grant.authTime;
 

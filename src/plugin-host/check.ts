@@ -56,8 +56,12 @@ export function checkInstance(list: FactoryList, value: unknown): string | undef
       if (typeof v.validate !== 'function') return 'validate must be a function';
       return undefined;
     }
-    case 'eventSinks':
-      return typeof (value as { handle?: unknown }).handle === 'function' ? undefined : 'handle must be a function';
+    case 'eventSinks': {
+      const s = value as { handle?: unknown; types?: unknown };
+      if (typeof s.handle !== 'function') return 'handle must be a function';
+      if (s.types !== undefined && !isStringList(s.types)) return 'types, when given, must be a non-empty array of event types';
+      return undefined;
+    }
     case 'extensionGrants': {
       const g = value as Partial<ExtensionGrantValidator>;
       if (typeof g.grantType !== 'string' || !g.grantType) return 'grantType must be a non-empty string';

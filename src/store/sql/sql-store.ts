@@ -10,6 +10,7 @@ import {
 } from '../store.js';
 import { connectivityReason, isUniqueViolation } from './connectivity-error.js';
 import { runMigrations } from './run-migrations.js';
+import { prepareQuery } from './prepared-query.js';
 import type { Database, PersistedGrantsTable, SigningKeysTable } from './schema.js';
 
 /** What differs between SQLite and PostgreSQL; everything else is shared SQL. */
@@ -50,9 +51,93 @@ function toSigningKey(row: Selectable<SigningKeysTable>): SigningKeyRecord {
   };
 }
 
+type GrantRow = Selectable<PersistedGrantsTable>;
+interface KeyParam { key: string }
+interface GrantParams extends KeyParam {
+  type: string;
+  clientId: string;
+  subjectId: string | null;
+  sessionId: string | null;
+  createdAt: number;
+  expiresAt: number;
+  consumedAt: number | null;
+  data: string;
+}
+interface UpdateParams extends KeyParam {
+  data: string;
+  subjectId: string | null;
+  expectedData: string | null;
+}
+const grantColumns = ['key', 'type', 'clientId', 'subjectId', 'sessionId', 'createdAt', 'expiresAt', 'consumedAt', 'data'] as const;
+
+/** The per-request queries, compiled once (see prepared-query.ts). */
+function grantQueries(db: Kysely<Database>) {
+  const updateQuery = (setSubject: boolean, checkData: boolean) =>
+    prepareQuery<UpdateParams, never, Database>(db, ['key', 'data', ...(setSubject ? ['subjectId' as const] : []), ...(checkData ? ['expectedData' as const] : [])], (p) => {
+      let query = db
+        .updateTable('persisted_grants')
+        .set(setSubject ? { data: p.data, subject_id: p.subjectId } : { data: p.data })
+        .where('key', '=', p.key)
+        .where('consumed_at', 'is', null);
+      if (checkData) query = query.where('data', '=', p.expectedData!);
+      return query;
+    });
+  return {
+    // One statement, so two nodes adding the same key cannot both win; an expired holder of the key is replaced.
+    add: prepareQuery<GrantParams, never, Database>(db, grantColumns, (p) =>
+      db
+        .insertInto('persisted_grants')
+        .values({
+          key: p.key,
+          type: p.type,
+          client_id: p.clientId,
+          subject_id: p.subjectId,
+          session_id: p.sessionId,
+          created_at: p.createdAt,
+          expires_at: p.expiresAt,
+          consumed_at: p.consumedAt,
+          data: p.data,
+        })
+        .onConflict((oc) =>
+          oc
+            .column('key')
+            .doUpdateSet((eb) => ({
+              type: eb.ref('excluded.type'),
+              client_id: eb.ref('excluded.client_id'),
+              subject_id: eb.ref('excluded.subject_id'),
+              session_id: eb.ref('excluded.session_id'),
+              created_at: eb.ref('excluded.created_at'),
+              expires_at: eb.ref('excluded.expires_at'),
+              consumed_at: eb.ref('excluded.consumed_at'),
+              data: eb.ref('excluded.data'),
+            }))
+            .where('persisted_grants.expires_at', '<=', (eb) => eb.ref('excluded.created_at')),
+        ),
+    ),
+    get: prepareQuery<KeyParam, GrantRow, Database>(db, ['key'], (p) =>
+      db.selectFrom('persisted_grants').selectAll().where('key', '=', p.key),
+    ),
+    consume: prepareQuery<KeyParam & { now: number }, GrantRow, Database>(db, ['key', 'now'], (p) =>
+      db
+        .updateTable('persisted_grants')
+        .set({ consumed_at: p.now })
+        .where('key', '=', p.key)
+        .where('consumed_at', 'is', null)
+        .where('expires_at', '>', p.now)
+        .returningAll(),
+    ),
+    update: [
+      [updateQuery(false, false), updateQuery(false, true)],
+      [updateQuery(true, false), updateQuery(true, true)],
+    ] as const,
+    remove: prepareQuery<KeyParam, never, Database>(db, ['key'], (p) => db.deleteFrom('persisted_grants').where('key', '=', p.key)),
+  };
+}
+
 /** The `Store` over SQL; one implementation for every dialect. */
 export function createSqlStore(backend: SqlBackend): Store {
   const { db } = backend;
+  const queries = grantQueries(db);
   let closed: Promise<void> | undefined;
 
   // Connectivity failures become `StoreUnavailableError` (503); the message names only the
@@ -75,78 +160,42 @@ export function createSqlStore(backend: SqlBackend): Store {
 
     add: (grant) =>
       guard('add', async () => {
-        const row = {
+        const result = await queries.add({
           key: hashKey(grant.key),
           type: grant.type,
-          client_id: grant.clientId,
-          subject_id: grant.subjectId ?? null,
-          session_id: grant.sessionId ?? null,
-          created_at: grant.createdAt,
-          expires_at: grant.expiresAt,
-          consumed_at: grant.consumedAt ?? null,
+          clientId: grant.clientId,
+          subjectId: grant.subjectId ?? null,
+          sessionId: grant.sessionId ?? null,
+          createdAt: grant.createdAt,
+          expiresAt: grant.expiresAt,
+          consumedAt: grant.consumedAt ?? null,
           data: grant.data,
-        };
-        // One statement, so two nodes adding the same key cannot both win.
-        const result = await db
-          .insertInto('persisted_grants')
-          .values(row)
-          .onConflict((oc) =>
-            oc
-              .column('key')
-              .doUpdateSet((eb) => ({
-                type: eb.ref('excluded.type'),
-                client_id: eb.ref('excluded.client_id'),
-                subject_id: eb.ref('excluded.subject_id'),
-                session_id: eb.ref('excluded.session_id'),
-                created_at: eb.ref('excluded.created_at'),
-                expires_at: eb.ref('excluded.expires_at'),
-                consumed_at: eb.ref('excluded.consumed_at'),
-                data: eb.ref('excluded.data'),
-              }))
-              .where('persisted_grants.expires_at', '<=', (eb) => eb.ref('excluded.created_at')),
-          )
-          .executeTakeFirst();
-        if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) throw new DuplicateKeyError();
+        });
+        if (Number(result.numAffectedRows ?? 0) === 0) throw new DuplicateKeyError();
       }),
 
     get: (key) =>
       guard('get', async () => {
-        const row = await db
-          .selectFrom('persisted_grants')
-          .selectAll()
-          .where('key', '=', hashKey(key))
-          .executeTakeFirst();
+        const [row] = (await queries.get({ key: hashKey(key) })).rows;
         return row && toGrant(key, row);
       }),
 
     consume: (key, now) =>
       guard('consume', async () => {
-        const row = await db
-          .updateTable('persisted_grants')
-          .set({ consumed_at: now })
-          .where('key', '=', hashKey(key))
-          .where('consumed_at', 'is', null)
-          .where('expires_at', '>', now)
-          .returningAll()
-          .executeTakeFirst();
+        const [row] = (await queries.consume({ key: hashKey(key), now })).rows;
         return row && toGrant(key, row);
       }),
 
     update: (key, { data, subjectId, expectedData }) =>
       guard('update', async () => {
-        let query = db
-          .updateTable('persisted_grants')
-          .set(subjectId === undefined ? { data } : { data, subject_id: subjectId })
-          .where('key', '=', hashKey(key))
-          .where('consumed_at', 'is', null);
-        if (expectedData !== undefined) query = query.where('data', '=', expectedData);
-        const result = await query.executeTakeFirst();
-        return Number(result.numUpdatedRows) > 0;
+        const run = queries.update[subjectId === undefined ? 0 : 1][expectedData === undefined ? 0 : 1];
+        const result = await run({ key: hashKey(key), data, subjectId: subjectId ?? null, expectedData: expectedData ?? null });
+        return Number(result.numAffectedRows ?? 0) > 0;
       }),
 
     remove: (key) =>
       guard('remove', async () => {
-        await db.deleteFrom('persisted_grants').where('key', '=', hashKey(key)).execute();
+        await queries.remove({ key: hashKey(key) });
       }),
 
     removeAll: (filter) =>

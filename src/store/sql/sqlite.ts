@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import type { Store } from '../store.js';
 import type { Database } from './schema.js';
 import { createSqlStore } from './sql-store.js';
@@ -20,7 +20,7 @@ const IN_MEMORY = ':memory:';
  */
 export function openSqlite(path: string, options: SqliteOptions = {}): Store {
   const database = openDatabase(path, options.busyTimeoutMs ?? 5000);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   const queueKey = path === IN_MEMORY ? undefined : resolve(path);
 
   return createSqlStore({
@@ -48,6 +48,27 @@ function openDatabase(path: string, busyTimeoutMs: number): BetterSqlite3.Databa
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`Cannot open the SQLite store at "${path}": ${reason}`, { cause: error });
   }
+}
+
+/**
+ * Kysely's SQLite driver prepares every statement it runs; preparing costs about as much as
+ * running one of ours. The store's SQL texts are few and fixed (see prepared-query.ts), so each
+ * is prepared once and kept; the cap only guards against a caller that builds unbounded SQL.
+ */
+function withStatementCache(database: BetterSqlite3.Database, max = 100): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (statement === undefined) {
+        if (statements.size >= max) statements.clear();
+        statement = database.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+    close: () => database.close(),
+  };
 }
 
 // IMMEDIATE takes the write lock up front; a deferred transaction that reads and then writes

@@ -1,0 +1,33 @@
+/**
+ * A Kysely query compiled once, at start-up, and run many times with new parameter values.
+ * Building and compiling a query costs more than SQLite takes to run it, so the store's
+ * per-request queries (add, get, consume, update, remove) are compiled here once; the SQL text
+ * still comes from Kysely, so both dialects keep one query definition.
+ *
+ * The query is built with a unique marker in place of each named parameter; compiling it tells
+ * which marker landed in which position.
+ */
+import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
+
+export type PreparedQuery<P, R> = (params: P) => Promise<QueryResult<R>>;
+
+export function prepareQuery<P extends object, R, DB>(
+  db: Kysely<DB>,
+  names: ReadonlyArray<keyof P & string>,
+  build: (params: P) => Compilable<R>,
+): PreparedQuery<P, R> {
+  const markers = new Map<unknown, keyof P & string>();
+  const placeholders: Record<string, unknown> = {};
+  for (const name of names) {
+    const marker = `\u0000svc-param:${name}`;
+    markers.set(marker, name);
+    placeholders[name] = marker;
+  }
+  const compiled = build(placeholders as P).compile();
+  const order = compiled.parameters.map((value) => {
+    const name = markers.get(value);
+    if (name === undefined) throw new Error(`prepareQuery: the query has a parameter that is not one of ${names.join(', ')}: ${compiled.sql}`);
+    return name;
+  });
+  return (params) => db.executeQuery(CompiledQuery.raw(compiled.sql, order.map((name) => params[name])) as CompiledQuery<R>);
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { createEventService } from '../../src/events/event-service.js';
+import { createLogEventSink } from '../../src/events/log-event-sink.js';
+import type { RaisedEvent, EventSink } from '../../src/events/service-event.js';
+import type { Logger } from '../../src/sdk/contracts.js';
+
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
+
+function recording(types?: EventSink['types']): EventSink & { seen: string[] } {
+  const seen: string[] = [];
+  return { seen, ...(types ? { types } : {}), handle: (e: RaisedEvent) => void seen.push(e.type) };
+}
+
+const issued = { type: 'token.issued', clientId: 'c', grantType: 'client_credentials', subject: 'c', scopes: ['a'] } as const;
+const failed = { type: 'token.failed', clientId: 'c', grantType: 'password', error: 'invalid_grant' } as const;
+
+describe('event service', () => {
+  it('hands a sink without types every event, and a typed sink only its types', () => {
+    const all = recording();
+    const failures = recording(['token.failed']);
+    const events = createEventService(silent);
+    events.attach([failures, all]);
+    events.raise(issued);
+    events.raise(failed);
+    expect(all.seen).toEqual(['token.issued', 'token.failed']);
+    expect(failures.seen).toEqual(['token.failed']);
+  });
+
+  it('stamps time and request id', () => {
+    const got: RaisedEvent[] = [];
+    const events = createEventService(silent, () => Date.UTC(2026, 10, 23));
+    events.attach([{ handle: (e) => void got.push(e) }]);
+    events.raise(issued, 'req-1');
+    expect(got[0]).toMatchObject({ ...issued, time: '2026-11-23T00:00:00.000Z', requestId: 'req-1' });
+  });
+
+  it('keeps going when a sink throws or rejects, and logs it', async () => {
+    const warned: unknown[] = [];
+    const logger: Logger = { ...silent, warn: (o) => void warned.push(o) };
+    const after = recording();
+    const events = createEventService(logger);
+    events.attach([{ handle: () => { throw new Error('boom'); } }, { handle: () => Promise.reject(new Error('later')) }, after]);
+    events.raise(issued);
+    await new Promise((r) => setImmediate(r));
+    expect(after.seen).toEqual(['token.issued']);
+    expect(warned).toHaveLength(2);
+  });
+});
+
+describe('log event sink', () => {
+  it('asks only for failures when the log level hides info', () => {
+    expect(createLogEventSink({ logger: silent, config: { logLevel: 'warn' } }).types).toEqual([
+      'token.failed', 'client.authentication_failed', 'api.authentication_failed', 'user.sign_in_failed',
+    ]);
+    expect(createLogEventSink({ logger: silent, config: { logLevel: 'info' } }).types).toBeUndefined();
+  });
+
+  it('writes failures at warn and the rest at info', () => {
+    const lines: Array<[string, string | undefined]> = [];
+    const logger: Logger = {
+      ...silent,
+      info: (_o, m) => void lines.push(['info', m]),
+      warn: (_o, m) => void lines.push(['warn', m]),
+      child: () => logger,
+    };
+    const sink = createLogEventSink({ logger, config: { logLevel: 'info' } });
+    void sink.handle({ ...issued, time: 't' });
+    void sink.handle({ ...failed, time: 't' });
+    expect(lines).toEqual([['info', 'token.issued'], ['warn', 'token.failed']]);
+  });
+});
