@@ -1,0 +1,114 @@
+/**
+ * The benchmark's deployment: a temp folder holding one JSON config per service variant, a
+ * SQLite file store each, and a client per scenario with fresh credentials.
+ */
+import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClientKey } from '../../src/cli/create-client-key.js';
+import { hashPassword } from '../../src/oauth/password-hash.js';
+import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { repoRoot } from './options.js';
+
+export const deviceGrantType = 'urn:ietf:params:oauth:grant-type:device_code';
+
+export interface BenchFixture {
+  readonly dir: string;
+  readonly secrets: Readonly<Record<'m2m' | 'reference' | 'web' | 'delegation' | 'api1', string>>;
+  readonly user: { readonly username: string; readonly password: string };
+  /** The private_key_jwt client's key. */
+  readonly assertionKey: { readonly clientId: string; readonly alg: 'RS256' | 'ES256'; readonly privateKey: KeyObject };
+  /**
+   * Writes a config and returns its path. `store` is relative to the temp folder.
+   */
+  writeConfig(name: string, settings: ConfigSettings): string;
+}
+
+export interface ConfigSettings {
+  port: number;
+  store: string;
+  accessTokenAlgorithm?: 'ES256' | 'RS256';
+  workers?: number | 'auto';
+  logLevel?: string;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<BenchFixture> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const secret = (): string => randomBytes(18).toString('base64url');
+  const secrets = { m2m: secret(), reference: secret(), web: secret(), delegation: secret(), api1: secret() };
+  const user = { username: 'alice', password: secret() };
+  const clientKey = await createClientKey({ clientId: 'pkj', alg: assertionAlg, days: 30 });
+  // One scrypt hash, made once: the password grant runs only to get the delegation input token.
+  const passwordHash = await hashPassword(user.password);
+
+  const shared = (value: string) => [{ value: hashSecret(value) }];
+  const clients = [
+    { clientId: 'm2m', clientSecrets: shared(secrets.m2m), allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'] },
+    {
+      clientId: 'm2m-reference',
+      clientSecrets: shared(secrets.reference),
+      allowedGrantTypes: ['client_credentials'],
+      allowedScopes: ['api1.read'],
+      accessTokenType: 'reference',
+    },
+    // As oidc-provider's private_key_jwt figure: an opaque (reference) token.
+    {
+      clientId: 'pkj',
+      clientSecrets: [clientKey.secret],
+      allowedGrantTypes: ['client_credentials'],
+      allowedScopes: ['api1.read'],
+      accessTokenType: 'reference',
+    },
+    { clientId: 'web', clientSecrets: shared(secrets.web), allowedGrantTypes: ['password'], allowedScopes: ['api1.read'] },
+    { clientId: 'api1.client', clientSecrets: shared(secrets.delegation), allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'] },
+  ];
+  const deviceClient = {
+    clientId: 'tv',
+    requireClientSecret: false,
+    allowedGrantTypes: [deviceGrantType],
+    allowedScopes: ['api1.read'],
+    deviceCodeLifetime: 3600,
+    pollingInterval: 1,
+  };
+
+  return {
+    dir,
+    secrets,
+    user,
+    assertionKey: { clientId: 'pkj', alg: assertionAlg, privateKey: createPrivateKey(clientKey.privateKeyPem) },
+    writeConfig(name, settings) {
+      const file = join(dir, `${name}.svc.json`);
+      const config = {
+        port: settings.port,
+        issuer: `http://127.0.0.1:${settings.port}`,
+        store: settings.store,
+        logLevel: settings.logLevel ?? 'warn',
+        workers: settings.workers ?? 1,
+        pluginDirs: [join(repoRoot, 'plugins')],
+        ...(settings.accessTokenAlgorithm ? { signing: { accessTokenAlgorithm: settings.accessTokenAlgorithm } } : {}),
+        apiScopes: [{ name: 'api1.read' }, { name: 'backend.read' }],
+        apiResources: [
+          { name: 'api1', scopes: ['api1.read'], secrets: shared(secrets.api1) },
+          { name: 'backend', scopes: ['backend.read'] },
+        ],
+        users: [{ subjectId: '1001', username: user.username, password: passwordHash }],
+        clients: [...clients, deviceClient],
+      };
+      writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+      return file;
+    },
+  };
+}

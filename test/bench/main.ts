@@ -1,0 +1,229 @@
+/**
+ * `npm run bench`: starts the bare-Koa floor and the service as a user would, drives each
+ * scenario with autocannon, soaks for memory, compares cluster mode, and writes the results.
+ * Asserts nothing about speed; see docs/bench/README.md for how to read the numbers.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFixture, freePort, type BenchFixture } from './fixture.js';
+import { answerMix, consoleTable, machineInfo, oidcProviderFloor, writeResults, type BenchResults, type Row, type Skipped } from './report.js';
+import { measure, runRound, type ScenarioResult } from './measure.js';
+import { readOptions, wanted, type BenchOptions } from './options.js';
+import { canPin, loadCpu, pinSelf, serverCpu, startBareKoa, startService, type ServerProcess } from './processes.js';
+import { floorScenario, scenarios, soakMix, type Scenario, type ScenarioContext } from './scenarios.js';
+
+const log = (line = ''): void => void process.stdout.write(`${line}\n`);
+
+interface Runner {
+  readonly options: BenchOptions;
+  readonly fixture: BenchFixture;
+  readonly measured: Map<string, number>;
+}
+
+async function runScenario(runner: Runner, scenario: Scenario, url: string, server: string, title = scenario.title): Promise<Row | Skipped> {
+  const { options, fixture, measured } = runner;
+  log(`  ${title}`);
+  const ctx: ScenarioContext = { url, fixture, measured };
+  let prepared;
+  try {
+    prepared = await scenario.prepare(ctx);
+  } catch (err) {
+    const reason = `preparation failed: ${(err as Error).message}`;
+    log(`    skipped: ${reason}`);
+    return { id: scenario.id, title, skipped: reason };
+  }
+  if ('skipped' in prepared) {
+    log(`    skipped: ${prepared.skipped}`);
+    return { id: scenario.id, title, skipped: prepared.skipped };
+  }
+  const result: ScenarioResult = await measure(url, prepared.spec, {
+    warmupSeconds: options.warmupSeconds,
+    seconds: options.seconds,
+    rounds: options.rounds,
+    connections: options.connections,
+    beforeRound: prepared.beforeRound,
+    expectedRate: prepared.expectedRate,
+    log,
+  });
+  measured.set(scenario.id, result.rps);
+  const note = prepared.note?.();
+  log(`    median ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms; answers: ${answerMix(result.answers)}`);
+  if (note) log(`    ${note}`);
+  return { id: scenario.id, title, server, ...result, ratioToFloor: undefined, oidcProvider: scenario.oidcProvider, note };
+}
+
+async function stopServer(server: ServerProcess, name: string, notes: string[]): Promise<void> {
+  const code = await server.stop();
+  if (code !== 0) {
+    notes.push(`${name} exited with code ${code} when stopped.`);
+    log(`  ${name} exited with code ${code}:\n${server.output().slice(-2000)}`);
+  }
+}
+
+export async function runBenchmark(): Promise<number> {
+  const options = readOptions();
+  const startedAt = Date.now();
+  const pinned = canPin();
+  if (pinned) pinSelf(loadCpu);
+  const pinning = pinned
+    ? `Servers pinned to CPU ${serverCpu} with taskset -c ${serverCpu}; the load generator (autocannon, this process) to CPU ${loadCpu}.`
+    : 'Not pinned: taskset or a second CPU is missing, so server and load generator share the CPUs.';
+  const machine = machineInfo();
+  const notes: string[] = [];
+  log(`svc benchmark — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`);
+  log(pinning);
+  if ((machine.loadAverageAtStart[0] ?? 0) > 0.5) {
+    const warning = `Load average was ${machine.loadAverageAtStart.join(' / ')} at start: other processes are using the CPUs, so figures are lower and noisier than on an idle machine.`;
+    notes.push(warning);
+    log(`warning: ${warning}`);
+  }
+  log(`${options.connections} connections; ${options.warmupSeconds} s warm-up + ${options.rounds} × ${options.seconds} s per scenario; soak ${options.soakSeconds} s`);
+  log();
+
+  const fixture = await createFixture(options.assertionAlg);
+  const cpu = pinned ? serverCpu : undefined;
+  const runner: Runner = { options, fixture, measured: new Map() };
+  const rows: Array<Row | Skipped> = [];
+  let floor: Row | undefined;
+  let floorAtEnd: Row | undefined;
+  let memory: BenchResults['memory'];
+  let cluster: BenchResults['cluster'];
+  const pinnedLabel = (name: string): string => (pinned ? `${name}, CPU ${serverCpu}` : name);
+
+  try {
+    const measureFloor = async (title: string): Promise<Row | undefined> => {
+      log(title);
+      const server = await startBareKoa({ port: await freePort(), cpu });
+      try {
+        const row = await runScenario(runner, floorScenario, server.url, pinnedLabel('bare Koa'), title);
+        return 'skipped' in row ? undefined : row;
+      } finally {
+        await stopServer(server, 'bare Koa', notes);
+      }
+    };
+    if (wanted(options, 'floor')) floor = await measureFloor(floorScenario.title);
+
+    const es256 = scenarios.filter((s) => s.server === 'es256' && wanted(options, s.id));
+    const soak = wanted(options, 'soak') && options.soakSeconds > 0;
+    if (es256.length > 0 || soak) {
+      const port = await freePort();
+      const configFile = fixture.writeConfig('es256', { port, store: 'sqlite:./es256/svc.db' });
+      const nodeArgs: string[] = [];
+      if (options.cpuProfileDir) {
+        mkdirSync(options.cpuProfileDir, { recursive: true });
+        nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`);
+      }
+      log(`svc, ES256 access tokens (SQLite store${nodeArgs.length ? ', --cpu-prof' : ''})`);
+      const server = await startService({ configFile, port, cpu, nodeArgs });
+      const idleKiB = server.rssKiB();
+      try {
+        for (const scenario of es256) rows.push(await runScenario(runner, scenario, server.url, pinnedLabel('svc')));
+        if (soak) {
+          log(`  memory soak, ${options.soakSeconds} s`);
+          const mix = await soakMix({ url: server.url, fixture, measured: runner.measured });
+          const beforeSoakKiB = server.rssKiB();
+          const round = await runRound(server.url, mix, options.soakSeconds, options.connections);
+          const afterSoakKiB = server.rssKiB();
+          memory = { idleKiB, beforeSoakKiB, afterSoakKiB, soakSeconds: options.soakSeconds, soakRps: round.rps, soakAnswers: round.answers };
+          const mib = (k: number | undefined): string => (k === undefined ? 'n/a' : `${(k / 1024).toFixed(1)} MiB`);
+          log(`    RSS idle ${mib(idleKiB)}, before soak ${mib(beforeSoakKiB)}, after ${mib(afterSoakKiB)}; ${Math.round(round.rps)} req/s; answers: ${answerMix(round.answers)}`);
+        }
+      } finally {
+        await stopServer(server, 'svc (ES256)', notes);
+      }
+      if (options.cpuProfileDir) {
+        const profiles = readdirSync(options.cpuProfileDir).filter((f) => f.endsWith('.cpuprofile'));
+        log(`  CPU profiles in ${options.cpuProfileDir}: ${profiles.join(', ') || 'none written'}`);
+        log(`  summarise with: node test/bench/cpuprofile-top.mjs ${join(options.cpuProfileDir, profiles.at(-1) ?? '<file>.cpuprofile')}`);
+      }
+    }
+
+    const rs256 = scenarios.filter((s) => s.server === 'rs256' && wanted(options, s.id));
+    if (rs256.length > 0) {
+      const port = await freePort();
+      const configFile = fixture.writeConfig('rs256', { port, store: 'sqlite:./rs256/svc.db', accessTokenAlgorithm: 'RS256' });
+      log('svc, RS256 access tokens (signing.accessTokenAlgorithm: "RS256")');
+      const server = await startService({ configFile, port, cpu });
+      try {
+        for (const scenario of rs256) rows.push(await runScenario(runner, scenario, server.url, pinnedLabel('svc')));
+      } finally {
+        await stopServer(server, 'svc (RS256)', notes);
+      }
+    }
+
+    if (wanted(options, 'cluster')) {
+      const base = scenarios.find((s) => s.id === 'cc-es256')!;
+      const results: Row[] = [];
+      const all = cpus().length; // not availableParallelism(): this process is pinned to one CPU
+      for (const [workers, count] of [[1, 1], ['auto', all]] as const) {
+        const port = await freePort();
+        // logLevel info: the "svc listening" line of each worker tells when all are up. A
+        // successful token request logs nothing at info, so the hot path is the same.
+        const configFile = fixture.writeConfig(`cluster-${workers}`, { port, store: 'sqlite:./cluster/svc.db', workers, logLevel: 'info' });
+        const title = `client_credentials → JWT ES256, workers: ${workers === 'auto' ? `"auto" (${count})` : 1}`;
+        log(`svc, cluster mode, workers: ${workers} (not pinned)`);
+        const server = await startService({ configFile, port, workers: count });
+        try {
+          const row = await runScenario(runner, base, server.url, 'svc, unpinned', title);
+          if (!('skipped' in row)) results.push({ ...row, id: `cluster-${workers}`, oidcProvider: undefined });
+        } finally {
+          await stopServer(server, `svc (workers: ${workers})`, notes);
+        }
+      }
+      if (results.length === 2) {
+        cluster = { workers: all, oneWorker: results[0]!, allWorkers: results[1]!, speedup: results[1]!.rps / results[0]!.rps };
+      }
+    }
+
+    // The floor again: a drift between start and end shows other work on the machine.
+    if (floor && (rows.length > 0 || cluster)) floorAtEnd = await measureFloor('bare Koa (floor), again at the end');
+  } finally {
+    rmSync(fixture.dir, { recursive: true, force: true });
+  }
+
+  // Ratios are to the mean of the floor at start and at end.
+  const floorRps = floor && (floorAtEnd ? (floor.rps + floorAtEnd.rps) / 2 : floor.rps);
+  const withFloor = <T extends Row | Skipped>(r: T): T =>
+    'skipped' in r || floorRps === undefined ? r : { ...r, ratioToFloor: r.rps / floorRps };
+  if (floor && floorAtEnd && Math.abs(floorAtEnd.rps - floor.rps) / floor.rps > 0.1) {
+    notes.push(
+      `The floor moved from ${Math.round(floor.rps)} req/s at start to ${Math.round(floorAtEnd.rps)} at end: the machine's other load changed during the run, so compare rows with care.`,
+    );
+  }
+  const scenarioNotes = rows.flatMap((r) => ('skipped' in r ? [`${r.title}: skipped — ${r.skipped}.`] : r.note ? [`${r.title}: ${r.note}.`] : []));
+  const command = ['npm run bench', ...Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_')).map(([k, v]) => `${k}=${v}`)];
+  const results: BenchResults = {
+    date: new Date().toISOString(),
+    command: command.length > 1 ? `${command.slice(1).join(' ')} ${command[0]}` : command[0]!,
+    machine: { ...machine, loadAverageAtEnd: loadavg().map((n) => Math.round(n * 100) / 100) },
+    settings: {
+      connections: options.connections,
+      warmupSeconds: options.warmupSeconds,
+      roundSeconds: options.seconds,
+      rounds: options.rounds,
+      pinned,
+      pinning,
+      assertionAlg: options.assertionAlg,
+    },
+    floor: floor && withFloor(floor),
+    floorAtEnd: floorAtEnd && withFloor(floorAtEnd),
+    scenarios: rows.map(withFloor),
+    memory,
+    cluster: cluster ? { ...cluster, oneWorker: withFloor(cluster.oneWorker), allWorkers: withFloor(cluster.allWorkers) } : undefined,
+    notes: [
+      ...notes,
+      ...scenarioNotes,
+      ...(cluster ? ['Cluster runs use logLevel "info" (to see each worker come up); the other runs use "warn".'] : []),
+    ],
+  };
+
+  log();
+  log(consoleTable(results));
+  log();
+  log(`* node-oidc-provider v9 as quoted in issue 7, on a machine whose bare-Koa floor was ${oidcProviderFloor} req/s (not measured here); × oidc-provider compares each against its own floor.`);
+  const outDir = options.outDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-results-'));
+  for (const file of writeResults(outDir, results)) log(`wrote ${file}`);
+  log(`done in ${Math.round((Date.now() - startedAt) / 1000)} s`);
+  return 0;
+}

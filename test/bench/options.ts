@@ -1,0 +1,60 @@
+/**
+ * Benchmark settings, from the environment. Defaults keep `npm run bench` under about six
+ * minutes on two cores.
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface BenchOptions {
+  /** Length of one timed round in seconds (`BENCH_SECONDS`). */
+  readonly seconds: number;
+  /** Timed rounds per scenario; the median is reported (`BENCH_ROUNDS`). */
+  readonly rounds: number;
+  /** Untimed load before the rounds (`BENCH_WARMUP_SECONDS`). */
+  readonly warmupSeconds: number;
+  /** Length of the memory soak (`BENCH_SOAK_SECONDS`; 0 skips it). */
+  readonly soakSeconds: number;
+  /** Concurrent keep-alive connections (`BENCH_CONNECTIONS`). */
+  readonly connections: number;
+  /** Only these scenario ids, plus `soak` and `cluster` (`BENCH_ONLY`, comma-separated). */
+  readonly only: ReadonlySet<string> | undefined;
+  /** Start the single-core service with `node --cpu-prof` and write the profile here (`BENCH_CPU_PROF`). */
+  readonly cpuProfileDir: string | undefined;
+  /** Algorithm of the private_key_jwt assertions (`BENCH_PKJ_ALG`): RS256, as oidc-provider's figure, or ES256. */
+  readonly assertionAlg: 'RS256' | 'ES256';
+  /** Where results are written (`BENCH_OUT`); a partial run (`BENCH_ONLY`, `BENCH_CPU_PROF`) defaults to a temp folder. */
+  readonly outDir: string | undefined;
+}
+
+function positive(name: string, fallback: number, min = 1): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) throw new Error(`${name}: expected a number ≥ ${min}, found "${raw}"`);
+  return value;
+}
+
+export function readOptions(): BenchOptions {
+  const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim()).filter(Boolean)) : undefined;
+  const cpuProfileDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
+  const assertionAlg = process.env.BENCH_PKJ_ALG ?? 'RS256';
+  if (assertionAlg !== 'RS256' && assertionAlg !== 'ES256') throw new Error(`BENCH_PKJ_ALG: expected RS256 or ES256, found "${assertionAlg}"`);
+  const partial = only !== undefined || cpuProfileDir !== undefined;
+  return {
+    seconds: positive('BENCH_SECONDS', 6),
+    rounds: Math.round(positive('BENCH_ROUNDS', 3)),
+    warmupSeconds: positive('BENCH_WARMUP_SECONDS', 3, 0),
+    soakSeconds: positive('BENCH_SOAK_SECONDS', 60, 0),
+    connections: Math.round(positive('BENCH_CONNECTIONS', 64)),
+    only,
+    cpuProfileDir,
+    assertionAlg,
+    outDir: process.env.BENCH_OUT ? resolve(process.env.BENCH_OUT) : partial ? undefined : resolve(repoRoot, 'docs/bench'),
+  };
+}
+
+export function wanted(options: BenchOptions, id: string): boolean {
+  return options.only === undefined || options.only.has(id);
+}

@@ -1,0 +1,148 @@
+/**
+ * The processes under test: the service started as a user starts it (`node bin/svc.mjs start
+ * --config <file>`, NODE_ENV=production) and the bare Koa floor, each optionally pinned to
+ * one CPU with `taskset`.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from './options.js';
+
+export const serverCpu = 0;
+export const loadCpu = 1;
+
+/** `taskset` exists and there are two CPUs to split between server and load generator. */
+export function canPin(): boolean {
+  if (cpus().length < 2) return false;
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Moves every thread of this process (the load generator) onto `cpu`. */
+export function pinSelf(cpu: number): void {
+  execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(process.pid)], { stdio: 'ignore' });
+  pinning = true;
+}
+
+export interface ServerProcess {
+  readonly pid: number;
+  readonly url: string;
+  /** Resident set size in KiB, from /proc/<pid>/status (VmRSS); undefined off Linux. */
+  rssKiB(): number | undefined;
+  /** The last 64 KiB of stdout and stderr. */
+  output(): string;
+  /** SIGTERM, then SIGKILL after 20 s; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+interface SpawnOptions {
+  /** Pin the process (and its threads and children) to this CPU. */
+  cpu?: number | undefined;
+  nodeArgs?: readonly string[];
+}
+
+let pinning = false;
+
+function launch(args: readonly string[], { cpu, nodeArgs = [] }: SpawnOptions): ChildProcess {
+  const command = [process.execPath, ...nodeArgs, ...args];
+  // Children inherit this (pinned) process's affinity: an unpinned server gets every CPU back.
+  const cpuList = cpu !== undefined ? String(cpu) : pinning ? `0-${cpus().length - 1}` : undefined;
+  const [file, ...rest] = cpuList === undefined ? command : ['taskset', '-c', cpuList, ...command];
+  // NODE_OPTIONS from the caller (a debugger, say) must not leak into the measured process.
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
+  delete env.NODE_OPTIONS;
+  delete env.SVC_CONFIG;
+  return spawn(file!, rest, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function wrap(child: ChildProcess, url: string, text: () => string): ServerProcess {
+  const exited = new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+  return {
+    pid: child.pid!,
+    url,
+    output: text,
+    rssKiB() {
+      try {
+        const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        return match ? Number(match[1]) : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+function capture(child: ChildProcess): () => string {
+  let text = '';
+  const add = (chunk: Buffer): void => {
+    text += chunk.toString();
+    if (text.length > 65_536) text = text.slice(-65_536);
+  };
+  child.stdout!.on('data', add);
+  child.stderr!.on('data', add);
+  return () => text;
+}
+
+async function waitUntil(child: ChildProcess, text: () => string, what: string, ready: () => Promise<boolean> | boolean): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${text()}`);
+    }
+    if (await ready()) return;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${what} was not ready after 90 s:\n${text()}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(2000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+export interface ServiceOptions extends SpawnOptions {
+  configFile: string;
+  port: number;
+  /** Cluster mode: wait for this many "svc listening" lines (needs logLevel info). */
+  workers?: number;
+}
+
+export async function startService(options: ServiceOptions): Promise<ServerProcess> {
+  const child = launch([join(repoRoot, 'bin/svc.mjs'), 'start', '--config', options.configFile], options);
+  const text = capture(child);
+  const url = `http://127.0.0.1:${options.port}`;
+  const workers = options.workers ?? 1;
+  await waitUntil(child, text, 'the service', async () => {
+    if (workers > 1 && (text().match(/"msg":"svc listening"/g) ?? []).length < workers) return false;
+    return answers(`${url}/.well-known/openid-configuration/jwks`);
+  });
+  return wrap(child, url, text);
+}
+
+export async function startBareKoa(options: SpawnOptions & { port: number }): Promise<ServerProcess> {
+  const child = launch([join(repoRoot, 'test/bench/bare-koa.mjs'), String(options.port)], options);
+  const text = capture(child);
+  await waitUntil(child, text, 'the bare Koa server', () => text().includes('listening '));
+  return wrap(child, `http://127.0.0.1:${options.port}`, text);
+}

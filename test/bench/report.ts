@@ -1,0 +1,220 @@
+/**
+ * The results as a console table, `results.json`, `results.md` and `throughput.svg`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, type } from 'node:os';
+import { join } from 'node:path';
+import type { RoundResult } from './measure.js';
+import { barChart, type Bar } from './svg-chart.js';
+
+export interface Row {
+  readonly id: string;
+  readonly title: string;
+  /** Where it ran, e.g. "svc, CPU 0". */
+  readonly server: string;
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  /** Median req/s over the bare-Koa floor's, measured in the same run. */
+  readonly ratioToFloor: number | undefined;
+  readonly oidcProvider: number | undefined;
+  readonly answers: Readonly<Record<string, number>>;
+  readonly rounds: readonly RoundResult[];
+  readonly note: string | undefined;
+}
+
+export interface Skipped {
+  readonly id: string;
+  readonly title: string;
+  readonly skipped: string;
+}
+
+export interface BenchResults {
+  readonly date: string;
+  readonly command: string;
+  readonly machine: {
+    readonly cpu: string;
+    readonly cores: number;
+    readonly node: string;
+    readonly os: string;
+    readonly loadAverageAtStart: readonly number[];
+    readonly loadAverageAtEnd: readonly number[];
+  };
+  readonly settings: {
+    readonly connections: number;
+    readonly warmupSeconds: number;
+    readonly roundSeconds: number;
+    readonly rounds: number;
+    readonly pinned: boolean;
+    readonly pinning: string;
+    readonly assertionAlg: string;
+  };
+  readonly floor: Row | undefined;
+  /** The floor measured again after everything else, to show drift. */
+  readonly floorAtEnd: Row | undefined;
+  readonly scenarios: ReadonlyArray<Row | Skipped>;
+  readonly memory:
+    | { readonly idleKiB: number | undefined; readonly beforeSoakKiB: number | undefined; readonly afterSoakKiB: number | undefined; readonly soakSeconds: number; readonly soakRps: number; readonly soakAnswers: Readonly<Record<string, number>> }
+    | undefined;
+  readonly cluster: { readonly workers: number; readonly oneWorker: Row; readonly allWorkers: Row; readonly speedup: number } | undefined;
+  readonly notes: readonly string[];
+}
+
+export function machineInfo(): Omit<BenchResults['machine'], 'loadAverageAtEnd'> {
+  const list = cpus();
+  return {
+    cpu: list[0]?.model.trim() ?? 'unknown',
+    cores: list.length,
+    node: process.version,
+    os: `${type()} ${release()}`,
+    loadAverageAtStart: loadavg().map((n) => Math.round(n * 100) / 100),
+  };
+}
+
+const isRow = (r: Row | Skipped): r is Row => !('skipped' in r);
+
+/**
+ * Issue 7's bare-Koa floor, measured on the machine where its node-oidc-provider figures were
+ * taken. Machines differ in speed, so oidc-provider is compared by its ratio to that floor,
+ * against our ratio to the floor measured in the same run.
+ */
+export const oidcProviderFloor = 19_500;
+/** oidc-provider's req/s over its own floor. */
+const theirRatio = (r: Row): number | undefined => (r.oidcProvider === undefined ? undefined : r.oidcProvider / oidcProviderFloor);
+/** How many times oidc-provider's throughput, each measured against its own floor. */
+export const timesOidcProvider = (r: Row): number | undefined => {
+  const theirs = theirRatio(r);
+  return theirs === undefined || r.ratioToFloor === undefined ? undefined : r.ratioToFloor / theirs;
+};
+const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+const ms = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+const ratio = (n: number | undefined): string => (n === undefined ? '' : `${n.toFixed(2)}×`);
+
+/** Answers as percentages, largest first, e.g. "200 token 100%" or "400 authorization_pending 99.9%, 400 slow_down 0.1%". */
+export function answerMix(answers: Readonly<Record<string, number>>): string {
+  const total = Object.values(answers).reduce((a, b) => a + b, 0);
+  if (total === 0) return 'no answers';
+  return Object.entries(answers)
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, n]) => `${kind} ${n === total ? '100' : ((100 * n) / total).toFixed(n / total < 0.001 ? 3 : 1)}%`)
+    .join(', ');
+}
+
+function rowsForTable(results: BenchResults): Array<Row | Skipped> {
+  return [
+    ...(results.floor ? [results.floor] : []),
+    ...results.scenarios,
+    ...(results.cluster ? [results.cluster.oneWorker, results.cluster.allWorkers] : []),
+    ...(results.floorAtEnd ? [results.floorAtEnd] : []),
+  ];
+}
+
+export function consoleTable(results: BenchResults): string {
+  const header = ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'vs floor', 'oidc-provider*', 'its vs floor', '× oidc-provider', 'answers'];
+  const lines = rowsForTable(results).map((r) =>
+    isRow(r)
+      ? [
+          r.title, r.server, int(r.rps), ms(r.p50), ms(r.p99), ratio(r.ratioToFloor),
+          r.oidcProvider ? int(r.oidcProvider) : '', ratio(theirRatio(r)), ratio(timesOidcProvider(r)), answerMix(r.answers),
+        ]
+      : [r.title, '', '', '', '', '', '', '', '', `skipped: ${r.skipped}`],
+  );
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const numeric = new Set([2, 3, 4, 5, 6, 7, 8]);
+  const fmt = (cells: string[]): string =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+  return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
+}
+
+export function markdown(results: BenchResults): string {
+  const { machine: m, settings: s } = results;
+  const out: string[] = [
+    '# Benchmark results',
+    '',
+    `Measured ${results.date} with \`${results.command}\` on ${m.cpu}, ${m.cores} cores, Node ${m.node}, ${m.os}.`,
+    `${s.connections} connections, ${s.warmupSeconds} s warm-up, then ${s.rounds} rounds of ${s.roundSeconds} s per scenario; medians shown. ${s.pinning}`,
+    `Load average at start ${m.loadAverageAtStart.join(' / ')}, at end ${m.loadAverageAtEnd.join(' / ')} (anything well above 1 means other work shared the CPUs).`,
+    '',
+    '![throughput per scenario](throughput.svg)',
+    '',
+    '| scenario | server | req/s | p50 ms | p99 ms | vs bare Koa | oidc-provider* | its vs bare Koa | × oidc-provider | answers |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...rowsForTable(results).map((r) =>
+      isRow(r)
+        ? `| ${r.title} | ${r.server} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ratio(r.ratioToFloor)} | ` +
+          `${r.oidcProvider ? int(r.oidcProvider) : ''} | ${ratio(theirRatio(r))} | ${ratio(timesOidcProvider(r))} | ${answerMix(r.answers)} |`
+        : `| ${r.title} | | | | | | | | | skipped: ${r.skipped} |`,
+    ),
+    '',
+    `\\* node-oidc-provider v9 as quoted in issue 7, measured on another machine of this kind whose bare-Koa floor was ${int(oidcProviderFloor)} req/s; ` +
+      'not measured in this run. "its vs bare Koa" divides that figure by that floor, and "× oidc-provider" is our "vs bare Koa" over its, ' +
+      'so machines of different speed compare fairly.',
+    '"vs bare Koa" divides by the floor measured in the same run (the mean of its measurements at start and end): a bare Koa app with @koa/router and @koa/bodyparser reading the same form POST and answering a fixed JSON.',
+    '"answers" counts every response by status and OAuth `error` (or the kind of success), so failures never pass as throughput.',
+  ];
+  if (results.memory) {
+    const mem = results.memory;
+    const mib = (kib: number | undefined): string => (kib === undefined ? 'n/a' : `${(kib / 1024).toFixed(1)} MiB`);
+    out.push(
+      '',
+      '## Memory',
+      '',
+      `Server RSS (VmRSS from /proc): ${mib(mem.idleKiB)} idle after start, ${mib(mem.beforeSoakKiB)} before a ${mem.soakSeconds} s soak, ` +
+        `${mib(mem.afterSoakKiB)} after it. The soak sends a mix (client_credentials JWT and reference, introspection, delegation) at ` +
+        `${int(mem.soakRps)} req/s; answers: ${answerMix(mem.soakAnswers)}.`,
+    );
+  }
+  if (results.cluster) {
+    const c = results.cluster;
+    out.push(
+      '',
+      '## Cluster mode',
+      '',
+      `client_credentials → JWT ES256 with \`workers: ${c.workers}\` ("auto") against \`workers: 1\`, neither pinned: ${int(c.allWorkers.rps)} vs ${int(c.oneWorker.rps)} req/s ` +
+        `(${c.speedup.toFixed(2)}×). The load generator stays on its own core${s.pinned ? ' (CPU 1)' : ''}, so on a two-core machine the workers share the CPUs with it.`,
+    );
+  }
+  if (results.notes.length) out.push('', '## Notes', '', ...results.notes.map((n) => `- ${n}`));
+  return `${out.join('\n')}\n`;
+}
+
+export function chart(results: BenchResults): string {
+  const bars: Bar[] = [];
+  if (results.floor) bars.push({ label: 'bare Koa (floor)', value: results.floor.rps, color: '#9e9e9e' });
+  if (results.floorAtEnd) bars.push({ label: 'bare Koa (floor), end of run', value: results.floorAtEnd.rps, color: '#9e9e9e' });
+  // oidc-provider's figure, moved from its machine's floor to this run's.
+  const floorHere = results.floor?.ratioToFloor ? results.floor.rps / results.floor.ratioToFloor : undefined;
+  for (const r of results.scenarios) {
+    if (!isRow(r)) continue;
+    const theirs = theirRatio(r);
+    bars.push({ label: r.title, value: r.rps, color: '#4c78a8', reference: theirs && floorHere ? theirs * floorHere : undefined });
+  }
+  if (results.cluster) {
+    bars.push({ label: results.cluster.oneWorker.title, value: results.cluster.oneWorker.rps, color: '#f58518' });
+    bars.push({ label: results.cluster.allWorkers.title, value: results.cluster.allWorkers.rps, color: '#f58518' });
+  }
+  const m = results.machine;
+  return barChart({
+    title: 'Token service throughput (median req/s, higher is better)',
+    subtitle: `${m.cpu}, ${m.cores} cores, Node ${m.node}, ${results.date.slice(0, 10)}; ${results.settings.connections} connections${results.settings.pinned ? '; server on one core' : ''}`,
+    unit: 'requests per second',
+    bars,
+    legend: [
+      { color: '#9e9e9e', label: 'bare Koa floor' },
+      { color: '#4c78a8', label: 'svc, one core' },
+      { color: '#f58518', label: 'cluster mode, unpinned' },
+      { color: '#222', label: 'node-oidc-provider (issue 7), scaled to this run\'s floor', tick: true },
+    ],
+  });
+}
+
+export function writeResults(dir: string, results: BenchResults): string[] {
+  mkdirSync(dir, { recursive: true });
+  const files = {
+    'results.json': `${JSON.stringify(results, null, 2)}\n`,
+    'results.md': markdown(results),
+    'throughput.svg': chart(results),
+  };
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return Object.keys(files).map((name) => join(dir, name));
+}

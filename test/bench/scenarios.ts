@@ -1,0 +1,263 @@
+/**
+ * What each scenario sends. A scenario prepares what it needs against the running service
+ * (a user's token, a reference token, device codes) and returns the request to repeat.
+ */
+import { randomBytes, sign } from 'node:crypto';
+import type { BenchFixture } from './fixture.js';
+import { deviceGrantType } from './fixture.js';
+import type { LoadSpec } from './measure.js';
+
+export type ServerKind = 'floor' | 'es256' | 'rs256';
+
+export interface Prepared {
+  readonly spec: LoadSpec;
+  readonly beforeRound?: (expectedRequests: number) => void;
+  readonly expectedRate?: number;
+  /** A line for the output after the run, e.g. how many assertions were made. */
+  note?(): string | undefined;
+}
+
+export interface Scenario {
+  readonly id: string;
+  readonly title: string;
+  readonly server: ServerKind;
+  /** node-oidc-provider v9 on a machine of this kind (issue 7); not measured here. */
+  readonly oidcProvider?: number;
+  prepare(ctx: ScenarioContext): Promise<Prepared | { skipped: string }>;
+}
+
+export interface ScenarioContext {
+  readonly url: string;
+  readonly fixture: BenchFixture;
+  /** Median req/s measured so far, by scenario id. */
+  readonly measured: ReadonlyMap<string, number>;
+}
+
+const form = { 'content-type': 'application/x-www-form-urlencoded' };
+const basic = (id: string, secret: string): string =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const tokenSuccess = (body: string): string => (body.includes('"access_token"') ? 'token' : 'unexpected');
+
+async function postForm(url: string, params: Record<string, string>, authorization?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { ...form, ...(authorization ? { authorization } : {}) },
+    body: new URLSearchParams(params).toString(),
+  });
+  const text = await res.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    // not JSON: the status says enough
+  }
+  return { status: res.status, body };
+}
+
+async function tokenFor(url: string, params: Record<string, string>, authorization: string): Promise<string> {
+  const { status, body } = await postForm(`${url}/connect/token`, params, authorization);
+  if (status !== 200 || typeof body.access_token !== 'string') {
+    throw new Error(`could not get a token (${params.grant_type}): ${status} ${JSON.stringify(body)}`);
+  }
+  return body.access_token;
+}
+
+function clientCredentials(fixture: BenchFixture, clientId: 'm2m' | 'm2m-reference'): LoadSpec {
+  const secret = clientId === 'm2m' ? fixture.secrets.m2m : fixture.secrets.reference;
+  return {
+    method: 'POST',
+    path: '/connect/token',
+    headers: { ...form, authorization: basic(clientId, secret) },
+    body: 'grant_type=client_credentials&scope=api1.read',
+    success: tokenSuccess,
+  };
+}
+
+const b64url = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** Signs client assertions ahead of the load: iss = sub = client, aud = issuer, unique jti. */
+function assertionMaker(fixture: BenchFixture, issuer: string) {
+  const { clientId, alg, privateKey } = fixture.assertionKey;
+  const header = b64url({ alg, typ: 'client-authentication+jwt' });
+  const keyInput = alg === 'ES256' ? { key: privateKey, dsaEncoding: 'ieee-p1363' as const } : privateKey;
+  return (): string => {
+    const now = Math.floor(Date.now() / 1000);
+    const input = `${header}.${b64url({ iss: clientId, sub: clientId, aud: issuer, iat: now, exp: now + 900, jti: randomBytes(16).toString('base64url') })}`;
+    return `${input}.${sign('sha256', Buffer.from(input), keyInput).toString('base64url')}`;
+  };
+}
+
+const assertionPrefix =
+  'grant_type=client_credentials&scope=api1.read' +
+  '&client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer&client_assertion=';
+
+export const scenarios: readonly Scenario[] = [
+  {
+    id: 'cc-es256',
+    title: 'client_credentials + Basic → JWT ES256',
+    server: 'es256',
+    oidcProvider: 3500,
+    async prepare({ fixture }) {
+      return { spec: clientCredentials(fixture, 'm2m') };
+    },
+  },
+  {
+    id: 'cc-reference',
+    title: 'client_credentials + Basic → reference token (SQLite)',
+    server: 'es256',
+    oidcProvider: 6200,
+    async prepare({ fixture }) {
+      return { spec: clientCredentials(fixture, 'm2m-reference') };
+    },
+  },
+  {
+    id: 'private-key-jwt',
+    title: 'private_key_jwt (fresh assertion each) → reference token',
+    server: 'es256',
+    oidcProvider: 3400,
+    async prepare({ url, fixture, measured }) {
+      const make = assertionMaker(fixture, url);
+      let pool: string[] = [];
+      let next = 0;
+      let made = 0;
+      let onTheFly = 0;
+      let signingMs = 0;
+      return {
+        expectedRate: Math.min(measured.get('cc-reference') ?? 3000, 6000),
+        // Tops the pool up before each round (sized from the fastest round so far), while the server idles.
+        beforeRound(expected) {
+          const started = performance.now();
+          pool = pool.slice(next);
+          next = 0;
+          const missing = Math.max(expected - pool.length, 0);
+          for (let i = 0; i < missing; i++) pool.push(make());
+          signingMs += performance.now() - started;
+          made += missing;
+        },
+        spec: {
+          method: 'POST',
+          path: '/connect/token',
+          headers: form,
+          body: () => {
+            if (next < pool.length) return assertionPrefix + pool[next++];
+            // Never replay: sign one now (this slows the load generator, so it is reported).
+            onTheFly++;
+            return assertionPrefix + make();
+          },
+          success: tokenSuccess,
+        },
+        note: () =>
+          `${made} ${fixture.assertionKey.alg} assertions signed in ${(signingMs / 1000).toFixed(1)} s before the rounds` +
+          (onTheFly ? `; the pool ran out and ${onTheFly} more were signed during the load` : ', none during the load'),
+      };
+    },
+  },
+  {
+    id: 'introspection',
+    title: 'introspection of a reference token by an API',
+    server: 'es256',
+    oidcProvider: 3900,
+    async prepare({ url, fixture }) {
+      const token = await tokenFor(url, { grant_type: 'client_credentials', scope: 'api1.read' }, basic('m2m-reference', fixture.secrets.reference));
+      return {
+        spec: {
+          method: 'POST',
+          path: '/connect/introspect',
+          headers: { ...form, authorization: basic('api1', fixture.secrets.api1) },
+          body: `token=${encodeURIComponent(token)}`,
+          success: (body) => (body.includes('"active":true') ? 'active' : 'inactive'),
+        },
+      };
+    },
+  },
+  {
+    id: 'delegation',
+    title: 'delegation grant (user JWT in, JWT out)',
+    server: 'es256',
+    async prepare({ url, fixture }) {
+      const userToken = await tokenFor(
+        url,
+        { grant_type: 'password', username: fixture.user.username, password: fixture.user.password, scope: 'api1.read' },
+        basic('web', fixture.secrets.web),
+      );
+      return {
+        spec: {
+          method: 'POST',
+          path: '/connect/token',
+          headers: { ...form, authorization: basic('api1.client', fixture.secrets.delegation) },
+          body: `grant_type=delegation&scope=backend.read&token=${encodeURIComponent(userToken)}`,
+          success: tokenSuccess,
+        },
+      };
+    },
+  },
+  {
+    id: 'device-poll',
+    title: 'device-code poll → authorization_pending',
+    server: 'es256',
+    async prepare({ url, measured }) {
+      const probe = await postForm(`${url}/connect/deviceauthorization`, { client_id: 'tv', scope: 'api1.read' });
+      if (probe.status !== 200 || typeof probe.body.device_code !== 'string') {
+        return { skipped: `device authorization failed: ${probe.status} ${JSON.stringify(probe.body)}` };
+      }
+      // Each code may be polled once a second (pollingInterval 1); cycle through enough codes
+      // that every code rests about three seconds between polls at the expected rate.
+      const count = Math.max(3000, Math.ceil(3 * Math.min(measured.get('cc-reference') ?? 3000, 10_000)));
+      const codes: string[] = [encodeURIComponent(probe.body.device_code)];
+      let failed = 0;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (codes.length + failed < count) {
+            const { status, body } = await postForm(`${url}/connect/deviceauthorization`, { client_id: 'tv', scope: 'api1.read' });
+            if (status === 200 && typeof body.device_code === 'string') codes.push(encodeURIComponent(body.device_code));
+            else failed++;
+          }
+        }),
+      );
+      const createdIn = ((performance.now() - started) / 1000).toFixed(1);
+      let next = 0;
+      return {
+        spec: {
+          method: 'POST',
+          path: '/connect/token',
+          headers: form,
+          body: () => `grant_type=${encodeURIComponent(deviceGrantType)}&client_id=tv&device_code=${codes[next++ % codes.length]}`,
+          success: () => 'unexpected success',
+        },
+        note: () =>
+          `polled ${codes.length} device codes in turn (created in ${createdIn} s${failed ? `, ${failed} creations failed` : ''}); ` +
+          `each code polled every ~${(codes.length / Math.max(measured.get('device-poll') ?? 1, 1)).toFixed(1)} s`,
+      };
+    },
+  },
+  {
+    id: 'cc-rs256',
+    title: 'client_credentials + Basic → JWT RS256',
+    server: 'rs256',
+    oidcProvider: 1560,
+    async prepare({ fixture }) {
+      return { spec: clientCredentials(fixture, 'm2m') };
+    },
+  },
+];
+
+/** The floor: the same form POST to bare Koa. */
+export const floorScenario: Scenario = {
+  id: 'floor',
+  title: 'bare Koa + router + body parser (floor)',
+  server: 'floor',
+  async prepare({ fixture }) {
+    return { spec: { ...clientCredentials(fixture, 'm2m'), success: tokenSuccess } };
+  },
+};
+
+/** The soak's mix: every connection sends these in turn. */
+export async function soakMix(ctx: ScenarioContext): Promise<LoadSpec[]> {
+  const specs: LoadSpec[] = [];
+  for (const id of ['cc-es256', 'cc-reference', 'introspection', 'delegation']) {
+    const prepared = await scenarios.find((s) => s.id === id)!.prepare(ctx);
+    if ('spec' in prepared) specs.push(prepared.spec);
+  }
+  return specs;
+}
