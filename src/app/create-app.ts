@@ -40,6 +40,7 @@ import { createEventService } from '../events/event-service.js';
 import { logEvents } from '../events/index.js';
 import { requestId } from '../http/request-id.js';
 import { createServiceContainer, systemClock } from './container.js';
+import { closableServer } from './close-server.js';
 
 export interface CreateAppOptions {
   /** Where logs go; stdout by default. Tests pass a stream to read them. */
@@ -99,9 +100,12 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   const container = createServiceContainer({ config, logger, clock, store, keyRing, events });
 
   const registrar = createPluginRegistrar(container, config, logger);
+  const folders = await loadPluginFolders(config.pluginDirs);
+  // A plugin's user store goes in first: the password grant and the device page are built with it.
+  for (const { plugin, folder } of folders) await registrar.useResourceOwnerValidator(plugin, folder.dir);
   await registrar.registerPlugin(standardGrants, '(built-in)');
   await registrar.registerPlugin(logEvents, '(built-in)');
-  for (const { plugin, folder } of await loadPluginFolders(config.pluginDirs)) {
+  for (const { plugin, folder } of folders) {
     await registrar.registerPlugin(plugin, folder.dir);
   }
   const registry = registrar.registry();
@@ -132,7 +136,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
     {
       token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, logger, events }),
       introspection: createIntrospectionEndpoint({ clientAuthenticator, tokenValidator: container.resolve('tokenValidator'), events }),
-      revocation: createRevocationEndpoint({ clientAuthenticator, store, logger, events }),
+      revocation: createRevocationEndpoint({ issuer: config.issuer, clientAuthenticator, store, logger, events }),
       deviceAuthorization: createDeviceAuthorizationEndpoint({
         clientAuthenticator, scopeCatalog, store, clock,
         userCodes: userCodeScheme(config.deviceFlow.userCodeFormat),
@@ -165,7 +169,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
     onError: (err: unknown) => logger.warn({ err }, 'expired grant sweep failed'),
   });
 
-  let server: Server | undefined;
+  let closeServer: (() => Promise<void>) | undefined;
   return {
     config,
     koa,
@@ -175,7 +179,8 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
     tokenIssuer,
     metrics,
     listen(port = config.port, host = config.host) {
-      server = createServer({ maxHeaderSize: maxHeaderBytes }, koa.callback());
+      const server = createServer({ maxHeaderSize: maxHeaderBytes }, koa.callback());
+      closeServer = closableServer(server);
       server.on('clientError', answerClientError);
       // Bounded waits for slow or idle clients: a request that stalls cannot hold a socket forever.
       server.requestTimeout = 30_000;
@@ -193,13 +198,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
     async close() {
       keyRing.stop();
       sweeper.stop();
-      if (server) {
-        const s = server;
-        await new Promise<void>((resolve) => {
-          s.close(() => resolve());
-          s.closeIdleConnections();
-        });
-      }
+      await closeServer?.();
       await store.close();
     },
   };

@@ -12,6 +12,7 @@ export async function listPlugins(configPath: string | undefined): Promise<numbe
     if (p.grantTypes.length) process.stdout.write(`  grant types:            ${p.grantTypes.join(', ')}\n`);
     if (p.authenticationMethods.length) process.stdout.write(`  authentication methods: ${p.authenticationMethods.join(', ')}\n`);
     if (p.secretTypes.length) process.stdout.write(`  secret types:           ${p.secretTypes.join(', ')}\n`);
+    if (p.resourceOwners) process.stdout.write(`  resource owners:        this plugin's user store (instead of the config users)\n`);
   }
   return 0;
 }

@@ -33,8 +33,10 @@ async function serve(config: ResolvedConfig, filepath: string): Promise<number> 
   let stop = (reason: string): void => {
     stopRequested = reason;
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  // `on`, not `once`: a repeated signal (`npm start` forwards the Ctrl-C the terminal already sent)
+  // would otherwise kill the process mid-drain. The drain limit below bounds the wait.
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   // A worker whose primary is gone must not linger as an orphan holding the port.
   if (cluster.isWorker) process.once('disconnect', () => stop('primary disconnected'));
 

@@ -130,7 +130,7 @@ export interface AuthThrottleConfig {
   addressThreshold?: number;
   /** Longest back-off in seconds. Default 300. */
   maxDelay?: number;
-  /** Seconds after which a counter is forgotten. Default 900. */
+  /** Seconds without a failure (once any back-off has ended) after which a counter is forgotten. Default 900. */
   window?: number;
 }
 

@@ -3,8 +3,8 @@
  * review the client and scopes, approve or deny. Each POST re-checks the code, so nothing a
  * browser sends back is trusted beyond its signed session and CSRF token.
  */
-import type { Client, User } from '../config/schema.js';
-import type { Clock, Logger, ResourceOwnerValidator } from '../sdk/contracts.js';
+import type { Client } from '../config/schema.js';
+import type { Clock, Logger, ResourceOwner, ResourceOwnerValidator } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
 import type { DeviceFlow, DeviceFlowStore, Versioned } from './device-flow-store.js';
 import type { Csrf } from './csrf.js';
@@ -22,6 +22,8 @@ export interface PageRequest {
   /** The valid session from the cookie, if any. */
   readonly session: DeviceSession | undefined;
   readonly remoteAddress: string;
+  /** For the events the page raises. */
+  readonly requestId?: string | undefined;
 }
 
 export interface PageOutcome {
@@ -103,7 +105,7 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     return { userCode, flow, client };
   }
 
-  async function signedInUser(session: DeviceSession): Promise<User | undefined> {
+  async function signedInUser(session: DeviceSession): Promise<ResourceOwner | undefined> {
     return session.subject === undefined ? undefined : deps.users.findBySubject(session.subject);
   }
 
@@ -117,7 +119,7 @@ export function createVerificationPage(deps: VerificationPageDeps) {
   }
 
   /** RFC 8628 §5.4: name the client and show the code, so someone tricked into entering another's code can notice. */
-  function consent(session: DeviceSession, user: User, found: Found): PageOutcome {
+  function consent(session: DeviceSession, user: ResourceOwner, found: Found): PageOutcome {
     const scopes: ScopeLine[] = found.flow.value.scopes.map((name) => ({ name, description: deps.scopeDescriptions.get(name) }));
     return {
       status: 200,
@@ -145,10 +147,10 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     }
     const user = await deps.users.validate(username, password);
     if (!user) {
-      deps.events?.raise({ type: 'user.sign_in_failed', via: 'device_page', reason: 'wrong username or password' });
+      deps.events?.raise({ type: 'user.sign_in_failed', via: 'device_page', reason: 'wrong username or password' }, request.requestId);
       return signIn(session, found, 400, { username, message: messages.badCredentials });
     }
-    deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via: 'device_page' });
+    deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via: 'device_page' }, request.requestId);
     // A fresh session id on sign-in: a session (or CSRF token) planted before it is worth nothing after.
     const signedIn = deps.newSession(clock.now(), { subject: user.subjectId, authTime: Math.floor(clock.now() / 1000) });
     return { ...consent(signedIn, user, found), session: signedIn };
@@ -169,7 +171,10 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     // Pending -> approved/denied exactly once, whichever node gets there first.
     if (!(await flows.setFlow(found.userCode, previous, next))) return enterCode(session, 409, '', messages.used);
     deps.logger.info({ clientId: found.client.clientId, subject: user.subjectId, decision }, 'device authorization decided');
-    deps.events?.raise({ type: decision === 'approve' ? 'device.approved' : 'device.denied', clientId: found.client.clientId, subject: user.subjectId });
+    deps.events?.raise(
+      { type: decision === 'approve' ? 'device.approved' : 'device.denied', clientId: found.client.clientId, subject: user.subjectId },
+      request.requestId,
+    );
     return { status: 200, view: { kind: 'done', approved: decision === 'approve', clientName: clientName(found.client) } };
   }
 

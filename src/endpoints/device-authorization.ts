@@ -48,7 +48,10 @@ export function createDeviceAuthorizationEndpoint(deps: DeviceAuthorizationDeps)
     // Public clients authenticate with client_id alone (RFC 8628 §3.1, RFC 6749 §2.3).
     const { client } = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'device_authorization' });
     checkGrantType(client);
-    const scopes = resolveRequestedScopes(client, request.params.get('scope'), deps.scopeCatalog);
+    // With no `scope`, the device asks for everything the client is allowed, identity scopes
+    // included (issue 6): the user sees and approves the whole list on the page.
+    const scope = request.params.get('scope');
+    const scopes = scope === undefined ? [...client.allowedScopes] : resolveRequestedScopes(client, scope, deps.scopeCatalog);
     const lifetime = client.deviceCodeLifetime;
     // The interval announced is the one the token endpoint enforces (RFC 8628 §3.5).
     const interval = client.pollingInterval;

@@ -16,7 +16,9 @@ export function buildDiscoveryDocument(config: ResolvedConfig, urls: EndpointUrl
     ...(config.clients.some((c) => c.allowOfflineAccess) ? ['offline_access'] : []),
   ];
   const withNone = config.clients.some((c) => !c.requireClientSecret) ? [...authMethods, 'none'] : authMethods;
+  // Plugin metadata first: it adds members, it never overrides the core's.
   const doc: Record<string, JsonValue> = {
+    ...metadata,
     issuer: config.issuer,
     jwks_uri: urls.jwks,
     token_endpoint: urls.token,
@@ -25,7 +27,6 @@ export function buildDiscoveryDocument(config: ResolvedConfig, urls: EndpointUrl
     device_authorization_endpoint: urls.deviceAuthorization,
     grant_types_supported: [...registry.grants.keys()],
     token_endpoint_auth_methods_supported: withNone,
-    ...metadata,
     introspection_endpoint_auth_methods_supported: authMethods,
     revocation_endpoint_auth_methods_supported: withNone,
     scopes_supported: scopes,

@@ -18,13 +18,14 @@ export function createEventService(logger: Logger, now: () => number = Date.now)
       everyType = sinks.filter((s) => s.types === undefined);
       byType = new Map();
       for (const sink of sinks) {
-        for (const type of sink.types ?? []) byType.set(type, [...(byType.get(type) ?? everyType), sink]);
+        for (const type of new Set(sink.types)) byType.set(type, [...(byType.get(type) ?? everyType), sink]);
       }
     },
     raise(event, requestId) {
       const sinks = byType.get(event.type) ?? everyType;
       if (sinks.length === 0) return;
-      const raised = { ...event, time: new Date(now()).toISOString(), ...(requestId ? { requestId } : {}) };
+      // Frozen: every sink sees the same event, whatever an earlier one did with it.
+      const raised = Object.freeze({ ...event, time: new Date(now()).toISOString(), ...(requestId ? { requestId } : {}) });
       for (const sink of sinks) {
         try {
           const pending = sink.handle(raised);

@@ -6,9 +6,9 @@ export type ServiceEvent =
   | { type: 'token.issued'; clientId: string; grantType: string; subject: string; scopes: readonly string[] }
   | { type: 'token.failed'; clientId: string | undefined; grantType: string | undefined; error: string }
   | { type: 'client.authenticated'; clientId: string; method: string; endpoint: string }
-  | { type: 'client.authentication_failed'; clientId: string | undefined; endpoint: string; reason: string }
+  | { type: 'client.authentication_failed'; clientId: string | undefined; method: string; endpoint: string; reason: string }
   | { type: 'api.authenticated'; apiResource: string; method: string }
-  | { type: 'api.authentication_failed'; apiResource: string | undefined; reason: string }
+  | { type: 'api.authentication_failed'; apiResource: string | undefined; method: string; reason: string }
   | { type: 'token.introspected'; apiResource: string; active: boolean; clientId: string | undefined }
   | { type: 'token.revoked'; clientId: string; tokenType: string }
   | { type: 'device.authorized'; clientId: string; scopes: readonly string[] }

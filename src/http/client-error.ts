@@ -2,6 +2,7 @@
  * Requests Node rejects before Koa sees them (headers over `maxHeaderSize`, malformed HTTP)
  * still get a JSON OAuth error instead of a bare status line.
  */
+import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 
 export const maxHeaderBytes = 16 * 1024;
@@ -10,7 +11,8 @@ function reply(socket: Socket, status: number, reason: string, description: stri
   const body = JSON.stringify({ error: 'invalid_request', error_description: description });
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+      // The caller's X-Request-Id cannot be trusted from a request that did not parse: always a new one.
+      `Cache-Control: no-store\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 

@@ -5,15 +5,18 @@
  * are public documents readable from anywhere.
  */
 import type { Context, Next } from 'koa';
+import { InvalidRequest } from '../oauth/errors.js';
 
 export function corsForClients(allowedOrigins: ReadonlySet<string>) {
   return async function cors(ctx: Context, next: Next): Promise<void> {
     const origin = ctx.get('origin');
-    if (!origin || !allowedOrigins.has(origin)) {
-      if (ctx.method === 'OPTIONS') {
-        ctx.status = 403;
-        return;
-      }
+    // Without Origin this is no CORS request: an OPTIONS gets the router's usual `Allow` answer.
+    if (!origin) {
+      await next();
+      return;
+    }
+    if (!allowedOrigins.has(origin)) {
+      if (ctx.method === 'OPTIONS') throw new InvalidRequest('The origin is not allowed to call this endpoint.', { status: 403 });
       await next();
       return;
     }
@@ -26,6 +29,9 @@ export function corsForClients(allowedOrigins: ReadonlySet<string>) {
       ctx.status = 204;
       return;
     }
+    // Beyond the CORS-safelisted response headers, a browser client must read these to back off
+    // (429), see the challenge (401) and quote the request id.
+    ctx.set('Access-Control-Expose-Headers', 'Retry-After, WWW-Authenticate, X-Request-Id');
     await next();
   };
 }

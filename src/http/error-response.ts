@@ -27,7 +27,7 @@ export function toOAuthError(err: unknown): OAuthError {
     return new InvalidRequest('The request body is too large.', { status: 413 });
   }
   if (status === 415 || http.type === 'encoding.unsupported') {
-    return new InvalidRequest('Unsupported body encoding; use UTF-8.', { status: 415 });
+    return new InvalidRequest('Unsupported Content-Encoding or charset; send identity, gzip, deflate or br, in UTF-8.', { status: 415 });
   }
   if (status !== undefined && status >= 400 && status < 500) {
     return new InvalidRequest('The request could not be read.', { status });

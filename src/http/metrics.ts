@@ -31,8 +31,8 @@ export function createMetrics(): Metrics {
     name: 'svc_tokens_issued_total', help: 'Tokens issued by grant type', labelNames: ['grant_type'], registers: [registry],
   });
   const authFailures = new Counter({
-    name: 'svc_authentication_failures_total', help: 'Failed client and API authentications by endpoint',
-    labelNames: ['endpoint'], registers: [registry],
+    name: 'svc_authentication_failures_total', help: 'Failed client and API authentications by endpoint and method',
+    labelNames: ['endpoint', 'method'], registers: [registry],
   });
   const storeErrors = new Counter({ name: 'svc_store_errors_total', help: 'Store operations that failed', registers: [registry] });
 
@@ -53,8 +53,8 @@ export function createMetrics(): Metrics {
       types: ['token.issued', 'client.authentication_failed', 'api.authentication_failed'],
       handle(event) {
         if (event.type === 'token.issued') tokens.inc({ grant_type: event.grantType });
-        else if (event.type === 'client.authentication_failed') authFailures.inc({ endpoint: event.endpoint });
-        else if (event.type === 'api.authentication_failed') authFailures.inc({ endpoint: 'introspection' });
+        else if (event.type === 'client.authentication_failed') authFailures.inc({ endpoint: event.endpoint, method: event.method });
+        else if (event.type === 'api.authentication_failed') authFailures.inc({ endpoint: 'introspection', method: event.method });
       },
     },
     storeError: () => storeErrors.inc(),

@@ -35,9 +35,11 @@ export function addOperationRoutes(router: Router, deps: {
   });
   const { metrics } = deps;
   if (!metrics) return;
-  const expected = deps.metricsToken === undefined ? undefined : digest(`Bearer ${deps.metricsToken}`);
+  const expected = deps.metricsToken === undefined ? undefined : digest(deps.metricsToken);
   router.get('/metrics', async (ctx) => {
-    if (expected && !timingSafeEqual(digest(ctx.get('authorization')), expected)) {
+    // RFC 7235 §2.1: the scheme is case-insensitive.
+    const given = /^Bearer +(.*)$/i.exec(ctx.get('authorization'))?.[1] ?? '';
+    if (expected && !timingSafeEqual(digest(given), expected)) {
       ctx.status = 401;
       ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
       ctx.body = { error: 'invalid_token', error_description: 'A valid bearer token is required for metrics.' };

@@ -18,13 +18,13 @@ export interface AuthThrottleOptions {
   addressThreshold: number;
   /** Longest back-off, seconds. */
   maxDelay: number;
-  /** Counters older than this are forgotten, seconds. */
+  /** Seconds without a failure, once any back-off has ended, after which a counter is forgotten. */
   window: number;
 }
 
 interface Counter {
   failures: number;
-  firstAt: number;
+  lastAt: number;
   blockedUntil: number;
 }
 
@@ -40,10 +40,15 @@ const maxEntries = 100_000;
 export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
   const counters = new Map<string, Counter>();
 
+  // Quiet time is counted from the later of the last failure and the end of the back-off: counted
+  // from the first failure, a caller who keeps failing would start over (with free attempts)
+  // every window, and a maxDelay near or above the window could never be reached.
+  const forgotten = (c: Counter, now: number): boolean => now - Math.max(c.lastAt, c.blockedUntil) > options.window * 1000;
+
   function blockedFor(key: string, now: number): number {
     const c = counters.get(key);
     if (!c) return 0;
-    if (now - c.firstAt > options.window * 1000 && c.blockedUntil <= now) {
+    if (forgotten(c, now)) {
       counters.delete(key);
       return 0;
     }
@@ -52,12 +57,13 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
 
   function bump(key: string, threshold: number, now: number): void {
     let c = counters.get(key);
-    if (!c || (now - c.firstAt > options.window * 1000 && c.blockedUntil <= now)) {
+    if (!c || forgotten(c, now)) {
       if (counters.size >= maxEntries) counters.delete(counters.keys().next().value as string);
-      c = { failures: 0, firstAt: now, blockedUntil: 0 };
+      c = { failures: 0, lastAt: now, blockedUntil: 0 };
       counters.set(key, c);
     }
     c.failures += 1;
+    c.lastAt = now;
     if (c.failures >= threshold) {
       const delay = Math.min(options.maxDelay, 2 ** Math.min(c.failures - threshold, 20));
       c.blockedUntil = now + delay * 1000;

@@ -22,14 +22,19 @@ export interface AuthenticatedApi {
   readonly method: string;
 }
 
+/** The credentials of one request, with its id so the events it raises can be correlated. */
+export type AuthenticationSource = CredentialSource & { readonly requestId?: string | undefined };
+
 export interface ClientAuthenticator {
-  authenticateClient(source: CredentialSource): Promise<AuthenticatedClient>;
-  authenticateApiResource(source: CredentialSource): Promise<AuthenticatedApi>;
+  authenticateClient(source: AuthenticationSource): Promise<AuthenticatedClient>;
+  authenticateApiResource(source: AuthenticationSource): Promise<AuthenticatedApi>;
 }
 
-/** The id the credentials claimed, once parsed: for counting failures. */
+/** What the credentials claimed, once parsed: for counting and reporting failures. */
 interface Seen {
   id?: string | undefined;
+  /** The authentication method that found credentials; `none` when none did. */
+  method?: string | undefined;
 }
 
 export interface ClientAuthenticatorDeps {
@@ -104,6 +109,7 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
   async function client(source: CredentialSource, seen: Seen): Promise<AuthenticatedClient> {
     const found = await parse(source);
     seen.id = found?.parsed.id;
+    seen.method = found?.method;
     const claimedId = source.params.get('client_id');
     if (!found) {
       const known = claimedId === undefined ? undefined : deps.clients.get(claimedId);
@@ -123,6 +129,7 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
   async function apiResource(source: CredentialSource, seen: Seen): Promise<AuthenticatedApi> {
     const found = await parse(source);
     seen.id = found?.parsed.id;
+    seen.method = found?.method;
     if (!found) throw denied(source, 'no API credentials');
     throttled(found.parsed.id, source);
     const holder = deps.apiResources.get(found.parsed.id);
@@ -138,7 +145,7 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
   /** Counts failures for the throttle and reports both outcomes as events. */
   async function observed<T>(source: CredentialSource, attempt: (seen: Seen) => Promise<T>, idOf: (r: T) => string, report: {
     success: (r: T) => void;
-    failure: (id: string | undefined, reason: string) => void;
+    failure: (id: string | undefined, method: string, reason: string) => void;
   }): Promise<T> {
     const seen: Seen = {};
     try {
@@ -150,7 +157,7 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
       if (isOAuthError(err) && err.code === 'invalid_client' && err.status === 401) {
         const id = seen.id ?? source.params.get('client_id');
         if (deps.throttle && source.remoteAddress) deps.throttle.failed(id, source.remoteAddress, deps.clock.now());
-        report.failure(id, err.logDetail ?? err.description);
+        report.failure(id, seen.method ?? 'none', err.logDetail ?? err.description);
       }
       throw err;
     }
@@ -159,14 +166,17 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
   return {
     authenticateClient(source) {
       return observed(source, (seen) => client(source, seen), (r) => r.client.clientId, {
-        success: (r) => deps.events?.raise({ type: 'client.authenticated', clientId: r.client.clientId, method: r.method, endpoint: source.endpoint }),
-        failure: (clientId, reason) => deps.events?.raise({ type: 'client.authentication_failed', clientId, endpoint: source.endpoint, reason }),
+        success: (r) =>
+          deps.events?.raise({ type: 'client.authenticated', clientId: r.client.clientId, method: r.method, endpoint: source.endpoint }, source.requestId),
+        failure: (clientId, method, reason) =>
+          deps.events?.raise({ type: 'client.authentication_failed', clientId, method, endpoint: source.endpoint, reason }, source.requestId),
       });
     },
     authenticateApiResource(source) {
       return observed(source, (seen) => apiResource(source, seen), (r) => r.apiResource.name, {
-        success: (r) => deps.events?.raise({ type: 'api.authenticated', apiResource: r.apiResource.name, method: r.method }),
-        failure: (name, reason) => deps.events?.raise({ type: 'api.authentication_failed', apiResource: name, reason }),
+        success: (r) => deps.events?.raise({ type: 'api.authenticated', apiResource: r.apiResource.name, method: r.method }, source.requestId),
+        failure: (name, method, reason) =>
+          deps.events?.raise({ type: 'api.authentication_failed', apiResource: name, method, reason }, source.requestId),
       });
     },
   };

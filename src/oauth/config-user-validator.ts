@@ -1,6 +1,6 @@
 /**
- * The default resource owner store: the `users` of the config. A deployment replaces it by
- * registering its own `resourceOwnerValidator` (see README, "Users").
+ * The default resource owner store: the `users` of the config. A deployment replaces it with a
+ * plugin's `resourceOwnerValidator` (see plugins/README.md, "Users: your own user store").
  */
 import type { ResolvedConfig, User } from '../config/schema.js';
 import type { ResourceOwnerValidator } from '../sdk/contracts.js';

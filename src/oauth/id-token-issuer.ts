@@ -29,7 +29,7 @@ export function createIdTokenIssuer(deps: {
       const claims: Record<string, JsonValue> = {};
       for (const scope of scopes) {
         for (const name of claimsByScope.get(scope) ?? []) {
-          const value = user?.claims[name];
+          const value = user?.claims?.[name];
           if (value !== undefined && name !== 'sub') claims[name] = value;
         }
       }

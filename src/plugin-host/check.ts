@@ -3,12 +3,15 @@
  * Every message names the plugin folder and says what was expected and what was found.
  */
 import { BootError } from '../config/boot-error.js';
-import type { ExtensionGrantValidator, Plugin, SecretParser, SecretValidator } from '../sdk/contracts.js';
+import type { ExtensionGrantValidator, Plugin, ResourceOwnerValidator, SecretParser, SecretValidator } from '../sdk/contracts.js';
+import type { ServiceEventType } from '../events/service-event.js';
 import type { PluginFolder } from './discover.js';
 
-const pluginKeys = ['name', 'description', 'secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks'];
+const pluginKeys = ['name', 'description', 'secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'resourceOwnerValidator'];
 export const factoryLists = ['secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks'] as const;
 export type FactoryList = (typeof factoryLists)[number];
+/** What a plugin can provide: a list of parts, or the one resource owner validator. */
+export type PluginPart = FactoryList | 'resourceOwnerValidator';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const kind = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
@@ -17,7 +20,7 @@ export function checkPluginExport(value: unknown, folder: PluginFolder): Plugin 
   const fail = (msg: string): never => {
     throw new BootError('PLUGIN_INVALID', `plugin folder ${folder.dir}: ${msg}`);
   };
-  if (!isObject(value)) fail(`the index must default-export a plugin object { name, secretParsers?, secretValidators?, extensionGrants?, eventSinks? }, found ${kind(value)}`);
+  if (!isObject(value)) fail(`the index must default-export a plugin object { name, secretParsers?, secretValidators?, extensionGrants?, eventSinks?, resourceOwnerValidator? }, found ${kind(value)}`);
   const plugin = value as Record<string, unknown>;
   for (const key of Object.keys(plugin)) {
     if (!pluginKeys.includes(key)) fail(`unknown member "${key}" (known: ${pluginKeys.join(', ')})`);
@@ -33,14 +36,24 @@ export function checkPluginExport(value: unknown, folder: PluginFolder): Plugin 
       if (typeof f !== 'function') fail(`${list}[${i}] must be a factory function (deps) => ..., found ${kind(f)}`);
     });
   }
+  const owners = plugin.resourceOwnerValidator;
+  if (owners !== undefined && typeof owners !== 'function') fail(`resourceOwnerValidator must be a factory function (deps) => ..., found ${kind(owners)}`);
   return plugin as unknown as Plugin;
 }
+
+// `satisfies` keeps this list in step with the ServiceEvent union.
+const eventTypes: ReadonlySet<string> = new Set(Object.keys({
+  'token.issued': true, 'token.failed': true, 'client.authenticated': true, 'client.authentication_failed': true,
+  'api.authenticated': true, 'api.authentication_failed': true, 'token.introspected': true, 'token.revoked': true,
+  'device.authorized': true, 'device.approved': true, 'device.denied': true, 'user.signed_in': true,
+  'user.sign_in_failed': true, 'plugin.loaded': true,
+} satisfies Record<ServiceEventType, true>));
 
 const isStringList = (v: unknown): v is string[] =>
   Array.isArray(v) && v.length > 0 && v.every((s) => typeof s === 'string' && s.length > 0);
 
 /** Checks what a factory built; returns a message when it is not what its list promises. */
-export function checkInstance(list: FactoryList, value: unknown): string | undefined {
+export function checkInstance(list: PluginPart, value: unknown): string | undefined {
   if (!isObject(value)) return `expected an object, the factory returned ${kind(value)}`;
   switch (list) {
     case 'secretParsers': {
@@ -59,7 +72,20 @@ export function checkInstance(list: FactoryList, value: unknown): string | undef
     case 'eventSinks': {
       const s = value as { handle?: unknown; types?: unknown };
       if (typeof s.handle !== 'function') return 'handle must be a function';
-      if (s.types !== undefined && !isStringList(s.types)) return 'types, when given, must be a non-empty array of event types';
+      const types = s.types;
+      if (types === undefined) return undefined;
+      if (!isStringList(types)) return 'types, when given, must be a non-empty array of event types';
+      // A misspelt type would leave the sink silently deaf to it; a repeated one would deliver events twice.
+      const unknown = types.filter((t) => !eventTypes.has(t));
+      if (unknown.length > 0) return `types: unknown event type ${unknown.map((t) => JSON.stringify(t)).join(', ')} (known: ${[...eventTypes].join(', ')})`;
+      const repeated = types.find((t, i) => types.indexOf(t) !== i);
+      if (repeated !== undefined) return `types: "${repeated}" is listed twice`;
+      return undefined;
+    }
+    case 'resourceOwnerValidator': {
+      const r = value as Partial<ResourceOwnerValidator>;
+      if (typeof r.validate !== 'function') return 'validate must be a function';
+      if (typeof r.findBySubject !== 'function') return 'findBySubject must be a function';
       return undefined;
     }
     case 'extensionGrants': {

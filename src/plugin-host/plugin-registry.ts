@@ -5,9 +5,9 @@
 import { asValue, type AwilixContainer } from 'awilix';
 import { BootError } from '../config/boot-error.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import type { ExtensionGrantValidator, Logger, Plugin, SecretParser, SecretValidator } from '../sdk/contracts.js';
+import type { ExtensionGrantValidator, Logger, Plugin, ResourceOwnerValidator, SecretParser, SecretValidator } from '../sdk/contracts.js';
 import type { EventSink } from '../events/service-event.js';
-import { checkInstance, type FactoryList } from './check.js';
+import { checkInstance, type FactoryList, type PluginPart } from './check.js';
 
 export interface PluginSummary {
   readonly name: string;
@@ -16,6 +16,8 @@ export interface PluginSummary {
   readonly authenticationMethods: readonly string[];
   readonly grantTypes: readonly string[];
   readonly secretTypes: readonly string[];
+  /** True for the plugin whose user store replaced the config's `users`. */
+  readonly resourceOwners: boolean;
 }
 
 export interface PluginRegistry {
@@ -35,9 +37,12 @@ export function createPluginRegistrar(container: AwilixContainer, config: Resolv
   const methodOwner = new Map<string, string>();
   const grantOwner = new Map<string, string>();
   const names = new Map<string, string>();
+  let resourceOwnersFrom: string | undefined;
 
-  async function build<T>(plugin: Plugin, source: string, list: FactoryList): Promise<T[]> {
-    const factories = plugin[list] ?? [];
+  async function build<T>(plugin: Plugin, source: string, list: PluginPart): Promise<T[]> {
+    const single = list === 'resourceOwnerValidator';
+    const factories: readonly unknown[] = single ? [plugin.resourceOwnerValidator] : (plugin[list as FactoryList] ?? []);
+    const at = (i: number): string => (single ? list : `${list}[${i}]`);
     const scope = container.createScope();
     scope.register({
       pluginOptions: asValue(Object.freeze({ ...(config.plugins[plugin.name] ?? {}) })),
@@ -49,16 +54,30 @@ export function createPluginRegistrar(container: AwilixContainer, config: Resolv
       try {
         instance = await (factory as (deps: unknown) => unknown)(scope.cradle);
       } catch (err) {
-        throw new BootError('PLUGIN_INVALID', `plugin "${plugin.name}" (${source}): ${list}[${i}] failed to start: ${(err as Error).message}`, { cause: err });
+        throw new BootError('PLUGIN_INVALID', `plugin "${plugin.name}" (${source}): ${at(i)} failed to start: ${(err as Error).message}`, { cause: err });
       }
       const problem = checkInstance(list, instance);
-      if (problem) throw new BootError('PLUGIN_INVALID', `plugin "${plugin.name}" (${source}): ${list}[${i}]: ${problem}`);
+      if (problem) throw new BootError('PLUGIN_INVALID', `plugin "${plugin.name}" (${source}): ${at(i)}: ${problem}`);
       built.push(instance as T);
     }
     return built;
   }
 
   return {
+    /**
+     * Puts a plugin's user store in place of the config's `users`. Called for every plugin
+     * folder before any `registerPlugin`, so the parts built then (the password grant, the device
+     * page, ID tokens) all check passwords against it.
+     */
+    async useResourceOwnerValidator(plugin: Plugin, source: string): Promise<void> {
+      if (plugin.resourceOwnerValidator === undefined) return;
+      if (resourceOwnersFrom !== undefined) {
+        throw new BootError('PLUGIN_CONFLICT', `plugins "${resourceOwnersFrom}" and "${plugin.name}" both provide the resourceOwnerValidator (remove one)`);
+      }
+      const [validator] = await build<ResourceOwnerValidator>(plugin, source, 'resourceOwnerValidator');
+      container.register({ resourceOwnerValidator: asValue(validator) });
+      resourceOwnersFrom = plugin.name;
+    },
     async registerPlugin(plugin: Plugin, source: string): Promise<void> {
       const earlier = names.get(plugin.name);
       if (earlier) throw new BootError('PLUGIN_CONFLICT', `two plugins are named "${plugin.name}": ${earlier} and ${source} (rename or remove one)`);
@@ -88,6 +107,7 @@ export function createPluginRegistrar(container: AwilixContainer, config: Resolv
         authenticationMethods: parsers.map((p) => p.authenticationMethod),
         grantTypes: grantValidators.map((g) => g.grantType),
         secretTypes: [...new Set(validators.flatMap((v) => v.secretTypes))],
+        resourceOwners: resourceOwnersFrom === plugin.name && plugin.resourceOwnerValidator !== undefined,
       });
     },
     registry(): PluginRegistry {

@@ -3,7 +3,7 @@
  * `plugins/private-key-jwt`, `plugins/delegation`) use exactly these, nothing more.
  */
 import type { OAuthErrorCode } from '../oauth/errors.js';
-import type { ApiResource, Client, ResolvedConfig, Secret, User } from '../config/schema.js';
+import type { ApiResource, Client, ResolvedConfig, Secret } from '../config/schema.js';
 import type { Store } from '../store/store.js';
 import type { EventSink } from '../events/service-event.js';
 
@@ -189,10 +189,35 @@ export interface TokenValidator {
   validateAccessToken(token: string): Promise<AccessTokenValidation>;
 }
 
-/** Checks a resource owner's username and password (the password grant, the device page). */
+/** A user, as the resource owner validator knows them. Config `users` are resource owners too. */
+export interface ResourceOwner {
+  /** The `sub` of the user's tokens. */
+  readonly subjectId: string;
+  readonly username: string;
+  /** What identity resources release into ID tokens, e.g. `{ name: 'Alice Smith' }`. */
+  readonly claims?: Readonly<Record<string, string | number | boolean>>;
+}
+
+/**
+ * Checks a resource owner's username and password (the password grant, the device page) and
+ * finds users by subject (ID token claims). The default reads the config's `users`; a plugin's
+ * `resourceOwnerValidator` replaces it with the deployment's own user store.
+ *
+ * @example
+ * const directory: ResourceOwnerValidator = {
+ *   async validate(username, password) {
+ *     const row = await db.checkPassword(username, password); // constant time, same cost for unknown users
+ *     return row ? { subjectId: row.id, username, claims: { name: row.displayName } } : undefined;
+ *   },
+ *   async findBySubject(subjectId) {
+ *     const row = await db.userById(subjectId);
+ *     return row ? { subjectId, username: row.login, claims: { name: row.displayName } } : undefined;
+ *   },
+ * };
+ */
 export interface ResourceOwnerValidator {
-  validate(username: string, password: string): Promise<User | undefined>;
-  findBySubject(subjectId: string): Promise<User | undefined>;
+  validate(username: string, password: string): Promise<ResourceOwner | undefined>;
+  findBySubject(subjectId: string): Promise<ResourceOwner | undefined>;
 }
 
 export interface Clock {
@@ -246,4 +271,9 @@ export interface Plugin {
   readonly extensionGrants?: ReadonlyArray<Factory<ExtensionGrantValidator>>;
   /** Receivers of the service's events (token issued, authentication failed, ...). */
   readonly eventSinks?: ReadonlyArray<Factory<EventSink>>;
+  /**
+   * The deployment's own user store, in place of the config's `users`: the password grant, the
+   * device page's sign-in and ID token claims all ask it. At most one plugin may provide it.
+   */
+  readonly resourceOwnerValidator?: Factory<ResourceOwnerValidator>;
 }

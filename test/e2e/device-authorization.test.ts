@@ -74,15 +74,16 @@ describe('device authorization response', () => {
 });
 
 describe('scopes', () => {
-  it('grants every allowed API scope when scope is omitted', async () => {
+  // Issue 6: "scope (optional ...; when omitted, all of the client's allowed scopes)".
+  it('asks for every scope the client is allowed, identity scopes included, when scope is omitted', async () => {
     const codes = await codesFor(server, { client_id: 'tv' });
     const page = new PageClient(server.url);
     const entry = await page.get(codes.verification_uri_complete);
     const signIn = await page.submit(entry, { user_code: codes.user_code });
     const consent = await page.submit(signIn, { username: 'alice', password: 'alice-password-1' });
-    expect(consent.html).toContain('<span class="scope-name">api1.read</span>');
-    expect(consent.html).toContain('<span class="scope-name">api1.write</span>');
-    expect(consent.html).not.toContain('<span class="scope-name">openid</span>');
+    const listed = [...consent.html.matchAll(/<span class="scope-name">([^<]+)<\/span>/g)].map(([, name]) => name);
+    expect(listed).toEqual(['openid', 'profile', 'email', 'api1.read', 'api1.write']);
+    expect(consent.html).not.toContain('<span class="scope-name">offline_access</span>');
   });
 
   it('rejects a scope the client is not allowed: invalid_scope', async () => {

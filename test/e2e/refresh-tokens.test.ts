@@ -97,6 +97,7 @@ describe('rotation', () => {
 
   it('answers invalid_grant for an unknown refresh token', async () => {
     const res = await refresh('A'.repeat(43));
+    expect(res.status).toBe(400);
     expect(res.body).toEqual(refreshTokenIsInvalid);
   });
 });

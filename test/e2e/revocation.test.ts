@@ -141,6 +141,20 @@ describe('tokens a client may not revoke', () => {
     });
     expect(await isActive(jwt)).toBe(true);
   });
+
+  // RFC 7009 §2.2: an invalid token is not an error. Only our own JWT access tokens are "unsupported".
+  it.each([
+    ['three dotted parts that are no JWT', 'a.b.c'],
+    [
+      'a JWT access token of another issuer',
+      [{ alg: 'ES256', typ: 'at+jwt' }, { iss: 'https://elsewhere.example', sub: 'x' }]
+        .map((part) => Buffer.from(JSON.stringify(part)).toString('base64url'))
+        .join('.') + '.c2ln',
+    ],
+  ])('answers 200 for %s', async (_what, token) => {
+    const res = await postForm(revocation, { token }, as('jwt-app'));
+    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: {} });
+  });
 });
 
 describe('revocation callers', () => {

@@ -135,12 +135,14 @@ describe('request errors', () => {
     const actor = await exchange({
       subject_token: user.access_token, subject_token_type: accessTokenType, actor_token: bad, actor_token_type: accessTokenType, scope: 'backend.read',
     });
+    expect(actor.status).toBe(400);
     expect(actor.body).toEqual({ error: 'invalid_grant', error_description: 'The actor_token is invalid.' });
   });
 
   it('answers unauthorized_client to a client without the token-exchange grant type', async () => {
     const user = await userToken(server);
     const res = await exchange({ subject_token: user.access_token, subject_token_type: accessTokenType, scope: 'api1.read' }, 'web');
+    expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'unauthorized_client', error_description: 'The client is not allowed to use this grant type.' });
   });
 });

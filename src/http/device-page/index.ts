@@ -4,14 +4,13 @@
  * plain message; nothing the user typed reaches a log line.
  */
 import type { EventService } from '../../events/event-service.js';
-import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
 import type { ResolvedConfig } from '../../config/schema.js';
 import type { Clock, Logger, ResourceOwnerValidator } from '../../sdk/contracts.js';
 import { StoreUnavailableError, type Store } from '../../store/store.js';
 import { isOAuthError } from '../../oauth/errors.js';
 import { offlineAccess } from '../../oauth/scopes.js';
-import { parseFormParams } from '../../oauth/form-params.js';
+import { formBodyReader } from '../read-form.js';
 import { paths } from '../../endpoints/urls.js';
 import { createDeviceFlowStore } from '../../device/device-flow-store.js';
 import { userCodeScheme } from '../../device/user-code.js';
@@ -60,12 +59,8 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
   const scopeDescriptions = new Map<string, string | undefined>(Object.entries(defaultScopeDescriptions));
   for (const r of config.identityResources) scopeDescriptions.set(r.name, r.description ?? scopeDescriptions.get(r.name));
   for (const s of config.apiScopes) scopeDescriptions.set(s.name, s.description);
-  const readText = bodyParser({
-    enableTypes: ['text'],
-    extendTypes: { text: ['application/x-www-form-urlencoded'] },
-    textLimit: config.limits.bodyBytes,
-    encoding: 'utf-8',
-  });
+  // The same reader as every endpoint: flat parameters, duplicates rejected, unreadable bodies a 400.
+  const readBody = formBodyReader(config.limits);
 
   // The secret may live in the store: read (or create) it on first use, and retry after a failure.
   let parts: Promise<{ cookies: SessionCookies; page: VerificationPage }> | undefined;
@@ -98,13 +93,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
   }
 
   async function readForm(ctx: Context): Promise<Map<string, string>> {
-    if (!ctx.request.is('application/x-www-form-urlencoded')) return new Map();
-    let body: unknown;
-    await readText(ctx, async () => {
-      body = ctx.request.body;
-    });
-    // The same flat parser as every endpoint: no nested objects, duplicates rejected.
-    return parseFormParams(typeof body === 'string' ? body : '', config.limits.parameters);
+    return ctx.request.is('application/x-www-form-urlencoded') ? readBody(ctx) : new Map();
   }
 
   function send(ctx: Context, status: number, view: PageView): void {
@@ -126,6 +115,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
         form,
         session: cookies.read(ctx.get('cookie') || undefined, clock.now()),
         remoteAddress: ctx.ip,
+        requestId: ctx.state.requestId as string | undefined,
       });
       if (outcome.session) ctx.append('Set-Cookie', cookies.serialize(outcome.session, clock.now()));
     } catch (err) {
