@@ -142,6 +142,8 @@ function parseSecret(secret: Secret): VerificationKey {
 /** Verification keys by secret, built at start-up; keyed by type and value, so copies of a Secret hit too. */
 export class ClientKeys {
   readonly #keys = new Map<string, VerificationKey>();
+  /** By secret object: config secrets are frozen, so a request finds its key without rebuilding the text key. */
+  readonly #bySecret = new WeakMap<Secret, VerificationKey>();
 
   /** Parses every key secret of every client and API resource; throws naming the first bad one. */
   static fromConfig(config: Pick<ResolvedConfig, 'clients' | 'apiResources'>): ClientKeys {
@@ -166,12 +168,15 @@ export class ClientKeys {
   }
 
   #load(secret: Secret): VerificationKey {
+    let key = this.#bySecret.get(secret);
+    if (key !== undefined) return key;
     const cacheKey = `${secret.type}\n${secret.value}`;
-    let key = this.#keys.get(cacheKey);
+    key = this.#keys.get(cacheKey);
     if (key === undefined) {
       key = parseSecret(secret);
       this.#keys.set(cacheKey, key);
     }
+    if (Object.isFrozen(secret)) this.#bySecret.set(secret, key);
     return key;
   }
 

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { PluginDependencies, Secret, SecretValidator } from 'svc/sdk';
 
 type Digest = { readonly algorithm: 'sha256' | 'sha512'; readonly bytes: Buffer };
@@ -41,8 +41,8 @@ export function createHashedSecretValidator({ config }: Pick<PluginDependencies,
       for (const secret of secrets) {
         const stored = digests.get(secret) ?? decodeStoredHash(secret.value);
         if (!stored) continue;
-        const hash = (presented[stored.algorithm] ??= createHash(stored.algorithm).update(parsed.credential, 'utf8').digest());
-        if (timingSafeEqual(hash, stored.bytes)) return { success: true };
+        const digest = (presented[stored.algorithm] ??= hash(stored.algorithm, parsed.credential, 'buffer'));
+        if (timingSafeEqual(digest, stored.bytes)) return { success: true };
       }
       return { success: false, reason: `secret does not match any of ${secrets.length} shared secret(s)` };
     },

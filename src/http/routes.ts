@@ -23,7 +23,8 @@ export interface Endpoints {
 }
 
 function sendJson(ctx: Context, json: string, cache: 'no-store' | 'public'): void {
-  ctx.type = 'application/json';
+  // The header itself rather than `ctx.type`, which looks the type up on every response.
+  ctx.set('Content-Type', 'application/json; charset=utf-8');
   ctx.body = json;
   if (cache === 'no-store') {
     // RFC 6749 §5.1: token responses must not be cached.
