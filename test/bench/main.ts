@@ -90,6 +90,12 @@ export async function runBenchmark(): Promise<number> {
   let memory: BenchResults['memory'];
   let cluster: BenchResults['cluster'];
   const pinnedLabel = (name: string): string => (pinned ? `${name}, CPU ${serverCpu}` : name);
+  // BENCH_CPU_PROF: every single-core service writes a CPU profile there when it stops.
+  const nodeArgs: string[] = [];
+  if (options.cpuProfileDir) {
+    mkdirSync(options.cpuProfileDir, { recursive: true });
+    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`);
+  }
 
   try {
     const measureFloor = async (title: string): Promise<Row | undefined> => {
@@ -109,11 +115,6 @@ export async function runBenchmark(): Promise<number> {
     if (es256.length > 0 || soak) {
       const port = await freePort();
       const configFile = fixture.writeConfig('es256', { port, store: 'sqlite:./es256/svc.db' });
-      const nodeArgs: string[] = [];
-      if (options.cpuProfileDir) {
-        mkdirSync(options.cpuProfileDir, { recursive: true });
-        nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`);
-      }
       log(`svc, ES256 access tokens (SQLite store${nodeArgs.length ? ', --cpu-prof' : ''})`);
       const server = await startService({ configFile, port, cpu, nodeArgs });
       const idleKiB = server.rssKiB();
@@ -139,17 +140,24 @@ export async function runBenchmark(): Promise<number> {
       }
     }
 
-    const rs256 = scenarios.filter((s) => s.server === 'rs256' && wanted(options, s.id));
-    if (rs256.length > 0) {
+    // Servers with one setting changed from the ES256/SQLite one, each running its own scenarios.
+    const variants = [
+      { kind: 'rs256', title: 'svc, RS256 access tokens (signing.accessTokenAlgorithm: "RS256")', store: 'sqlite:./rs256/svc.db', accessTokenAlgorithm: 'RS256' },
+      { kind: 'memory', title: 'svc, memory store (as node-oidc-provider\'s default in-memory adapter)', store: 'memory' },
+    ] as const;
+    for (const variant of variants) {
+      const chosen = scenarios.filter((s) => s.server === variant.kind && wanted(options, s.id));
+      if (chosen.length === 0) continue;
       const port = await freePort();
-      const configFile = fixture.writeConfig('rs256', { port, store: 'sqlite:./rs256/svc.db', accessTokenAlgorithm: 'RS256' });
-      log('svc, RS256 access tokens (signing.accessTokenAlgorithm: "RS256")');
-      const server = await startService({ configFile, port, cpu });
+      const configFile = fixture.writeConfig(variant.kind, { port, store: variant.store, ...('accessTokenAlgorithm' in variant ? { accessTokenAlgorithm: variant.accessTokenAlgorithm } : {}) });
+      log(variant.title);
+      const server = await startService({ configFile, port, cpu, nodeArgs });
       try {
-        for (const scenario of rs256) rows.push(await runScenario(runner, scenario, server.url, pinnedLabel('svc')));
+        for (const scenario of chosen) rows.push(await runScenario(runner, scenario, server.url, pinnedLabel(`svc, ${variant.kind}`)));
       } finally {
-        await stopServer(server, 'svc (RS256)', notes);
+        await stopServer(server, `svc (${variant.kind})`, notes);
       }
+      if (options.cpuProfileDir) log(`  CPU profile written to ${options.cpuProfileDir}`);
     }
 
     if (wanted(options, 'cluster')) {

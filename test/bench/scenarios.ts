@@ -7,7 +7,7 @@ import type { BenchFixture } from './fixture.js';
 import { deviceGrantType } from './fixture.js';
 import type { LoadSpec } from './measure.js';
 
-export type ServerKind = 'floor' | 'es256' | 'rs256';
+export type ServerKind = 'floor' | 'es256' | 'rs256' | 'memory';
 
 export interface Prepared {
   readonly spec: LoadSpec;
@@ -91,7 +91,7 @@ const assertionPrefix =
   'grant_type=client_credentials&scope=api1.read' +
   '&client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer&client_assertion=';
 
-export const scenarios: readonly Scenario[] = [
+const onSqlite: readonly Scenario[] = [
   {
     id: 'cc-es256',
     title: 'client_credentials + Basic → JWT ES256',
@@ -241,6 +241,18 @@ export const scenarios: readonly Scenario[] = [
     },
   },
 ];
+
+/**
+ * The store-bound scenarios again on the memory store: node-oidc-provider's figures are with its
+ * default in-memory adapter, so these rows compare like with like; the gap to the SQLite rows is
+ * the cost of a durable write per request.
+ */
+const onMemory = (['cc-reference', 'private-key-jwt'] as const).map((id): Scenario => {
+  const base = onSqlite.find((s) => s.id === id)!;
+  return { ...base, id: `${id}-memory`, title: base.title.replace(' (SQLite)', '').concat(' — memory store'), server: 'memory' };
+});
+
+export const scenarios: readonly Scenario[] = [...onSqlite, ...onMemory];
 
 /** The floor: the same form POST to bare Koa. */
 export const floorScenario: Scenario = {
