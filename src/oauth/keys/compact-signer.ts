@@ -5,8 +5,7 @@
  * README "Signing algorithm"). Everything else JOSE — verification, JWKs, ID tokens,
  * assertions — stays with jose, and the tests verify these tokens with jose.
  */
-import { constants, KeyObject, sign } from 'node:crypto';
-import type { CryptoKey } from 'jose';
+import { constants, sign, type KeyObject } from 'node:crypto';
 
 export type CompactSigner = (header: object, payload: object) => string;
 
@@ -19,10 +18,10 @@ const hashes: Record<string, string | null> = {
 
 const encode = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-export function createCompactSigner(privateKey: CryptoKey, alg: string): CompactSigner {
+/** `key` is a node:crypto private key (made from the JWK or PEM, not from a non-extractable CryptoKey, which Node 24 deprecates). */
+export function createCompactSigner(key: KeyObject, alg: string): CompactSigner {
   const hash = hashes[alg];
   if (hash === undefined) throw new Error(`unsupported JWS algorithm ${alg}`);
-  const key = KeyObject.from(privateKey);
   // ECDSA signatures in JWS are r || s, not DER (RFC 7518 §3.4); PSS salt is the hash length (§3.5).
   const options = alg.startsWith('ES')
     ? { key, dsaEncoding: 'ieee-p1363' as const }

@@ -44,7 +44,7 @@ async function loadOne(source: KeySource, index: number): Promise<SigningKey> {
       privateKey,
       publicKey: (await importJWK(publicJwk, alg)) as CryptoKey,
       publicJwk,
-      sign: createCompactSigner(privateKey, alg),
+      sign: createCompactSigner(createPrivateKey({ key: privateJwk as never, format: 'jwk' }), alg),
     };
   } catch (err) {
     if (err instanceof BootError) throw err;

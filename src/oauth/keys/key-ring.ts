@@ -11,7 +11,7 @@
  * store's `add` is atomic across nodes) creates the first key or a successor; the others wait
  * for it to appear.
  */
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID, type JsonWebKey } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Clock, Logger } from '../../sdk/contracts.js';
@@ -73,7 +73,8 @@ async function fromRecord(record: SigningKeyRecord): Promise<SigningKey> {
   const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = jwk;
   const publicJwk: JWK = { ...pub, kid: record.kid, alg: record.alg, use: 'sig' };
   const publicKey = (await importJWK(publicJwk, record.alg)) as CryptoKey;
-  return { kid: record.kid, alg: record.alg, privateKey, publicKey, publicJwk, sign: createCompactSigner(privateKey, record.alg) };
+  const signer = createCompactSigner(createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' }), record.alg);
+  return { kid: record.kid, alg: record.alg, privateKey, publicKey, publicJwk, sign: signer };
 }
 
 export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 5000 }: KeyRingDeps): Promise<KeyRing> {

@@ -39,13 +39,18 @@ function openDatabase(path: string, busyTimeoutMs: number): BetterSqlite3.Databa
     if (path !== IN_MEMORY) mkdirSync(dirname(path), { recursive: true });
     database = new BetterSqlite3(path);
     // WAL lets readers run while one connection writes; busy_timeout makes writers wait, not fail.
-    database.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-    if (path !== IN_MEMORY) database.pragma('journal_mode = WAL');
-    database.pragma('synchronous = NORMAL');
     // Every reference token, refresh token and assertion id is a random-key insert into the same
     // B-trees: a 64 MiB page cache (default 2 MiB) and memory-mapped reads keep them off the disk.
-    database.pragma('cache_size = -65536');
-    if (path !== IN_MEMORY) database.pragma('mmap_size = 268435456');
+    // `exec`, not `pragma()`: pragma() leaves a statement behind for the garbage collector (see
+    // `withStatementCache`).
+    database.exec(
+      [
+        `PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`,
+        ...(path !== IN_MEMORY ? ['PRAGMA journal_mode = WAL', 'PRAGMA mmap_size = 268435456'] : []),
+        'PRAGMA synchronous = NORMAL',
+        'PRAGMA cache_size = -65536',
+      ].join('; '),
+    );
     return database;
   } catch (error) {
     database?.close();
@@ -57,17 +62,21 @@ function openDatabase(path: string, busyTimeoutMs: number): BetterSqlite3.Databa
 /**
  * Kysely's SQLite driver prepares every statement it runs; preparing costs about as much as
  * running one of ours. The store's SQL texts are few and fixed (see prepared-query.ts), so each
- * is prepared once and kept; the cap only guards against a caller that builds unbounded SQL.
+ * is prepared once and kept for the life of the connection.
+ *
+ * Kept, never dropped: on Node 24.19 and later, better-sqlite3 12 aborts the process when the
+ * garbage collector finalizes a statement (nodejs/node#65446; better-sqlite3 13 fixes it but
+ * needs Node 22). Past the cap, which the store's fixed queries never reach, a statement is
+ * prepared per call.
  */
-function withStatementCache(database: BetterSqlite3.Database, max = 100): SqliteDatabase {
+function withStatementCache(database: BetterSqlite3.Database, max = 200): SqliteDatabase {
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     prepare(text: string) {
       let statement = statements.get(text);
       if (statement === undefined) {
-        if (statements.size >= max) statements.clear();
         statement = database.prepare(text);
-        statements.set(text, statement);
+        if (statements.size < max) statements.set(text, statement);
       }
       return statement;
     },
