@@ -4,7 +4,6 @@
  */
 import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClientKey } from '../../src/cli/create-client-key.js';
@@ -34,16 +33,7 @@ export interface ConfigSettings {
   logLevel?: string;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../support/free-port.js';
 
 export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<BenchFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));

@@ -3,7 +3,6 @@
  * workers on one port and a SQLite file store. Each spawn costs several seconds, so the
  * cluster is started once and the tests run in order against it; SIGTERM comes last.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,48 +10,8 @@ import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/oauth/secret-hash.js';
-import { basic, firstPartyPlugins, freePort, repoRoot } from '../support/server.js';
-
-const cli = join(repoRoot, 'bin/svc.mjs');
-
-interface Svc {
-  readonly proc: ChildProcess;
-  /** Every JSON log line so far. */
-  logs(): Array<Record<string, unknown>>;
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function runSvc(configFile: string): Svc {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
-  delete env.SVC_CONFIG;
-  const proc = spawn(process.execPath, [cli, 'start', '--config', configFile], { cwd: repoRoot, env });
-  let text = '';
-  proc.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  proc.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    proc.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return {
-    proc,
-    exited,
-    output: () => text,
-    logs: () =>
-      text
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
-  };
-}
-
-async function until(what: string, svc: Svc, ready: () => boolean, timeoutMs = 50_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ready()) {
-    if (svc.proc.exitCode !== null) throw new Error(`svc exited (${svc.proc.exitCode}) while waiting for ${what}:\n${svc.output()}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${svc.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { basic, firstPartyPlugins, freePort } from '../support/server.js';
+import { runSvc, until, type SvcProcess } from '../support/svc-process.js';
 
 /** One request on a fresh connection, so the cluster hands each to the next worker. */
 function send(url: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: string }> {
@@ -77,7 +36,7 @@ const tokenRequest = (clientId: string, password: string) => ({
 
 let dir: string;
 let baseUrl: string;
-let svc: Svc;
+let svc: SvcProcess;
 
 function writeConfig(name: string, overrides: Record<string, unknown>): string {
   const file = join(dir, name);
@@ -106,7 +65,7 @@ beforeAll(async () => {
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
   svc = runSvc(writeConfig('cluster.svc.json', { port, issuer: baseUrl, workers: 2, store: 'sqlite:./data/svc.db' }));
-  await until('two workers listening', svc, () => workerPids().length === 2);
+  await until('two workers listening', svc, () => workerPids().length === 2, 50_000);
 }, 60_000);
 
 afterAll(async () => {
@@ -164,7 +123,7 @@ describe('svc start with workers: 2', () => {
   it('stops every worker gracefully on SIGTERM and exits 0', async () => {
     const pids = workerPids();
     svc.proc.kill('SIGTERM');
-    expect(await svc.exited).toEqual({ code: 0, signal: null });
+    expect(await svc.exited).toMatchObject({ code: 0, signal: null });
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
     const logs = svc.logs();
     expect(logs.filter((l) => l.msg === 'shutting down').map((l) => l.pid).sort()).toEqual([...pids].sort());
@@ -176,7 +135,7 @@ describe('svc start with workers: 2 and store: "memory"', () => {
   it('refuses to start, naming workers and store', async () => {
     const port = await freePort();
     const refused = runSvc(writeConfig('memory.svc.json', { port, workers: 2, store: 'memory' }));
-    expect(await refused.exited).toEqual({ code: 1, signal: null });
+    expect(await refused.exited).toMatchObject({ code: 1, signal: null });
     expect(refused.output()).toContain('svc: cannot start [CONFIG_INVALID]');
     expect(refused.output()).toMatch(/workers: 2 runs 2 processes that must share one store, but store is "memory"/);
     expect(refused.output()).toContain('use store: "sqlite:<path>" or "postgres://...", or set workers: 1');

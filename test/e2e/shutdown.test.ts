@@ -5,7 +5,6 @@
  * approved device code and refresh tokens (one issued by the in-flight request itself) are
  * redeemed by the next process.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,52 +12,23 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/oauth/secret-hash.js';
-import { basic, firstPartyPlugins, freePort, postForm, repoRoot } from '../support/server.js';
+import { basic, firstPartyPlugins, freePort, postForm } from '../support/server.js';
+import { runSvc, until, type SvcProcess } from '../support/svc-process.js';
 import { decideOverHttp, deviceGrantType } from '../device/helpers.js';
 
-const cli = join(repoRoot, 'bin/svc.mjs');
 const alice = { subjectId: 'sub-alice', username: 'alice', password: 'alice-password-3' };
 const webSecret = 'web-secret-shutdown';
 
-interface Svc {
-  readonly proc: ChildProcess;
-  logs(): Array<Record<string, unknown>>;
-  output(): string;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
-}
+const running: SvcProcess[] = [];
 
-const running: Svc[] = [];
-
-function runSvc(configFile: string): Svc {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
-  delete env.SVC_CONFIG;
-  const proc = spawn(process.execPath, [cli, 'start', '--config', configFile], { cwd: repoRoot, env });
-  let text = '';
-  proc.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  proc.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    proc.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
-  );
-  const svc: Svc = {
-    proc,
-    exited,
-    output: () => text,
-    logs: () => text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>),
-  };
+/** Every process started here is killed after the file, whatever a test left behind. */
+function start(configFile: string): SvcProcess {
+  const svc = runSvc(configFile);
   running.push(svc);
   return svc;
 }
 
-async function until(what: string, svc: Svc, ready: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ready()) {
-    if (svc.proc.exitCode !== null) throw new Error(`svc exited (${svc.proc.exitCode}) while waiting for ${what}:\n${svc.output()}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${svc.output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const logged = (svc: Svc, msg: string) => () => svc.logs().some((l) => l.msg === msg);
+const logged = (svc: SvcProcess, msg: string) => () => svc.logs().some((l) => l.msg === msg);
 
 /** Resolves with the connection error code, or `connected`. */
 function tryConnect(port: number): Promise<string> {
@@ -169,7 +139,7 @@ describe('svc start, then SIGTERM', () => {
   let refreshInFlight: string;
 
   it('finishes the request in flight, refuses new connections, closes and exits 0 in bounded time', async () => {
-    const svc = runSvc(configFile);
+    const svc = start(configFile);
     await until('svc listening', svc, logged(svc, 'svc listening'));
 
     // Grants the next process must honour: an approved device code and a refresh token.
@@ -223,7 +193,7 @@ describe('svc start, then SIGTERM', () => {
 
   it('loses nothing: after a restart the approved device code and both refresh tokens are redeemed', async () => {
     expect(refreshInFlight).toBeDefined();
-    const svc = runSvc(configFile);
+    const svc = start(configFile);
     await until('svc listening', svc, logged(svc, 'svc listening'));
 
     const polled = await postForm(`${baseUrl}/connect/token`, { grant_type: deviceGrantType, client_id: 'tv', device_code: deviceCode });

@@ -2,7 +2,7 @@
  * Starts the real service on an ephemeral loopback port from an inline config, with its logs
  * captured, for HTTP-level tests.
  */
-import { createServer } from 'node:net';
+import { freePort } from './free-port.js';
 import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import { createApp, type App } from '../../src/app/create-app.js';
@@ -24,16 +24,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface StartOptions {
   clock?: Clock;

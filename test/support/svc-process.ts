@@ -1,0 +1,51 @@
+/**
+ * `node bin/svc.mjs start --config <file>` as a child process, run the way a user runs it
+ * (NODE_ENV=production), with its output captured for assertions.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot } from './server.js';
+
+const cli = join(repoRoot, 'bin/svc.mjs');
+
+export interface SvcProcess {
+  readonly proc: ChildProcess;
+  /** Every JSON log line so far. */
+  logs(): Array<Record<string, unknown>>;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+  /** When and how the process ended (`at`: epoch ms). */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+export function runSvc(configFile: string): SvcProcess {
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
+  delete env.SVC_CONFIG;
+  const proc = spawn(process.execPath, [cli, 'start', '--config', configFile], { cwd: repoRoot, env });
+  let text = '';
+  proc.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  proc.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+  );
+  return {
+    proc,
+    exited,
+    output: () => text,
+    logs: () =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
+}
+
+/** Waits until `ready()` holds; fails early, with the output, if the process exits first. */
+export async function until(what: string, svc: SvcProcess, ready: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ready()) {
+    if (svc.proc.exitCode !== null) throw new Error(`svc exited (${svc.proc.exitCode}) while waiting for ${what}:\n${svc.output()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${svc.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
