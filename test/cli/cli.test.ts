@@ -2,30 +2,16 @@
  * The `svc` command, spawned as a user runs it (`node bin/svc.mjs`). Few tests: each spawn
  * costs a second or two.
  */
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/oauth/secret-hash.js';
-import { firstPartyPlugins, repoRoot } from '../support/server.js';
+import { firstPartyPlugins } from '../support/server.js';
+import { runCli } from '../support/svc-process.js';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function svc(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    const env = { ...process.env };
-    delete env.SVC_CONFIG;
-    execFile('node', ['bin/svc.mjs', ...args], { cwd: repoRoot, env, timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+const svc = runCli;
 
 let dir: string;
 let goodConfig: string;

@@ -4,31 +4,19 @@
  * definition; pasted into a client's `clientSecrets`, it lets an assertion made by the second
  * get a token from the running service.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SecretConfig } from '../../src/config/schema.js';
-import { postForm, repoRoot, startServer, type TestServer } from '../support/server.js';
+import { postForm, startServer, type TestServer } from '../support/server.js';
+import { runCli, type CliRun } from '../support/svc-process.js';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function svc(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(repoRoot, 'bin/svc.mjs'), ...args], { cwd: repoRoot, timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+const svc = runCli;
 
 let dir: string;
 let keyFile: string;
-let created: Run;
+let created: CliRun;
 let server: TestServer | undefined;
 
 beforeAll(async () => {

@@ -5,14 +5,11 @@
  * nothing; a malformed sink stops start-up.
  */
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app/create-app.js';
-import { BootError } from '../../src/config/boot-error.js';
-import { checkConfig } from '../../src/config/load.js';
 import type { UserConfig } from '../../src/config/schema.js';
 import { hashPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { bootError } from '../support/boot-error.js';
 import type { RaisedEvent } from '../../src/sdk/index.js';
 import { basic, firstPartyPlugins, postForm, startServer, type TestServer } from '../support/server.js';
 import { eventRecording, eventSinkPlugins, type EventRecording } from '../support/event-recorder.js';
@@ -326,20 +323,7 @@ describe('sinks', () => {
 
 describe('a malformed sink stops start-up', () => {
   const brokenDir = (caseName: string) => join(eventSinkPlugins, '..', 'broken', caseName);
-  const quiet = new Writable({ write: (_chunk, _enc, done) => done() });
-
-  async function bootError(caseName: string): Promise<BootError> {
-    const resolved = checkConfig({ store: 'memory', pluginDirs: [brokenDir(caseName)] }, brokenDir(caseName));
-    const err: unknown = await createApp(resolved, { logDestination: quiet }).then(
-      async (app) => {
-        await app.close();
-        return undefined;
-      },
-      (e: unknown) => e,
-    );
-    expect(err, 'start-up must stop').toBeInstanceOf(BootError);
-    return err as BootError;
-  }
+  const bootErrorOf = (caseName: string) => bootError([brokenDir(caseName)], brokenDir(caseName));
 
   it.each([
     ['sink-without-handle', 'eventSinks[0]: handle must be a function'],
@@ -350,7 +334,7 @@ describe('a malformed sink stops start-up', () => {
     ['sink-repeated-type', 'eventSinks[0]: types: "token.failed" is listed twice'],
     ['sink-factory-throws', 'eventSinks[0] failed to start: option "url" is required'],
   ])('%s: PLUGIN_INVALID naming the plugin, its folder and the problem', async (caseName, problem) => {
-    const err = await bootError(caseName);
+    const err = await bootErrorOf(caseName);
     expect(err.code).toBe('PLUGIN_INVALID');
     const prefix = `plugin "${caseName}" (${join(brokenDir(caseName), caseName)}): `;
     expect(err.message.startsWith(prefix), err.message).toBe(true);

@@ -4,28 +4,12 @@
  * One fixture plugin dir per case under test/fixtures/plugins/<case>/.
  */
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app/create-app.js';
-import { BootError, type BootErrorCode } from '../../src/config/boot-error.js';
-import { checkConfig } from '../../src/config/load.js';
+import type { BootErrorCode } from '../../src/config/boot-error.js';
 import { fixturePluginDir } from '../e2e/plugin-dirs.js';
+import { bootError } from '../support/boot-error.js';
 
-const quiet = new Writable({ write: (_chunk, _enc, done) => done() });
-
-async function bootError(pluginDirs: string[]): Promise<BootError> {
-  const config = checkConfig({ store: 'memory', pluginDirs }, fixturePluginDir('.'));
-  const err: unknown = await createApp(config, { logDestination: quiet }).then(
-    async (app) => {
-      await app.close();
-      return undefined;
-    },
-    (e: unknown) => e,
-  );
-  expect(err, 'start-up must stop').toBeInstanceOf(BootError);
-  return err as BootError;
-}
-
+const bootErrorFrom = (pluginDirs: string[]) => bootError(pluginDirs, fixturePluginDir('.'));
 const folder = (caseName: string, plugin: string) => join(fixturePluginDir(caseName), plugin);
 
 // The known-member lists grow as the SDK does, so those two messages are matched up to the list's end.
@@ -48,7 +32,7 @@ describe.each<[string, string, BootErrorCode, string | RegExp]>([
   ['factories-not-array', 'factories-not-array', 'PLUGIN_INVALID', 'extensionGrants must be an array of factory functions, found function'],
 ])('a plugin folder that is broken: %s', (caseName, plugin, code, problem) => {
   it(`stops start-up with ${code} naming the folder and the problem`, async () => {
-    const err = await bootError([fixturePluginDir(caseName)]);
+    const err = await bootErrorFrom([fixturePluginDir(caseName)]);
     expect(err.code).toBe(code);
     const prefix = `plugin folder ${folder(caseName, plugin)}: `;
     expect(err.message.startsWith(prefix), err.message).toBe(true);
@@ -64,7 +48,7 @@ describe.each<[string, string, string]>([
   ['malformed-grant', 'malformed-grant', 'extensionGrants[0]: validate must be a function'],
 ])('a plugin whose factory misbehaves: %s', (caseName, plugin, problem) => {
   it('stops start-up with PLUGIN_INVALID naming the plugin, its folder and the factory', async () => {
-    const err = await bootError([fixturePluginDir(caseName)]);
+    const err = await bootErrorFrom([fixturePluginDir(caseName)]);
     expect(err.code).toBe('PLUGIN_INVALID');
     expect(err.message).toBe(`plugin "${plugin}" (${folder(caseName, plugin)}): ${problem}`);
   });
@@ -72,20 +56,20 @@ describe.each<[string, string, string]>([
 
 describe('conflicts between plugins', () => {
   it('stops start-up when two plugins claim one grant type, naming both', async () => {
-    const err = await bootError([fixturePluginDir('duplicate-grant')]);
+    const err = await bootErrorFrom([fixturePluginDir('duplicate-grant')]);
     expect(err.code).toBe('PLUGIN_CONFLICT');
     expect(err.message).toBe('plugins "alpha-grant" and "beta-grant" both provide the grant type "urn:test:same-grant" (remove one)');
   });
 
   it('stops start-up when a plugin claims the standard client_credentials grant', async () => {
-    const err = await bootError([fixturePluginDir('standard-grant-conflict')]);
+    const err = await bootErrorFrom([fixturePluginDir('standard-grant-conflict')]);
     expect(err.code).toBe('PLUGIN_CONFLICT');
     expect(err.message).toContain('"cc-override"');
     expect(err.message).toContain('both provide the grant type "client_credentials"');
   });
 
   it('stops start-up when two plugin dirs hold plugins of the same name, naming both folders', async () => {
-    const err = await bootError([fixturePluginDir('valid'), fixturePluginDir('valid')]);
+    const err = await bootErrorFrom([fixturePluginDir('valid'), fixturePluginDir('valid')]);
     expect(err.code).toBe('PLUGIN_CONFLICT');
     expect(err.message).toBe(
       `two plugins are named "magic-word": ${folder('valid', 'magic-word')} and ${folder('valid', 'magic-word')} (rename or remove one)`,
@@ -95,7 +79,7 @@ describe('conflicts between plugins', () => {
 
 describe('plugins that cannot be loaded', () => {
   it('stops start-up with PLUGIN_LOAD_FAILED naming the folder of a plugin with a syntax error', async () => {
-    const err = await bootError([fixturePluginDir('syntax-error')]);
+    const err = await bootErrorFrom([fixturePluginDir('syntax-error')]);
     expect(err.code).toBe('PLUGIN_LOAD_FAILED');
     expect(err.message).toMatch(new RegExp(`^plugin folder ${escape(folder('syntax-error', 'broken-syntax'))}: could not be loaded: .+`));
     expect(err.cause).toBeInstanceOf(Error);
@@ -103,7 +87,7 @@ describe('plugins that cannot be loaded', () => {
 
   it('stops start-up with PLUGIN_DIR_MISSING for a plugin dir that does not exist, naming it', async () => {
     const missing = fixturePluginDir('no-such-dir');
-    const err = await bootError([missing]);
+    const err = await bootErrorFrom([missing]);
     expect(err.code).toBe('PLUGIN_DIR_MISSING');
     expect(err.message).toBe(`pluginDirs: "${missing}" is not a directory (fix the path or create it)`);
   });

@@ -3,31 +3,15 @@
  * the wrong shape, a factory that builds the wrong thing, or two user stores stop start-up.
  */
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app/create-app.js';
-import { BootError } from '../../src/config/boot-error.js';
-import { checkConfig } from '../../src/config/load.js';
 import { fixturePluginDir } from '../e2e/plugin-dirs.js';
+import { bootError } from '../support/boot-error.js';
 
-const quiet = new Writable({ write: (_chunk, _enc, done) => done() });
-
-async function bootError(caseName: string): Promise<BootError> {
-  const config = checkConfig({ store: 'memory', pluginDirs: [fixturePluginDir(caseName)] }, fixturePluginDir('.'));
-  const err: unknown = await createApp(config, { logDestination: quiet }).then(
-    async (app) => {
-      await app.close();
-      return undefined;
-    },
-    (e: unknown) => e,
-  );
-  expect(err, 'start-up must stop').toBeInstanceOf(BootError);
-  return err as BootError;
-}
+const bootErrorOf = (caseName: string) => bootError([fixturePluginDir(caseName)], fixturePluginDir('.'));
 
 describe('a broken user store plugin', () => {
   it('that exports the user store instead of a factory: PLUGIN_INVALID naming the folder', async () => {
-    const err = await bootError('user-store-not-function');
+    const err = await bootErrorOf('user-store-not-function');
     expect(err.code).toBe('PLUGIN_INVALID');
     expect(err.message).toBe(
       `plugin folder ${join(fixturePluginDir('user-store-not-function'), 'user-store-not-function')}: resourceOwnerValidator must be a factory function (deps) => ..., found object`,
@@ -35,7 +19,7 @@ describe('a broken user store plugin', () => {
   });
 
   it('whose factory builds something without findBySubject: PLUGIN_INVALID naming the plugin', async () => {
-    const err = await bootError('malformed-user-store');
+    const err = await bootErrorOf('malformed-user-store');
     expect(err.code).toBe('PLUGIN_INVALID');
     expect(err.message).toBe(
       `plugin "malformed-user-store" (${join(fixturePluginDir('malformed-user-store'), 'malformed-user-store')}): resourceOwnerValidator: findBySubject must be a function`,
@@ -43,7 +27,7 @@ describe('a broken user store plugin', () => {
   });
 
   it('next to another one: PLUGIN_CONFLICT naming both', async () => {
-    const err = await bootError('duplicate-user-store');
+    const err = await bootErrorOf('duplicate-user-store');
     expect(err.code).toBe('PLUGIN_CONFLICT');
     expect(err.message).toBe('plugins "users-a" and "users-b" both provide the resourceOwnerValidator (remove one)');
   });

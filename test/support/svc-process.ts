@@ -2,7 +2,7 @@
  * `node bin/svc.mjs start --config <file>` as a child process, run the way a user runs it
  * (NODE_ENV=production), with its output captured for assertions.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from './server.js';
 
@@ -48,4 +48,21 @@ export async function until(what: string, svc: SvcProcess, ready: () => boolean,
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${svc.output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** One `svc <args>` command, run to its end (at most 30 s), with SVC_CONFIG cleared. */
+export function runCli(...args: string[]): Promise<CliRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.SVC_CONFIG;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [cli, ...args], { cwd: repoRoot, env, timeout: 30_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
 }

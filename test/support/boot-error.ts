@@ -1,0 +1,21 @@
+/** Builds the app from plugin folders that must stop start-up; returns the BootError it stopped with. */
+import { Writable } from 'node:stream';
+import { expect } from 'vitest';
+import { createApp } from '../../src/app/create-app.js';
+import { BootError } from '../../src/config/boot-error.js';
+import { checkConfig } from '../../src/config/load.js';
+
+const quiet = new Writable({ write: (_chunk, _enc, done) => done() });
+
+export async function bootError(pluginDirs: string[], configDir: string): Promise<BootError> {
+  const config = checkConfig({ store: 'memory', pluginDirs }, configDir);
+  const err: unknown = await createApp(config, { logDestination: quiet }).then(
+    async (app) => {
+      await app.close();
+      return undefined;
+    },
+    (e: unknown) => e,
+  );
+  expect(err, 'start-up must stop').toBeInstanceOf(BootError);
+  return err as BootError;
+}
