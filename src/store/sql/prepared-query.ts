@@ -11,10 +11,29 @@ import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'k
 
 export type PreparedQuery<P, R> = (params: P) => Promise<QueryResult<R>>;
 
+/** Runs one SQL text with positional parameters. */
+export type ExecuteSql = <R>(sql: string, parameters: readonly unknown[]) => Promise<QueryResult<R>>;
+
+/** How a backend runs the prepared queries (SQLite: straight on its connection, with group commit). */
+export interface StatementRunner {
+  readonly execute: ExecuteSql;
+  /** Runs any statement still waiting; called before the store closes. */
+  drain(): void;
+}
+
+/** Runs statements through Kysely's driver (PostgreSQL's pool, for one). */
+export function kyselyRunner<DB>(db: Kysely<DB>): StatementRunner {
+  return {
+    execute: <R>(sql: string, parameters: readonly unknown[]) => db.executeQuery(CompiledQuery.raw(sql, [...parameters]) as CompiledQuery<R>),
+    drain: () => {},
+  };
+}
+
 export function prepareQuery<P extends object, R, DB>(
   db: Kysely<DB>,
   names: ReadonlyArray<keyof P & string>,
   build: (params: P) => Compilable<R>,
+  runner: StatementRunner = kyselyRunner(db),
 ): PreparedQuery<P, R> {
   const markers = new Map<unknown, keyof P & string>();
   const placeholders: Record<string, unknown> = {};
@@ -29,5 +48,6 @@ export function prepareQuery<P extends object, R, DB>(
     if (name === undefined) throw new Error(`prepareQuery: the query has a parameter that is not one of ${names.join(', ')}: ${compiled.sql}`);
     return name;
   });
-  return (params) => db.executeQuery(CompiledQuery.raw(compiled.sql, order.map((name) => params[name])) as CompiledQuery<R>);
+  const { execute } = runner;
+  return (params) => execute<R>(compiled.sql, order.map((name) => params[name]));
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Compilable, Kysely, Selectable } from 'kysely';
 import { hashKey } from '../hash-key.js';
 import { assertFilterNotEmpty, duplicateSigningKey } from '../store-rules.js';
 import {
@@ -10,7 +10,7 @@ import {
 } from '../store.js';
 import { connectivityReason, isUniqueViolation } from './connectivity-error.js';
 import { runMigrations } from './run-migrations.js';
-import { prepareQuery } from './prepared-query.js';
+import { kyselyRunner, prepareQuery, type StatementRunner } from './prepared-query.js';
 import type { Database, PersistedGrantsTable, SigningKeysTable } from './schema.js';
 
 /** What differs between SQLite and PostgreSQL; everything else is shared SQL. */
@@ -20,6 +20,8 @@ export interface SqlBackend {
   readonly db: Kysely<Database>;
   /** Runs `fn` in a transaction no other process can run at the same time. */
   exclusiveTransaction(fn: (trx: Kysely<Database>) => Promise<void>): Promise<void>;
+  /** Runs the per-request queries; by default, through Kysely. */
+  readonly statements?: StatementRunner;
 }
 
 const toMillis = (value: number | string): number => Number(value);
@@ -71,9 +73,11 @@ interface UpdateParams extends KeyParam {
 const grantColumns = ['key', 'type', 'clientId', 'subjectId', 'sessionId', 'createdAt', 'expiresAt', 'consumedAt', 'data'] as const;
 
 /** The per-request queries, compiled once (see prepared-query.ts). */
-function grantQueries(db: Kysely<Database>) {
+function grantQueries(db: Kysely<Database>, runner: StatementRunner) {
+  const prepare = <P extends object, R>(names: ReadonlyArray<keyof P & string>, build: (params: P) => Compilable<R>) =>
+    prepareQuery<P, R, Database>(db, names, build, runner);
   const updateQuery = (setSubject: boolean, checkData: boolean) =>
-    prepareQuery<UpdateParams, never, Database>(db, ['key', 'data', ...(setSubject ? ['subjectId' as const] : []), ...(checkData ? ['expectedData' as const] : [])], (p) => {
+    prepare<UpdateParams, never>(['key', 'data', ...(setSubject ? ['subjectId' as const] : []), ...(checkData ? ['expectedData' as const] : [])], (p) => {
       let query = db
         .updateTable('persisted_grants')
         .set(setSubject ? { data: p.data, subject_id: p.subjectId } : { data: p.data })
@@ -84,7 +88,7 @@ function grantQueries(db: Kysely<Database>) {
     });
   return {
     // One statement, so two nodes adding the same key cannot both win; an expired holder of the key is replaced.
-    add: prepareQuery<GrantParams, never, Database>(db, grantColumns, (p) =>
+    add: prepare<GrantParams, never>(grantColumns, (p) =>
       db
         .insertInto('persisted_grants')
         .values({
@@ -114,10 +118,10 @@ function grantQueries(db: Kysely<Database>) {
             .where('persisted_grants.expires_at', '<=', (eb) => eb.ref('excluded.created_at')),
         ),
     ),
-    get: prepareQuery<KeyParam, GrantRow, Database>(db, ['key'], (p) =>
+    get: prepare<KeyParam, GrantRow>(['key'], (p) =>
       db.selectFrom('persisted_grants').selectAll().where('key', '=', p.key),
     ),
-    consume: prepareQuery<KeyParam & { now: number }, GrantRow, Database>(db, ['key', 'now'], (p) =>
+    consume: prepare<KeyParam & { now: number }, GrantRow>(['key', 'now'], (p) =>
       db
         .updateTable('persisted_grants')
         .set({ consumed_at: p.now })
@@ -130,14 +134,15 @@ function grantQueries(db: Kysely<Database>) {
       [updateQuery(false, false), updateQuery(false, true)],
       [updateQuery(true, false), updateQuery(true, true)],
     ] as const,
-    remove: prepareQuery<KeyParam, never, Database>(db, ['key'], (p) => db.deleteFrom('persisted_grants').where('key', '=', p.key)),
+    remove: prepare<KeyParam, never>(['key'], (p) => db.deleteFrom('persisted_grants').where('key', '=', p.key)),
   };
 }
 
 /** The `Store` over SQL; one implementation for every dialect. */
 export function createSqlStore(backend: SqlBackend): Store {
   const { db } = backend;
-  const queries = grantQueries(db);
+  const statements = backend.statements ?? kyselyRunner(db);
+  const queries = grantQueries(db, statements);
   let closed: Promise<void> | undefined;
 
   // Connectivity failures become `StoreUnavailableError` (503); the message names only the
@@ -267,6 +272,9 @@ export function createSqlStore(backend: SqlBackend): Store {
         await db.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
       }),
 
-    close: () => (closed ??= db.destroy()),
+    close: () => {
+      statements.drain();
+      return (closed ??= db.destroy());
+    },
   };
 }

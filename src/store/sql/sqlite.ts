@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Store } from '../store.js';
 import type { Database } from './schema.js';
 import { createSqlStore } from './sql-store.js';
+import { sqliteStatementRunner } from './sqlite-statement-runner.js';
 
 export interface SqliteOptions {
   /** How long a write waits for another connection's lock before `StoreUnavailableError`. Default 5000. */
@@ -20,12 +21,14 @@ const IN_MEMORY = ':memory:';
  */
 export function openSqlite(path: string, options: SqliteOptions = {}): Store {
   const database = openDatabase(path, options.busyTimeoutMs ?? 5000);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const prepare = statementCache(database);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: { prepare, close: () => database.close() } }) });
   const queueKey = path === IN_MEMORY ? undefined : resolve(path);
 
   return createSqlStore({
     name: 'SQLite',
     db,
+    statements: sqliteStatementRunner(database, prepare),
     exclusiveTransaction: (fn) => {
       const run = () => immediateTransaction(db, fn);
       return queueKey === undefined ? run() : queueInProcess(queueKey, run);
@@ -42,7 +45,7 @@ function openDatabase(path: string, busyTimeoutMs: number): BetterSqlite3.Databa
     // Every reference token, refresh token and assertion id is a random-key insert into the same
     // B-trees: a 64 MiB page cache (default 2 MiB) and memory-mapped reads keep them off the disk.
     // `exec`, not `pragma()`: pragma() leaves a statement behind for the garbage collector (see
-    // `withStatementCache`).
+    // `statementCache`).
     database.exec(
       [
         `PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`,
@@ -69,18 +72,15 @@ function openDatabase(path: string, busyTimeoutMs: number): BetterSqlite3.Databa
  * needs Node 22). Past the cap, which the store's fixed queries never reach, a statement is
  * prepared per call.
  */
-function withStatementCache(database: BetterSqlite3.Database, max = 200): SqliteDatabase {
+function statementCache(database: BetterSqlite3.Database, max = 200): (text: string) => BetterSqlite3.Statement {
   const statements = new Map<string, BetterSqlite3.Statement>();
-  return {
-    prepare(text: string) {
-      let statement = statements.get(text);
-      if (statement === undefined) {
-        statement = database.prepare(text);
-        if (statements.size < max) statements.set(text, statement);
-      }
-      return statement;
-    },
-    close: () => database.close(),
+  return (text) => {
+    let statement = statements.get(text);
+    if (statement === undefined) {
+      statement = database.prepare(text);
+      if (statements.size < max) statements.set(text, statement);
+    }
+    return statement;
   };
 }
 
