@@ -2,7 +2,7 @@
  * The benchmark's deployment: a temp folder holding one JSON config per service variant, a
  * SQLite file store each, and a client per scenario with fresh credentials.
  */
-import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,8 @@ export interface BenchFixture {
    * Writes a config and returns its path. `store` is relative to the temp folder.
    */
   writeConfig(name: string, settings: ConfigSettings): string;
+  /** Writes the settings of test/bench/oidc-provider.mjs (same clients and secrets) and returns the path. */
+  writeOidcProviderSettings(name: string, settings: { port: number; accessTokenAlgorithm: 'ES256' | 'RS256' }): string;
 }
 
 export interface ConfigSettings {
@@ -74,11 +76,19 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
     pollingInterval: 1,
   };
 
+  const privateKey = createPrivateKey(clientKey.privateKeyPem);
+
   return {
     dir,
     secrets,
     user,
-    assertionKey: { clientId: 'pkj', alg: assertionAlg, privateKey: createPrivateKey(clientKey.privateKeyPem) },
+    assertionKey: { clientId: 'pkj', alg: assertionAlg, privateKey },
+    writeOidcProviderSettings(name, settings) {
+      const file = join(dir, `${name}.oidc-provider.json`);
+      const assertionJwk = { ...createPublicKey(privateKey).export({ format: 'jwk' }), alg: assertionAlg };
+      writeFileSync(file, `${JSON.stringify({ ...settings, secrets, assertionJwk }, null, 2)}\n`);
+      return file;
+    },
     writeConfig(name, settings) {
       const file = join(dir, `${name}.svc.json`);
       const config = {

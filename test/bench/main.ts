@@ -7,10 +7,10 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFixture, freePort, type BenchFixture } from './fixture.js';
-import { answerMix, consoleTable, machineInfo, oidcProviderFloor, writeResults, type BenchResults, type Row, type Skipped } from './report.js';
+import { answerMix, consoleTable, machineInfo, writeResults, type BenchResults, type Row, type Skipped } from './report.js';
 import { measure, runRound, type ScenarioResult } from './measure.js';
 import { readOptions, wanted, type BenchOptions } from './options.js';
-import { canPin, loadCpu, pinSelf, serverCpu, startBareKoa, startService, type ServerProcess } from './processes.js';
+import { canPin, loadCpu, pinSelf, serverCpu, startBareKoa, startOidcProvider, startService, type ServerProcess } from './processes.js';
 import { floorScenario, scenarios, soakMix, type Scenario, type ScenarioContext } from './scenarios.js';
 
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
@@ -50,7 +50,8 @@ async function runScenario(runner: Runner, scenario: Scenario, url: string, serv
   const note = prepared.note?.();
   log(`    median ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms; answers: ${answerMix(result.answers)}`);
   if (note) log(`    ${note}`);
-  return { id: scenario.id, title, server, ...result, ratioToFloor: undefined, oidcProvider: scenario.oidcProvider, note };
+  const oidcProvider = scenario.oidcProvider && { rps: undefined, p99: undefined, quoted: scenario.oidcProvider.quoted };
+  return { id: scenario.id, title, server, ...result, ratioToFloor: undefined, oidcProvider, note };
 }
 
 async function stopServer(server: ServerProcess, name: string, notes: string[]): Promise<void> {
@@ -85,6 +86,7 @@ export async function runBenchmark(): Promise<number> {
   const cpu = pinned ? serverCpu : undefined;
   const runner: Runner = { options, fixture, measured: new Map() };
   const rows: Array<Row | Skipped> = [];
+  const theirRows: Array<Row | Skipped> = [];
   let floor: Row | undefined;
   let floorAtEnd: Row | undefined;
   let memory: BenchResults['memory'];
@@ -110,6 +112,25 @@ export async function runBenchmark(): Promise<number> {
     };
     if (wanted(options, 'floor')) floor = await measureFloor(floorScenario.title);
 
+    // node-oidc-provider runs the scenarios that have a counterpart, with its own record of what
+    // it measured (which sizes the assertion pool and device codes).
+    const theirRunner: Runner = { ...runner, measured: new Map() };
+    const measureOidcProvider = async (setup: 'es256' | 'rs256'): Promise<void> => {
+      const chosen = scenarios.filter(
+        (s) => s.oidcProvider?.setup === setup && s.repeats === undefined && scenarios.some((t) => (t.id === s.id || t.repeats === s.id) && wanted(options, t.id)),
+      );
+      if (chosen.length === 0) return;
+      const port = await freePort();
+      const settingsFile = fixture.writeOidcProviderSettings(setup, { port, accessTokenAlgorithm: setup === 'es256' ? 'ES256' : 'RS256' });
+      log(`node-oidc-provider, ${setup === 'es256' ? 'ES256' : 'RS256'} JWT access tokens, in-memory adapter`);
+      const server = await startOidcProvider({ settingsFile, port, cpu });
+      try {
+        for (const scenario of chosen) theirRows.push(await runScenario(theirRunner, scenario, server.url, pinnedLabel('node-oidc-provider'), `node-oidc-provider: ${scenario.title.replace(' (SQLite)', '')}`));
+      } finally {
+        await stopServer(server, 'node-oidc-provider', notes);
+      }
+    };
+
     const es256 = scenarios.filter((s) => s.server === 'es256' && wanted(options, s.id));
     const soak = wanted(options, 'soak') && options.soakSeconds > 0;
     if (es256.length > 0 || soak) {
@@ -133,6 +154,7 @@ export async function runBenchmark(): Promise<number> {
       } finally {
         await stopServer(server, 'svc (ES256)', notes);
       }
+      await measureOidcProvider('es256');
       if (options.cpuProfileDir) {
         const profiles = readdirSync(options.cpuProfileDir).filter((f) => f.endsWith('.cpuprofile'));
         log(`  CPU profiles in ${options.cpuProfileDir}: ${profiles.join(', ') || 'none written'}`);
@@ -157,6 +179,7 @@ export async function runBenchmark(): Promise<number> {
       } finally {
         await stopServer(server, `svc (${variant.kind})`, notes);
       }
+      if (variant.kind === 'rs256') await measureOidcProvider('rs256');
       if (options.cpuProfileDir) log(`  CPU profile written to ${options.cpuProfileDir}`);
     }
 
@@ -194,12 +217,20 @@ export async function runBenchmark(): Promise<number> {
   const floorRps = floor && (floorAtEnd ? (floor.rps + floorAtEnd.rps) / 2 : floor.rps);
   const withFloor = <T extends Row | Skipped>(r: T): T =>
     'skipped' in r || floorRps === undefined ? r : { ...r, ratioToFloor: r.rps / floorRps };
+  // Each of our rows with the oidc-provider row of the same requests.
+  const theirs = new Map(theirRows.flatMap((r) => ('skipped' in r ? [] : [[r.id, r] as const])));
+  const withTheirs = (r: Row | Skipped): Row | Skipped => {
+    if ('skipped' in r || r.oidcProvider === undefined) return r;
+    const scenario = scenarios.find((s) => s.id === r.id);
+    const their = theirs.get(scenario?.repeats ?? r.id);
+    return { ...r, oidcProvider: { ...r.oidcProvider, rps: their?.rps, p99: their?.p99 } };
+  };
   if (floor && floorAtEnd && Math.abs(floorAtEnd.rps - floor.rps) / floor.rps > 0.1) {
     notes.push(
       `The floor moved from ${Math.round(floor.rps)} req/s at start to ${Math.round(floorAtEnd.rps)} at end: the machine's other load changed during the run, so compare rows with care.`,
     );
   }
-  const scenarioNotes = rows.flatMap((r) => ('skipped' in r ? [`${r.title}: skipped — ${r.skipped}.`] : r.note ? [`${r.title}: ${r.note}.`] : []));
+  const scenarioNotes = [...rows, ...theirRows].flatMap((r) => ('skipped' in r ? [`${r.title}: skipped — ${r.skipped}.`] : r.note ? [`${r.title}: ${r.note}.`] : []));
   const command = ['npm run bench', ...Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_')).map(([k, v]) => `${k}=${v}`)];
   const results: BenchResults = {
     date: new Date().toISOString(),
@@ -216,7 +247,8 @@ export async function runBenchmark(): Promise<number> {
     },
     floor: floor && withFloor(floor),
     floorAtEnd: floorAtEnd && withFloor(floorAtEnd),
-    scenarios: rows.map(withFloor),
+    scenarios: rows.map((r) => withTheirs(withFloor(r))),
+    oidcProvider: theirRows.map(withFloor),
     memory,
     cluster: cluster ? { ...cluster, oneWorker: withFloor(cluster.oneWorker), allWorkers: withFloor(cluster.allWorkers) } : undefined,
     notes: [
@@ -229,7 +261,7 @@ export async function runBenchmark(): Promise<number> {
   log();
   log(consoleTable(results));
   log();
-  log(`* node-oidc-provider v9 as quoted in issue 7, on a machine whose bare-Koa floor was ${oidcProviderFloor} req/s (not measured here); × oidc-provider compares each against its own floor.`);
+  log('oidc-provider: node-oidc-provider v9 on the same requests in this run (test/bench/oidc-provider.mjs); × oidc-provider = our req/s over its.');
   const outDir = options.outDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-results-'));
   for (const file of writeResults(outDir, results)) log(`wrote ${file}`);
   log(`done in ${Math.round((Date.now() - startedAt) / 1000)} s`);

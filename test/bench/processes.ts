@@ -1,7 +1,7 @@
 /**
  * The processes under test: the service started as a user starts it (`node bin/svc.mjs start
- * --config <file>`, NODE_ENV=production) and the bare Koa floor, each optionally pinned to
- * one CPU with `taskset`.
+ * --config <file>`, NODE_ENV=production), node-oidc-provider and the bare Koa floor, each
+ * optionally pinned to one CPU with `taskset`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -138,6 +138,14 @@ export async function startService(options: ServiceOptions): Promise<ServerProce
     return answers(`${url}/.well-known/openid-configuration/jwks`);
   });
   return wrap(child, url, text);
+}
+
+/** node-oidc-provider v9 configured for the same scenarios (test/bench/oidc-provider.mjs). */
+export async function startOidcProvider(options: SpawnOptions & { settingsFile: string; port: number }): Promise<ServerProcess> {
+  const child = launch([join(repoRoot, 'test/bench/oidc-provider.mjs'), options.settingsFile], options);
+  const text = capture(child);
+  await waitUntil(child, text, 'node-oidc-provider', () => text().includes('listening '));
+  return wrap(child, `http://127.0.0.1:${options.port}`, text);
 }
 
 export async function startBareKoa(options: SpawnOptions & { port: number }): Promise<ServerProcess> {
