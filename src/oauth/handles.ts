@@ -15,9 +15,15 @@ function randomBase64url(bytes: number): string {
   return value;
 }
 
-/** 256 bits of randomness, base64url: reference tokens, refresh tokens, device codes. */
+/** A handle of this service: as `newHandle` makes them, or the bare 43 characters made before the time prefix. */
+export const handleShape = /^(?:[0-9a-f]{12})?[\w-]{43}$/;
+
+/**
+ * Reference tokens, refresh tokens, device codes: 12 hex digits of the time in milliseconds, so
+ * stored keys grow in time order (see `hashKey`), then 256 bits of randomness, base64url.
+ */
 export function newHandle(): string {
-  return randomBase64url(32);
+  return Date.now().toString(16).padStart(12, '0') + randomBase64url(32);
 }
 
 /** 128 bits of randomness, base64url: a token's `jti`, unique rather than secret. */

@@ -4,7 +4,8 @@
  * user codes and consumed assertion ids; signing keys have their own small table.
  *
  * Handles are never stored: every `key` passed in is the caller's handle, and the store keeps
- * only its SHA-256 (see `hashKey`), so a copy of the database yields no usable token or code.
+ * only its SHA-256 (see `hashKey`; the service's own handles keep their issuance-time prefix),
+ * so a copy of the database yields no usable token or code.
  */
 
 export type GrantType =

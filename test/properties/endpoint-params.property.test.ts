@@ -72,6 +72,7 @@ const values = fc.oneof(
   // Token-shaped: JWT-like and reference-handle-like values.
   fc.tuple(b64url, b64url, b64url).map(([a, b, c]) => `${a}.${b}.${c}`),
   fc.stringMatching(/^[\w-]{43}$/),
+  fc.stringMatching(/^[0-9a-f]{12}[\w-]{43}$/),
   fc.string({ minLength: 2_040, maxLength: 2_060 }),
 );
 const form = (required: Array<[string, fc.Arbitrary<string>]> = []) =>
