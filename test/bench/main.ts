@@ -90,7 +90,7 @@ export async function runBenchmark(): Promise<number> {
   let floor: Row | undefined;
   let floorAtEnd: Row | undefined;
   let memory: BenchResults['memory'];
-  let cluster: BenchResults['cluster'];
+  const cluster: Array<BenchResults['cluster'][number]> = [];
   const pinnedLabel = (name: string): string => (pinned ? `${name}, CPU ${serverCpu}` : name);
   // BENCH_CPU_PROF: every single-core service writes a CPU profile there when it stops.
   const nodeArgs: string[] = [];
@@ -184,31 +184,34 @@ export async function runBenchmark(): Promise<number> {
     }
 
     if (wanted(options, 'cluster')) {
-      const base = scenarios.find((s) => s.id === 'cc-es256')!;
-      const results: Row[] = [];
       const all = cpus().length; // not availableParallelism(): this process is pinned to one CPU
-      for (const [workers, count] of [[1, 1], ['auto', all]] as const) {
-        const port = await freePort();
-        // logLevel info: the "svc listening" line of each worker tells when all are up. A
-        // successful token request logs nothing at info, so the hot path is the same.
-        const configFile = fixture.writeConfig(`cluster-${workers}`, { port, store: 'sqlite:./cluster/svc.db', workers, logLevel: 'info' });
-        const title = `client_credentials → JWT ES256, workers: ${workers === 'auto' ? `"auto" (${count})` : 1}`;
-        log(`svc, cluster mode, workers: ${workers} (not pinned)`);
-        const server = await startService({ configFile, port, workers: count });
-        try {
-          const row = await runScenario(runner, base, server.url, 'svc, unpinned', title);
-          if (!('skipped' in row)) results.push({ ...row, id: `cluster-${workers}`, oidcProvider: undefined });
-        } finally {
-          await stopServer(server, `svc (workers: ${workers})`, notes);
+      // JWTs touch no store; reference tokens show what sharing one SQLite file between workers costs.
+      for (const [id, what, name] of [['cc-es256', 'client_credentials → JWT ES256', 'es256'], ['cc-reference', 'client_credentials → reference token (SQLite)', 'reference']] as const) {
+        const base = scenarios.find((s) => s.id === id)!;
+        const results: Row[] = [];
+        for (const [workers, count] of [[1, 1], ['auto', all]] as const) {
+          const port = await freePort();
+          // logLevel info: the "svc listening" line of each worker tells when all are up. A
+          // successful token request logs nothing at info, so the hot path is the same.
+          const configFile = fixture.writeConfig(`cluster-${name}-${workers}`, { port, store: `sqlite:./cluster-${name}-${workers}/svc.db`, workers, logLevel: 'info' });
+          const title = `${what}, workers: ${workers === 'auto' ? `"auto" (${count})` : 1}`;
+          log(`svc, cluster mode, workers: ${workers} (not pinned)`);
+          const server = await startService({ configFile, port, workers: count });
+          try {
+            const row = await runScenario(runner, base, server.url, 'svc, unpinned', title);
+            if (!('skipped' in row)) results.push({ ...row, id: `cluster-${name}-${workers}`, oidcProvider: undefined });
+          } finally {
+            await stopServer(server, `svc (workers: ${workers})`, notes);
+          }
         }
-      }
-      if (results.length === 2) {
-        cluster = { workers: all, oneWorker: results[0]!, allWorkers: results[1]!, speedup: results[1]!.rps / results[0]!.rps };
+        if (results.length === 2) {
+          cluster.push({ title: what, workers: all, oneWorker: results[0]!, allWorkers: results[1]!, speedup: results[1]!.rps / results[0]!.rps });
+        }
       }
     }
 
     // The floor again: a drift between start and end shows other work on the machine.
-    if (floor && (rows.length > 0 || cluster)) floorAtEnd = await measureFloor('bare Koa (floor), again at the end');
+    if (floor && (rows.length > 0 || cluster.length > 0)) floorAtEnd = await measureFloor('bare Koa (floor), again at the end');
   } finally {
     rmSync(fixture.dir, { recursive: true, force: true });
   }
@@ -250,11 +253,11 @@ export async function runBenchmark(): Promise<number> {
     scenarios: rows.map((r) => withTheirs(withFloor(r))),
     oidcProvider: theirRows.map(withFloor),
     memory,
-    cluster: cluster ? { ...cluster, oneWorker: withFloor(cluster.oneWorker), allWorkers: withFloor(cluster.allWorkers) } : undefined,
+    cluster: cluster.map((c) => ({ ...c, oneWorker: withFloor(c.oneWorker), allWorkers: withFloor(c.allWorkers) })),
     notes: [
       ...notes,
       ...scenarioNotes,
-      ...(cluster ? ['Cluster runs use logLevel "info" (to see each worker come up); the other runs use "warn".'] : []),
+      ...(cluster.length > 0 ? ['Cluster runs use logLevel "info" (to see each worker come up); the other runs use "warn".'] : []),
     ],
   };
 

@@ -59,7 +59,8 @@ export interface BenchResults {
   readonly memory:
     | { readonly idleKiB: number | undefined; readonly beforeSoakKiB: number | undefined; readonly afterSoakKiB: number | undefined; readonly soakSeconds: number; readonly soakRps: number; readonly soakAnswers: Readonly<Record<string, number>> }
     | undefined;
-  readonly cluster: { readonly workers: number; readonly oneWorker: Row; readonly allWorkers: Row; readonly speedup: number } | undefined;
+  /** Cluster mode against one worker, per scenario compared. */
+  readonly cluster: ReadonlyArray<{ readonly title: string; readonly workers: number; readonly oneWorker: Row; readonly allWorkers: Row; readonly speedup: number }>;
   readonly notes: readonly string[];
 }
 
@@ -101,7 +102,7 @@ function rowsForTable(results: BenchResults): Array<Row | Skipped> {
   return [
     ...(results.floor ? [results.floor] : []),
     ...results.scenarios,
-    ...(results.cluster ? [results.cluster.oneWorker, results.cluster.allWorkers] : []),
+    ...results.cluster.flatMap((c) => [c.oneWorker, c.allWorkers]),
     ...(results.floorAtEnd ? [results.floorAtEnd] : []),
   ];
 }
@@ -179,15 +180,14 @@ export function markdown(results: BenchResults): string {
         `${int(mem.soakRps)} req/s; answers: ${answerMix(mem.soakAnswers)}.`,
     );
   }
-  if (results.cluster) {
-    const c = results.cluster;
-    out.push(
-      '',
-      '## Cluster mode',
-      '',
-      `client_credentials → JWT ES256 with \`workers: ${c.workers}\` ("auto") against \`workers: 1\`, neither pinned: ${int(c.allWorkers.rps)} vs ${int(c.oneWorker.rps)} req/s ` +
-        `(${c.speedup.toFixed(2)}×). The load generator stays on its own core${s.pinned ? ' (CPU 1)' : ''}, so on a two-core machine the workers share the CPUs with it.`,
-    );
+  if (results.cluster.length > 0) {
+    out.push('', '## Cluster mode', '');
+    for (const c of results.cluster) {
+      out.push(
+        `- ${c.title} with \`workers: ${c.workers}\` ("auto") against \`workers: 1\`, neither pinned: ${int(c.allWorkers.rps)} vs ${int(c.oneWorker.rps)} req/s (${c.speedup.toFixed(2)}×).`,
+      );
+    }
+    out.push('', `The load generator stays on its own core${s.pinned ? ' (CPU 1)' : ''}, so on a two-core machine the workers share the CPUs with it.`);
   }
   if (results.notes.length) out.push('', '## Notes', '', ...results.notes.map((n) => `- ${n}`));
   return `${out.join('\n')}\n`;
@@ -200,9 +200,9 @@ export function chart(results: BenchResults): string {
   for (const r of results.scenarios) {
     if (isRow(r)) bars.push({ label: r.title, value: r.rps, color: '#4c78a8', reference: r.oidcProvider?.rps });
   }
-  if (results.cluster) {
-    bars.push({ label: results.cluster.oneWorker.title, value: results.cluster.oneWorker.rps, color: '#f58518' });
-    bars.push({ label: results.cluster.allWorkers.title, value: results.cluster.allWorkers.rps, color: '#f58518' });
+  for (const c of results.cluster) {
+    bars.push({ label: c.oneWorker.title, value: c.oneWorker.rps, color: '#f58518' });
+    bars.push({ label: c.allWorkers.title, value: c.allWorkers.rps, color: '#f58518' });
   }
   const m = results.machine;
   return barChart({
