@@ -42,8 +42,8 @@ function openDatabase(path: string, busyTimeoutMs: number): BetterSqlite3.Databa
     if (path !== IN_MEMORY) mkdirSync(dirname(path), { recursive: true });
     database = new BetterSqlite3(path);
     // WAL lets readers run while one connection writes; busy_timeout makes writers wait, not fail.
-    // Every reference token, refresh token and assertion id is a random-key insert into the same
-    // B-trees: a 64 MiB page cache (default 2 MiB) and memory-mapped reads keep them off the disk.
+    // Assertion ids are random-key inserts and every token lookup lands on a random page: a
+    // 64 MiB page cache (default 2 MiB) and memory-mapped reads keep them off the disk.
     // `exec`, not `pragma()`: pragma() leaves a statement behind for the garbage collector (see
     // `statementCache`).
     database.exec(
