@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import { timeOrderedHandle } from '../store/hash-key.js';
 
 // One call into the CSPRNG per 8 KiB instead of one per token (Node's randomUUID pools the same
 // way); every byte is handed out once.
@@ -15,8 +16,12 @@ function randomBase64url(bytes: number): string {
   return value;
 }
 
+const prefixlessHandle = /^[\w-]{43}$/;
+
 /** A handle of this service: as `newHandle` makes them, or the bare 43 characters made before the time prefix. */
-export const handleShape = /^(?:[0-9a-f]{12})?[\w-]{43}$/;
+export function isHandle(value: string): boolean {
+  return timeOrderedHandle.test(value) || prefixlessHandle.test(value);
+}
 
 /**
  * Reference tokens, refresh tokens, device codes: 12 hex digits of the time in milliseconds, so

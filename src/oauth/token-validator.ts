@@ -8,7 +8,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { AccessTokenClaims, AccessTokenValidation, Clock, TokenValidator } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
 import type { KeyRing } from './keys/key-ring.js';
-import { handleShape } from './handles.js';
+import { isHandle } from './handles.js';
 
 const jwtShape = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 const maxTokenLength = 16_384;
@@ -59,7 +59,7 @@ export function createTokenValidator({ config, keyRing, store, clock }: {
     async validateAccessToken(token) {
       if (token.length === 0 || token.length > maxTokenLength) return inactive('empty or oversized token');
       if (jwtShape.test(token)) return validateJwt(token);
-      if (handleShape.test(token)) return validateReference(token);
+      if (isHandle(token)) return validateReference(token);
       return inactive('not a token this service issues');
     },
   };

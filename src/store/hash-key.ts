@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 
 /** The handles the service makes: 12 hex digits of issuance time in milliseconds, then 256 random bits (see `newHandle`). */
-const timeOrderedHandle = /^[0-9a-f]{12}[\w-]{43}$/;
+export const timeOrderedHandle = /^[0-9a-f]{12}[\w-]{43}$/;
 
 /**
  * The form a handle takes in storage: its base64url SHA-256, so a copy of the database yields no

@@ -140,17 +140,19 @@ export async function startService(options: ServiceOptions): Promise<ServerProce
   return wrap(child, url, text);
 }
 
-/** node-oidc-provider v9 configured for the same scenarios (test/bench/oidc-provider.mjs). */
-export async function startOidcProvider(options: SpawnOptions & { settingsFile: string; port: number }): Promise<ServerProcess> {
-  const child = launch([join(repoRoot, 'test/bench/oidc-provider.mjs'), options.settingsFile], options);
+/** Starts a script of this folder that prints "listening <url>" when ready. */
+async function startListening(script: string, args: readonly string[], what: string, options: SpawnOptions & { port: number }): Promise<ServerProcess> {
+  const child = launch([join(repoRoot, 'test/bench', script), ...args], options);
   const text = capture(child);
-  await waitUntil(child, text, 'node-oidc-provider', () => text().includes('listening '));
+  await waitUntil(child, text, what, () => text().includes('listening '));
   return wrap(child, `http://127.0.0.1:${options.port}`, text);
 }
 
-export async function startBareKoa(options: SpawnOptions & { port: number }): Promise<ServerProcess> {
-  const child = launch([join(repoRoot, 'test/bench/bare-koa.mjs'), String(options.port)], options);
-  const text = capture(child);
-  await waitUntil(child, text, 'the bare Koa server', () => text().includes('listening '));
-  return wrap(child, `http://127.0.0.1:${options.port}`, text);
+/** node-oidc-provider v9 configured for the same scenarios (test/bench/oidc-provider.mjs). */
+export function startOidcProvider(options: SpawnOptions & { settingsFile: string; port: number }): Promise<ServerProcess> {
+  return startListening('oidc-provider.mjs', [options.settingsFile], 'node-oidc-provider', options);
+}
+
+export function startBareKoa(options: SpawnOptions & { port: number }): Promise<ServerProcess> {
+  return startListening('bare-koa.mjs', [String(options.port)], 'the bare Koa server', options);
 }
