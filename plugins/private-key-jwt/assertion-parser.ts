@@ -2,8 +2,8 @@
  * Finds a JWT client assertion in the form body (RFC 7521 §4.2, RFC 7523 §2.2). Only decodes it,
  * to learn the client id from `sub`; the validator checks everything.
  */
-import { decodeJwt, type JWTPayload } from 'jose';
 import { InvalidClient, type CredentialSource, type ParsedSecret, type PluginDependencies, type SecretParser } from 'svc/sdk';
+import { MalformedJws, parseCompactJws, type CompactJws } from './compact-jws.js';
 import { JWT_BEARER } from './constants.js';
 import { readOptions } from './options.js';
 import { show } from './rejection.js';
@@ -17,6 +17,15 @@ function param(source: CredentialSource, name: string): string | undefined {
   return value === '' ? undefined : value;
 }
 
+// The validator gets the same ParsedSecret object: it reads the decoded assertion from here
+// instead of decoding it a second time.
+const decoded = new WeakMap<ParsedSecret, CompactJws>();
+
+/** The assertion of a secret this parser made, decoded; anything else is decoded now (and may throw `MalformedJws`). */
+export function decodedAssertion(parsed: ParsedSecret): CompactJws {
+  return decoded.get(parsed) ?? parseCompactJws(parsed.credential);
+}
+
 export function parseAssertion(source: CredentialSource): ParsedSecret | undefined {
   const type = param(source, 'client_assertion_type');
   const assertion = param(source, 'client_assertion');
@@ -25,17 +34,20 @@ export function parseAssertion(source: CredentialSource): ParsedSecret | undefin
   if (type !== JWT_BEARER) throw fail(`unsupported client_assertion_type ${show(type)}`);
   if (assertion === undefined) throw fail('client_assertion_type sent without client_assertion');
 
-  let claims: JWTPayload;
+  let jws: CompactJws;
   try {
-    claims = decodeJwt(assertion);
+    jws = parseCompactJws(assertion);
   } catch (error) {
-    throw fail(`client_assertion is not a JWT: ${(error as Error).message}`);
+    if (error instanceof MalformedJws) throw fail(`client_assertion is not a JWT: ${error.message}`);
+    throw error;
   }
-  const { sub } = claims;
+  const { sub } = jws.claims;
   if (typeof sub !== 'string' || sub === '') throw fail(`client_assertion has no sub naming the client (sub ${show(sub)})`);
   const clientId = param(source, 'client_id');
   if (clientId !== undefined && clientId !== sub) throw fail(`client_id ${show(clientId)} differs from the assertion's sub ${show(sub)}`);
-  return { id: sub, credential: assertion, type: JWT_BEARER };
+  const parsed: ParsedSecret = { id: sub, credential: assertion, type: JWT_BEARER };
+  decoded.set(parsed, jws);
+  return parsed;
 }
 
 /** The `private_key_jwt` parser; discovery lists the algorithms the validator accepts. */

@@ -3,7 +3,7 @@
  * `X509CertificateBase64` and `JsonWebKey` secrets. The steps run in this order, and the
  * single-use `jti` is recorded last, so a forged or stale assertion cannot burn a `jti`.
  */
-import { compactVerify, decodeProtectedHeader, errors, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import type { JWTPayload } from 'jose';
 import type {
   PluginDependencies,
   SecretHolder,
@@ -12,9 +12,11 @@ import type {
   SecretValidator,
 } from 'svc/sdk';
 import { describeKey, keyFitsAlgorithm, type SupportedAlgorithm } from './algorithms.js';
+import { decodedAssertion } from './assertion-parser.js';
 import { audienceRule, checkAudienceProperties } from './audience.js';
 import { checkClaims } from './claims.js';
 import { ClientKeys, KEY_SECRET_TYPES, type CandidateKey } from './client-keys.js';
+import { MalformedJws, verifySignature, type CompactJws } from './compact-jws.js';
 import { JWT_BEARER } from './constants.js';
 import { readOptions } from './options.js';
 import { AssertionRejected, reject, show } from './rejection.js';
@@ -25,13 +27,16 @@ interface AssertionHeader {
   readonly typ: string | undefined;
 }
 
-function readHeader(assertion: string, allowed: readonly SupportedAlgorithm[]): AssertionHeader {
-  let header: ProtectedHeaderParameters;
+function decode(parsed: SecretValidationContext['parsed']): CompactJws {
   try {
-    header = decodeProtectedHeader(assertion);
+    return decodedAssertion(parsed);
   } catch (error) {
-    reject(`malformed assertion: ${(error as Error).message}`);
+    if (error instanceof MalformedJws) reject(`malformed assertion: ${error.message}`);
+    throw error;
   }
+}
+
+function readHeader({ header }: CompactJws, allowed: readonly SupportedAlgorithm[]): AssertionHeader {
   const { alg, kid, typ } = header;
   if (!(allowed as readonly unknown[]).includes(alg)) reject(`alg ${show(alg)} is not allowed`);
   if (kid !== undefined && typeof kid !== 'string') reject(`kid is not a string: ${show(kid)}`);
@@ -63,29 +68,12 @@ function selectKeys(all: readonly CandidateKey[], unusable: readonly string[], h
   return inDate;
 }
 
-/** Tries each candidate; the first that verifies wins. `algorithms` pins jose to the header's alg. */
-async function verifySignature(assertion: string, alg: SupportedAlgorithm, candidates: readonly CandidateKey[]): Promise<JWTPayload> {
-  let payload: Uint8Array | undefined;
-  for (const { key } of candidates) {
-    try {
-      ({ payload } = await compactVerify(assertion, key.key, { algorithms: [alg] }));
-      break;
-    } catch (error) {
-      if (error instanceof errors.JWSSignatureVerificationFailed) continue;
-      reject(`signature check failed: ${(error as Error).message}`);
-    }
-  }
-  if (payload === undefined) {
+/** Tries each candidate under the header's alg, the only one checked against the key; the first that verifies wins. */
+function verifiedClaims(jws: CompactJws, alg: SupportedAlgorithm, candidates: readonly CandidateKey[]): JWTPayload {
+  if (!candidates.some(({ key }) => verifySignature(jws, alg, key.key))) {
     reject(`signature does not verify with ${candidates.length === 1 ? 'the' : `any of ${candidates.length}`} candidate key${candidates.length === 1 ? '' : 's'}`);
   }
-  let claims: unknown;
-  try {
-    claims = JSON.parse(new TextDecoder().decode(payload));
-  } catch {
-    reject('payload is not JSON');
-  }
-  if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) reject('payload is not a JSON object');
-  return claims as JWTPayload;
+  return jws.claims as JWTPayload;
 }
 
 /** RFC 7523 §3 item 7: a `jti` is accepted once per client until the assertion expires. */
@@ -130,10 +118,11 @@ export function createAssertionValidator(
     const holderId = holderIdOf(holder);
     if (parsed.type !== JWT_BEARER) reject(`parsed secret type ${show(parsed.type)} is not ${JWT_BEARER}`);
 
-    const header = readHeader(parsed.credential, algorithms);
+    const jws = decode(parsed);
+    const header = readHeader(jws, algorithms);
     const { keys, unusable } = clientKeys.keysFor(secrets);
     const candidates = selectKeys(keys, unusable, header, nowMs);
-    const payload = await verifySignature(parsed.credential, header.alg, candidates);
+    const payload = verifiedClaims(jws, header.alg, candidates);
     const { exp, jti } = checkClaims(payload, {
       holderId,
       audience: audienceRule(header.typ, holder, audience, urls, endpoint),

@@ -59,7 +59,7 @@ describe('assertion parser', () => {
     [{ client_assertion: assertion }, 'client_assertion sent without client_assertion_type'],
     [{ client_assertion_type: JWT_BEARER, client_assertion: rawToken({ alg: 'ES256' }, { iss: 'app' }, 'c2ln') }, 'client_assertion has no sub naming the client (sub undefined)'],
     [{ client_assertion_type: JWT_BEARER, client_assertion: rawToken({ alg: 'ES256' }, { sub: 42 } as never, 'c2ln') }, 'client_assertion has no sub naming the client (sub 42)'],
-    [{ client_assertion_type: JWT_BEARER, client_assertion: 'not-a-jwt' }, 'client_assertion is not a JWT: Invalid JWT'],
+    [{ client_assertion_type: JWT_BEARER, client_assertion: 'not-a-jwt' }, 'client_assertion is not a JWT: not three dot-separated parts'],
   ])('throws InvalidClient for %j', async (params, detail) => {
     const error = await parseError(params);
     expect(error).toBeInstanceOf(InvalidClient);

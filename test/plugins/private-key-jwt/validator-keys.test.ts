@@ -97,6 +97,13 @@ describe('algorithm', () => {
     expect(await validateFor([await certificateSecret(keys.rsa)], token)).toEqual(fail('alg "none" is not allowed'));
   });
 
+  it('rejects a critical header extension, even with a valid signature', async () => {
+    const token = await new CompactSign(new TextEncoder().encode(JSON.stringify(claimsFor('app'))))
+      .setProtectedHeader({ alg: 'ES256', crit: ['urn:example:ext'], 'urn:example:ext': 1 })
+      .sign(keys.p256.privateKey, { crit: { 'urn:example:ext': true } });
+    expect(await validateFor([jwkSecret(keys.p256)], token)).toEqual(fail('malformed assertion: header has crit; no extension is understood'));
+  });
+
   it('rejects a missing alg', async () => {
     const token = rawToken({ typ: 'JWT' }, claimsFor('app'), 'c2ln');
     expect(await validateFor([await certificateSecret(keys.rsa)], token)).toEqual(fail('alg undefined is not allowed'));
@@ -175,9 +182,9 @@ describe('signature', () => {
   });
 
   it('rejects a malformed assertion and a payload that is not a JSON object', async () => {
-    expect(await validateFor([jwkSecret(keys.p256)], 'a.b')).toEqual(fail('malformed assertion: Invalid Token or Protected Header formatting'));
+    expect(await validateFor([jwkSecret(keys.p256)], 'a.b')).toEqual(fail('malformed assertion: not three dot-separated parts'));
     const array = await new CompactSign(new TextEncoder().encode('[1]')).setProtectedHeader({ alg: 'ES256' }).sign(keys.p256.privateKey);
-    expect(await validateFor([jwkSecret(keys.p256)], array)).toEqual(fail('payload is not a JSON object'));
+    expect(await validateFor([jwkSecret(keys.p256)], array)).toEqual(fail('malformed assertion: payload is not a JSON object'));
   });
 
   it('fails when the client has no key secret at all', async () => {
