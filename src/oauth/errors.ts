@@ -64,7 +64,13 @@ export class OAuthError extends Error {
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(code: OAuthErrorCode, description: string, options: OAuthErrorOptions = {}) {
+    // An OAuth error is an answer, not a fault: refused requests (a device polling, a flood of
+    // bad credentials) throw one each, and capturing a stack trace would cost more than the rest
+    // of the refusal. Nothing reads it; an unexpected error keeps its own stack as `cause`.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(description, options.cause === undefined ? undefined : { cause: options.cause });
+    Error.stackTraceLimit = stackTraceLimit;
     this.code = code;
     this.status = options.status ?? defaultStatus[code];
     this.description = description;
