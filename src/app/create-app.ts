@@ -35,6 +35,7 @@ import { corsForClients } from '../http/cors.js';
 import { createMetrics, type Metrics } from '../http/metrics.js';
 import { addOperationRoutes } from '../http/operations.js';
 import { answerClientError, maxHeaderBytes } from '../http/client-error.js';
+import { inCohorts } from '../http/cohorts.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
 import { createEventService } from '../events/event-service.js';
 import { logEvents } from '../events/index.js';
@@ -179,7 +180,10 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
     tokenIssuer,
     metrics,
     listen(port = config.port, host = config.host) {
-      const server = createServer({ maxHeaderSize: maxHeaderBytes }, koa.callback());
+      const server = createServer({ maxHeaderSize: maxHeaderBytes }, inCohorts(koa.callback(), (err, res) => {
+        logger.error({ err }, 'request handler threw');
+        res.destroy();
+      }));
       closeServer = closableServer(server);
       server.on('clientError', answerClientError);
       // Bounded waits for slow or idle clients: a request that stalls cannot hold a socket forever.

@@ -11,7 +11,6 @@ import type { IdTokenIssuer } from './id-token-issuer.js';
 import type { RefreshTokenService } from './refresh-tokens.js';
 import { offlineAccess } from './scopes.js';
 import { newHandle, newTokenId } from './handles.js';
-import { createTurnBatch } from '../runtime/turn-batch.js';
 
 /** Claims a grant can never set: the issuer owns them. */
 const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'cnf']);
@@ -58,9 +57,6 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
   // RFC 9068 §2.2 requires `aud`; tokens with no API scope get the issuer's own resource audience.
   const fallbackAudience = `${config.issuer}/resources`;
   const alg = config.signing.accessTokenAlgorithm;
-  // The signatures of one turn run together (see turn-batch.ts): the signature is most of an
-  // access token's cost, and much of its cost is cache misses when done between requests.
-  const signing = createTurnBatch();
 
   function audienceFor(scopes: readonly string[], only: readonly string[] | undefined): string | string[] {
     const aud = new Set<string>();
@@ -104,7 +100,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     }
     const key = keyRing.signingKey(alg);
     // RFC 9068 §2.1: typ "at+jwt" tells access tokens from ID tokens and other JWTs.
-    const token = await signing.run(() => key.sign({ alg, typ: 'at+jwt', kid: key.kid }, claims));
+    const token = key.sign({ alg, typ: 'at+jwt', kid: key.kid }, claims);
     return { token, expiresIn };
   }
 

@@ -1,7 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { QueryResult } from 'kysely';
 import type { StatementRunner } from './prepared-query.js';
-import { createTurnBatch } from '../../runtime/turn-batch.js';
 
 /**
  * Runs the store's per-request statements straight on the better-sqlite3 connection, with
@@ -13,17 +12,14 @@ import { createTurnBatch } from '../../runtime/turn-batch.js';
  * page once per batch instead of once per request. Nothing is answered before its commit, so
  * what a caller was told was stored is stored, as with one transaction per write.
  *
- * Reads are batched too, without a transaction: the reads of one turn run back to back (see
- * runtime/turn-batch.ts), which keeps SQLite's code and pages in the CPU caches. A read may run
- * before a write of the same turn commits: that write has not been answered, so no caller can
- * yet depend on seeing it.
+ * Reads run at once: a write still in the batch has not been answered, so no caller can yet
+ * depend on seeing it.
  */
 export function sqliteStatementRunner(
   database: BetterSqlite3.Database,
   prepare: (sql: string) => BetterSqlite3.Statement,
 ): StatementRunner {
   let batch: PendingWrite[] = [];
-  const reads = createTurnBatch();
   const begin = prepare('begin immediate');
   const commit = prepare('commit');
   const rollback = prepare('rollback');
@@ -83,10 +79,7 @@ export function sqliteStatementRunner(
       let statement: BetterSqlite3.Statement;
       try {
         statement = prepare(sql);
-        if (statement.readonly) {
-          const read = statement;
-          return reads.run(() => run(read, parameters) as QueryResult<R>);
-        }
+        if (statement.readonly) return Promise.resolve(run(statement, parameters) as QueryResult<R>);
       } catch (error) {
         return Promise.reject(error);
       }
