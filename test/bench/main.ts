@@ -1,58 +1,37 @@
 /**
- * `npm run bench`: starts the bare-Koa floor and the service as a user would, drives each
- * scenario with autocannon, soaks for memory, compares cluster mode, and writes the results.
- * Asserts nothing about speed; see docs/bench/README.md for how to read the numbers.
+ * `npm run bench`: starts the bare-Koa floor and the service as a user would, with
+ * node-oidc-provider beside it, drives each scenario with autocannon, soaks for memory, compares
+ * cluster mode, and writes the results. Asserts nothing about speed; see docs/bench/README.md
+ * for how to read the numbers.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFixture, freePort, type BenchFixture } from './fixture.js';
+import { createFixture, freePort } from './fixture.js';
 import { answerMix, consoleTable, machineInfo, writeResults, type BenchResults, type Row, type Skipped } from './report.js';
-import { measure, runRound, type ScenarioResult } from './measure.js';
-import { readOptions, wanted, type BenchOptions } from './options.js';
+import { runRound } from './measure.js';
+import { readOptions, wanted } from './options.js';
 import { canPin, loadCpu, pinSelf, serverCpu, startBareKoa, startOidcProvider, startService, type ServerProcess } from './processes.js';
-import { floorScenario, scenarios, soakMix, type Scenario, type ScenarioContext } from './scenarios.js';
+import { runScenario, type Bench, type Side } from './run-scenario.js';
+import { floorScenario, scenarios, soakMix, type Scenario, type ServerKind } from './scenarios.js';
 
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
-interface Runner {
-  readonly options: BenchOptions;
-  readonly fixture: BenchFixture;
-  readonly measured: Map<string, number>;
+/** node-oidc-provider beside our server, for the scenarios that have it as a counterpart. */
+type Counterpart = (scenario: Scenario) => Side | undefined;
+const noCounterpart: Counterpart = () => undefined;
+
+interface Variant {
+  readonly title: string;
+  readonly store: string;
+  readonly accessTokenAlgorithm?: 'RS256';
 }
 
-async function runScenario(runner: Runner, scenario: Scenario, url: string, server: string, title = scenario.title): Promise<Row | Skipped> {
-  const { options, fixture, measured } = runner;
-  log(`  ${title}`);
-  const ctx: ScenarioContext = { url, fixture, measured };
-  let prepared;
-  try {
-    prepared = await scenario.prepare(ctx);
-  } catch (err) {
-    const reason = `preparation failed: ${(err as Error).message}`;
-    log(`    skipped: ${reason}`);
-    return { id: scenario.id, title, skipped: reason };
-  }
-  if ('skipped' in prepared) {
-    log(`    skipped: ${prepared.skipped}`);
-    return { id: scenario.id, title, skipped: prepared.skipped };
-  }
-  const result: ScenarioResult = await measure(url, prepared.spec, {
-    warmupSeconds: options.warmupSeconds,
-    seconds: options.seconds,
-    rounds: options.rounds,
-    connections: options.connections,
-    beforeRound: prepared.beforeRound,
-    expectedRate: prepared.expectedRate,
-    log,
-  });
-  measured.set(scenario.id, result.rps);
-  const note = prepared.note?.();
-  log(`    median ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms; answers: ${answerMix(result.answers)}`);
-  if (note) log(`    ${note}`);
-  const oidcProvider = scenario.oidcProvider && { rps: undefined, p99: undefined, quoted: scenario.oidcProvider.quoted };
-  return { id: scenario.id, title, server, ...result, ratioToFloor: undefined, oidcProvider, note };
-}
+/** Servers with one setting changed from the ES256/SQLite one, each running its own scenarios. */
+const variants = {
+  memory: { title: 'svc, memory store (as node-oidc-provider\'s default in-memory adapter)', store: 'memory' },
+  rs256: { title: 'svc, RS256 access tokens (signing.accessTokenAlgorithm: "RS256")', store: 'sqlite:./rs256/svc.db', accessTokenAlgorithm: 'RS256' },
+} as const satisfies Record<string, Variant>;
 
 async function stopServer(server: ServerProcess, name: string, notes: string[]): Promise<void> {
   const code = await server.stop();
@@ -84,7 +63,10 @@ export async function runBenchmark(): Promise<number> {
 
   const fixture = await createFixture(options.assertionAlg);
   const cpu = pinned ? serverCpu : undefined;
-  const runner: Runner = { options, fixture, measured: new Map() };
+  const bench: Bench = { options, fixture, log };
+  // Each kind of server keeps its own record of what it measured (which sizes assertion pools and device codes).
+  const ourMeasured = new Map<string, number>();
+  const theirMeasured = new Map<string, number>();
   const rows: Array<Row | Skipped> = [];
   const theirRows: Array<Row | Skipped> = [];
   let floor: Row | undefined;
@@ -92,6 +74,7 @@ export async function runBenchmark(): Promise<number> {
   let memory: BenchResults['memory'];
   const cluster: Array<BenchResults['cluster'][number]> = [];
   const pinnedLabel = (name: string): string => (pinned ? `${name}, CPU ${serverCpu}` : name);
+  const sideOf = (server: ServerProcess, name: string, measured: Map<string, number>): Side => ({ url: server.url, pid: server.pid, label: pinnedLabel(name), measured });
   // BENCH_CPU_PROF: every single-core service writes a CPU profile there when it stops.
   const nodeArgs: string[] = [];
   if (options.cpuProfileDir) {
@@ -104,7 +87,7 @@ export async function runBenchmark(): Promise<number> {
       log(title);
       const server = await startBareKoa({ port: await freePort(), cpu });
       try {
-        const row = await runScenario(runner, floorScenario, server.url, pinnedLabel('bare Koa'), title);
+        const { ours: row } = await runScenario(bench, floorScenario, sideOf(server, 'bare Koa', ourMeasured), undefined, title);
         return 'skipped' in row ? undefined : row;
       } finally {
         await stopServer(server, 'bare Koa', notes);
@@ -112,38 +95,47 @@ export async function runBenchmark(): Promise<number> {
     };
     if (wanted(options, 'floor')) floor = await measureFloor(floorScenario.title);
 
-    // node-oidc-provider runs the scenarios that have a counterpart, with its own record of what
-    // it measured (which sizes the assertion pool and device codes).
-    const theirRunner: Runner = { ...runner, measured: new Map() };
-    const measureOidcProvider = async (setup: 'es256' | 'rs256'): Promise<void> => {
-      const chosen = scenarios.filter(
-        (s) => s.oidcProvider?.setup === setup && s.repeats === undefined && scenarios.some((t) => (t.id === s.id || t.repeats === s.id) && wanted(options, t.id)),
-      );
-      if (chosen.length === 0) return;
+    const run = async (scenario: Scenario, ours: Side, counterpart: Counterpart): Promise<void> => {
+      const { ours: row, theirs } = await runScenario(bench, scenario, ours, counterpart(scenario));
+      rows.push(row);
+      if (theirs) theirRows.push(theirs);
+    };
+
+    // node-oidc-provider is started before our servers and stays up beside them (the same CPU, one
+    // under load at a time), so each scenario can alternate rounds between the two.
+    const besideOidcProvider = async (setup: 'es256' | 'rs256', chosen: readonly Scenario[], body: (counterpart: Counterpart) => Promise<void>): Promise<void> => {
+      if (!chosen.some((s) => s.oidcProvider?.setup === setup)) return body(noCounterpart);
       const port = await freePort();
-      const settingsFile = fixture.writeOidcProviderSettings(setup, { port, accessTokenAlgorithm: setup === 'es256' ? 'ES256' : 'RS256' });
-      log(`node-oidc-provider, ${setup === 'es256' ? 'ES256' : 'RS256'} JWT access tokens, in-memory adapter`);
+      const accessTokenAlgorithm = setup === 'es256' ? 'ES256' : 'RS256';
+      const settingsFile = fixture.writeOidcProviderSettings(setup, { port, accessTokenAlgorithm });
+      log(`node-oidc-provider, ${accessTokenAlgorithm} JWT access tokens, in-memory adapter (stays up beside the svc servers below)`);
       const server = await startOidcProvider({ settingsFile, port, cpu });
       try {
-        for (const scenario of chosen) theirRows.push(await runScenario(theirRunner, scenario, server.url, pinnedLabel('node-oidc-provider'), `node-oidc-provider: ${scenario.title.replace(' (SQLite)', '')}`));
+        const theirs = sideOf(server, 'node-oidc-provider', theirMeasured);
+        await body((scenario) => (scenario.oidcProvider?.setup === setup ? theirs : undefined));
       } finally {
         await stopServer(server, 'node-oidc-provider', notes);
       }
     };
 
-    const es256 = scenarios.filter((s) => s.server === 'es256' && wanted(options, s.id));
+    const chosenOn = (kind: ServerKind): Scenario[] => scenarios.filter((s) => s.server === kind && wanted(options, s.id));
+    const es256 = chosenOn('es256');
+    const onMemory = chosenOn('memory');
+    const rs256 = chosenOn('rs256');
     const soak = wanted(options, 'soak') && options.soakSeconds > 0;
-    if (es256.length > 0 || soak) {
+
+    const runEs256 = async (counterpart: Counterpart): Promise<void> => {
       const port = await freePort();
       const configFile = fixture.writeConfig('es256', { port, store: 'sqlite:./es256/svc.db' });
       log(`svc, ES256 access tokens (SQLite store${nodeArgs.length ? ', --cpu-prof' : ''})`);
       const server = await startService({ configFile, port, cpu, nodeArgs });
       const idleKiB = server.rssKiB();
       try {
-        for (const scenario of es256) rows.push(await runScenario(runner, scenario, server.url, pinnedLabel('svc')));
+        const ours = sideOf(server, 'svc', ourMeasured);
+        for (const scenario of es256) await run(scenario, ours, counterpart);
         if (soak) {
           log(`  memory soak, ${options.soakSeconds} s`);
-          const mix = await soakMix({ url: server.url, fixture, measured: runner.measured });
+          const mix = await soakMix({ url: server.url, fixture, measured: ourMeasured });
           const beforeSoakKiB = server.rssKiB();
           const round = await runRound(server.url, mix, options.soakSeconds, options.connections);
           const afterSoakKiB = server.rssKiB();
@@ -154,34 +146,34 @@ export async function runBenchmark(): Promise<number> {
       } finally {
         await stopServer(server, 'svc (ES256)', notes);
       }
-      await measureOidcProvider('es256');
       if (options.cpuProfileDir) {
         const profiles = readdirSync(options.cpuProfileDir).filter((f) => f.endsWith('.cpuprofile'));
         log(`  CPU profiles in ${options.cpuProfileDir}: ${profiles.join(', ') || 'none written'}`);
         log(`  summarise with: node test/bench/cpuprofile-top.mjs ${join(options.cpuProfileDir, profiles.at(-1) ?? '<file>.cpuprofile')}`);
       }
-    }
+    };
 
-    // Servers with one setting changed from the ES256/SQLite one, each running its own scenarios.
-    const variants = [
-      { kind: 'rs256', title: 'svc, RS256 access tokens (signing.accessTokenAlgorithm: "RS256")', store: 'sqlite:./rs256/svc.db', accessTokenAlgorithm: 'RS256' },
-      { kind: 'memory', title: 'svc, memory store (as node-oidc-provider\'s default in-memory adapter)', store: 'memory' },
-    ] as const;
-    for (const variant of variants) {
-      const chosen = scenarios.filter((s) => s.server === variant.kind && wanted(options, s.id));
-      if (chosen.length === 0) continue;
+    const runVariant = async (kind: keyof typeof variants, chosen: readonly Scenario[], counterpart: Counterpart): Promise<void> => {
+      const variant: Variant = variants[kind];
       const port = await freePort();
-      const configFile = fixture.writeConfig(variant.kind, { port, store: variant.store, ...('accessTokenAlgorithm' in variant ? { accessTokenAlgorithm: variant.accessTokenAlgorithm } : {}) });
+      const configFile = fixture.writeConfig(kind, { port, store: variant.store, ...(variant.accessTokenAlgorithm ? { accessTokenAlgorithm: variant.accessTokenAlgorithm } : {}) });
       log(variant.title);
       const server = await startService({ configFile, port, cpu, nodeArgs });
       try {
-        for (const scenario of chosen) rows.push(await runScenario(runner, scenario, server.url, pinnedLabel(`svc, ${variant.kind}`)));
+        const ours = sideOf(server, `svc, ${kind}`, ourMeasured);
+        for (const scenario of chosen) await run(scenario, ours, counterpart);
       } finally {
-        await stopServer(server, `svc (${variant.kind})`, notes);
+        await stopServer(server, `svc (${kind})`, notes);
       }
-      if (variant.kind === 'rs256') await measureOidcProvider('rs256');
       if (options.cpuProfileDir) log(`  CPU profile written to ${options.cpuProfileDir}`);
-    }
+    };
+
+    // The memory-store scenarios repeat ES256 ones, so oidc-provider's ES256 setup stays up for them too.
+    await besideOidcProvider('es256', [...es256, ...onMemory], async (counterpart) => {
+      if (es256.length > 0 || soak) await runEs256(counterpart);
+      if (onMemory.length > 0) await runVariant('memory', onMemory, counterpart);
+    });
+    if (rs256.length > 0) await besideOidcProvider('rs256', rs256, (counterpart) => runVariant('rs256', rs256, counterpart));
 
     if (wanted(options, 'cluster')) {
       const all = cpus().length; // not availableParallelism(): this process is pinned to one CPU
@@ -198,7 +190,9 @@ export async function runBenchmark(): Promise<number> {
           log(`svc, cluster mode, workers: ${workers} (not pinned)`);
           const server = await startService({ configFile, port, workers: count });
           try {
-            const row = await runScenario(runner, base, server.url, 'svc, unpinned', title);
+            // No CPU figure: the work is spread over several processes.
+            const ours: Side = { url: server.url, pid: undefined, label: 'svc, unpinned', measured: ourMeasured };
+            const { ours: row } = await runScenario(bench, base, ours, undefined, title);
             if (!('skipped' in row)) results.push({ ...row, id: `cluster-${name}-${workers}`, oidcProvider: undefined });
           } finally {
             await stopServer(server, `svc (workers: ${workers})`, notes);
@@ -220,14 +214,6 @@ export async function runBenchmark(): Promise<number> {
   const floorRps = floor && (floorAtEnd ? (floor.rps + floorAtEnd.rps) / 2 : floor.rps);
   const withFloor = <T extends Row | Skipped>(r: T): T =>
     'skipped' in r || floorRps === undefined ? r : { ...r, ratioToFloor: r.rps / floorRps };
-  // Each of our rows with the oidc-provider row of the same requests.
-  const theirs = new Map(theirRows.flatMap((r) => ('skipped' in r ? [] : [[r.id, r] as const])));
-  const withTheirs = (r: Row | Skipped): Row | Skipped => {
-    if ('skipped' in r || r.oidcProvider === undefined) return r;
-    const scenario = scenarios.find((s) => s.id === r.id);
-    const their = theirs.get(scenario?.repeats ?? r.id);
-    return { ...r, oidcProvider: { ...r.oidcProvider, rps: their?.rps, p99: their?.p99 } };
-  };
   if (floor && floorAtEnd && Math.abs(floorAtEnd.rps - floor.rps) / floor.rps > 0.1) {
     notes.push(
       `The floor moved from ${Math.round(floor.rps)} req/s at start to ${Math.round(floorAtEnd.rps)} at end: the machine's other load changed during the run, so compare rows with care.`,
@@ -250,7 +236,7 @@ export async function runBenchmark(): Promise<number> {
     },
     floor: floor && withFloor(floor),
     floorAtEnd: floorAtEnd && withFloor(floorAtEnd),
-    scenarios: rows.map((r) => withTheirs(withFloor(r))),
+    scenarios: rows.map(withFloor),
     oidcProvider: theirRows.map(withFloor),
     memory,
     cluster: cluster.map((c) => ({ ...c, oneWorker: withFloor(c.oneWorker), allWorkers: withFloor(c.allWorkers) })),
@@ -264,7 +250,8 @@ export async function runBenchmark(): Promise<number> {
   log();
   log(consoleTable(results));
   log();
-  log('oidc-provider: node-oidc-provider v9 on the same requests in this run (test/bench/oidc-provider.mjs); × oidc-provider = our req/s over its.');
+  log('oidc-provider: node-oidc-provider v9 on the same requests (test/bench/oidc-provider.mjs), in rounds alternating with ours;');
+  log('× oidc-provider = median over rounds of our req/s over its in the same round; CPU µs/req = server CPU time (user + system) per request answered.');
   const outDir = options.outDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-results-'));
   for (const file of writeResults(outDir, results)) log(`wrote ${file}`);
   log(`done in ${Math.round((Date.now() - startedAt) / 1000)} s`);

@@ -1,9 +1,12 @@
 /**
  * Drives one scenario with autocannon: a warm-up, then timed rounds. Every answer is counted
  * by what it was (status plus OAuth `error`, or the kind of success), so a scenario that
- * quietly fails shows up as such rather than as a fast one.
+ * quietly fails shows up as such rather than as a fast one. Several servers can be measured
+ * in alternating rounds, so that each round of one has a neighbour of the other taken at about
+ * the same machine speed.
  */
 import autocannon from 'autocannon';
+import { cpuSeconds } from './cpu-time.js';
 
 export interface LoadSpec {
   method: 'GET' | 'POST';
@@ -23,6 +26,8 @@ export interface RoundResult {
   readonly requests: number;
   /** Answers by kind, e.g. `{ "200 token": 41230, "400 slow_down": 12 }`, plus socket errors and timeouts. */
   readonly answers: Readonly<Record<string, number>>;
+  /** Server CPU time (user + system) over the requests answered, in µs; set when the server's pid was given. */
+  readonly cpuMicrosPerRequest?: number | undefined;
 }
 
 export interface ScenarioResult {
@@ -32,6 +37,8 @@ export interface ScenarioResult {
   readonly rounds: readonly RoundResult[];
   /** Summed over the timed rounds. */
   readonly answers: Readonly<Record<string, number>>;
+  /** Median over the rounds; undefined without a pid or a readable /proc. */
+  readonly cpuMicrosPerRequest: number | undefined;
 }
 
 const jsonError = /"error"\s*:\s*"([^"]{1,64})"/;
@@ -76,49 +83,100 @@ export const median = (values: readonly number[]): number => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-export interface MeasureOptions {
+export interface RoundOptions {
   warmupSeconds: number;
   seconds: number;
   rounds: number;
   connections: number;
-  /** Runs before the warm-up and each round with the number of requests it may send (fresh assertions). */
-  beforeRound?: ((expectedRequests: number) => Promise<void> | void) | undefined;
-  /** A guess at the rate, sizing what `beforeRound` prepares for the warm-up. Default 8000. */
-  expectedRate?: number | undefined;
   log?: (line: string) => void;
 }
 
+/** One server and the requests to send it. */
+export interface Target {
+  readonly url: string;
+  readonly spec: LoadSpec;
+  /** Runs before the warm-up and each round with the number of requests it may send (fresh assertions). */
+  readonly beforeRound?: ((expectedRequests: number) => Promise<void> | void) | undefined;
+  /** A guess at the rate, sizing what `beforeRound` prepares for the warm-up. Default 8000. */
+  readonly expectedRate?: number | undefined;
+  /** The server's process: its CPU time is read before and after each round. */
+  readonly pid?: number | undefined;
+  /** Tells the targets apart in the log when there are several. */
+  readonly name?: string | undefined;
+}
+
+export interface MeasureOptions extends RoundOptions {
+  beforeRound?: Target['beforeRound'];
+  expectedRate?: Target['expectedRate'];
+}
+
 export async function measure(url: string, spec: LoadSpec, options: MeasureOptions): Promise<ScenarioResult> {
-  const { warmupSeconds, seconds, rounds, connections, beforeRound, log = () => {} } = options;
-  let rate = options.expectedRate ?? 8000;
+  const { beforeRound, expectedRate, ...rounds } = options;
+  const [result] = await measureInterleaved([{ url, spec, beforeRound, expectedRate }], rounds);
+  return result!;
+}
+
+/**
+ * Warms up each target, then runs round after round with every target once per round: in the
+ * given order in even rounds, reversed in odd ones, so that neither always follows the other.
+ * One result per target, in the order given; round i of each was taken in the same stretch of time.
+ */
+export async function measureInterleaved(targets: readonly Target[], options: RoundOptions): Promise<ScenarioResult[]> {
+  const { warmupSeconds, seconds, rounds, connections, log = () => {} } = options;
+  const width = Math.max(0, ...targets.map((t) => t.name?.length ?? 0));
+  const named = (target: Target): string => (targets.length > 1 && target.name ? `${target.name.padEnd(width)}  ` : '');
+  const rates = targets.map((t) => t.expectedRate ?? 8000);
   if (warmupSeconds > 0) {
-    await beforeRound?.(Math.ceil(rate * 1.5 * warmupSeconds) + 500);
-    const warm = await runRound(url, spec, warmupSeconds, connections);
-    // A cold warm-up underestimates; the caller's guess is kept when it is higher.
-    rate = Math.max(warm.rps, options.expectedRate ?? 100);
-    log(`    warm-up  ${format(warm)}`);
+    for (const [i, target] of targets.entries()) {
+      await target.beforeRound?.(Math.ceil(rates[i]! * 1.5 * warmupSeconds) + 500);
+      const warm = await runRound(target.url, target.spec, warmupSeconds, connections);
+      // A cold warm-up underestimates; the caller's guess is kept when it is higher.
+      rates[i] = Math.max(warm.rps, target.expectedRate ?? 100);
+      log(`    ${named(target)}warm-up  ${format(warm)}`);
+    }
   }
-  const results: RoundResult[] = [];
-  for (let i = 0; i < rounds; i++) {
-    // Room for a round 40% faster than the fastest seen so far.
-    await beforeRound?.(Math.ceil(rate * 1.4 * seconds) + 1000);
-    const round = await runRound(url, spec, seconds, connections);
-    rate = Math.max(rate, round.rps);
-    results.push(round);
-    log(`    round ${i + 1}  ${format(round)}`);
+  const results: RoundResult[][] = targets.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    const order = [...targets.keys()];
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) {
+      const target = targets[i]!;
+      // Room for a round 40% faster than the fastest seen so far.
+      await target.beforeRound?.(Math.ceil(rates[i]! * 1.4 * seconds) + 1000);
+      const result = await timedRound(target, seconds, connections);
+      rates[i] = Math.max(rates[i]!, result.rps);
+      results[i]!.push(result);
+      log(`    ${named(target)}round ${round + 1}  ${format(result)}`);
+    }
   }
+  return results.map(summarise);
+}
+
+/** A round with the server's CPU time per request, read around it (the other servers idle meanwhile). */
+async function timedRound(target: Target, seconds: number, connections: number): Promise<RoundResult> {
+  const before = target.pid === undefined ? undefined : cpuSeconds(target.pid);
+  const round = await runRound(target.url, target.spec, seconds, connections);
+  const after = target.pid === undefined ? undefined : cpuSeconds(target.pid);
+  if (before === undefined || after === undefined || round.requests === 0) return round;
+  return { ...round, cpuMicrosPerRequest: ((after - before) * 1e6) / round.requests };
+}
+
+function summarise(rounds: readonly RoundResult[]): ScenarioResult {
   const answers: Record<string, number> = {};
-  for (const r of results) for (const [k, n] of Object.entries(r.answers)) answers[k] = (answers[k] ?? 0) + n;
+  for (const r of rounds) for (const [k, n] of Object.entries(r.answers)) answers[k] = (answers[k] ?? 0) + n;
+  const cpu = rounds.map((r) => r.cpuMicrosPerRequest);
   return {
-    rps: median(results.map((r) => r.rps)),
-    p50: median(results.map((r) => r.p50)),
-    p99: median(results.map((r) => r.p99)),
-    rounds: results,
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    rounds,
     answers,
+    cpuMicrosPerRequest: cpu.length > 0 && cpu.every((c): c is number => c !== undefined) ? median(cpu) : undefined,
   };
 }
 
 export function format(r: RoundResult): string {
   const answers = Object.entries(r.answers).map(([k, n]) => `${k}: ${n}`).join(', ');
-  return `${Math.round(r.rps)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  [${answers}]`;
+  const cpu = r.cpuMicrosPerRequest === undefined ? '' : `  CPU ${Math.round(r.cpuMicrosPerRequest)} µs/request`;
+  return `${Math.round(r.rps)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms${cpu}  [${answers}]`;
 }

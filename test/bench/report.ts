@@ -15,10 +15,21 @@ export interface Row {
   readonly rps: number;
   readonly p50: number;
   readonly p99: number;
+  /** Server CPU time (user + system) per request answered, in µs, median over rounds; undefined for a cluster or without /proc. */
+  readonly cpuMicrosPerRequest: number | undefined;
   /** Median req/s over the bare-Koa floor's, measured in the same run. */
   readonly ratioToFloor: number | undefined;
-  /** node-oidc-provider on the same requests in the same run (when it ran), and issue 7's figure. */
-  readonly oidcProvider: { readonly rps: number | undefined; readonly p99: number | undefined; readonly quoted: number } | undefined;
+  /** node-oidc-provider on the same requests, measured in rounds alternating with ours (when it ran), and issue 7's figure. */
+  readonly oidcProvider:
+    | {
+        readonly rps: number | undefined;
+        readonly p99: number | undefined;
+        readonly cpuMicrosPerRequest: number | undefined;
+        /** Median over rounds of our req/s over its req/s in the same round. */
+        readonly pairedRatio: number | undefined;
+        readonly quoted: number;
+      }
+    | undefined;
   readonly answers: Readonly<Record<string, number>>;
   readonly rounds: readonly RoundResult[];
   readonly note: string | undefined;
@@ -79,9 +90,11 @@ const isRow = (r: Row | Skipped): r is Row => !('skipped' in r);
 
 /** Issue 7's bare-Koa floor, on the machine where it measured node-oidc-provider. */
 export const issueFloor = 19_500;
-/** How many times node-oidc-provider's throughput, both measured in this run. */
-export const timesOidcProvider = (r: Row): number | undefined =>
-  r.oidcProvider?.rps === undefined ? undefined : r.rps / r.oidcProvider.rps;
+/**
+ * How many times node-oidc-provider's throughput: the median of the per-round ratios, not the
+ * ratio of the medians, because the machine's speed drifts between rounds.
+ */
+export const timesOidcProvider = (r: Row): number | undefined => r.oidcProvider?.pairedRatio;
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 const ms = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 const ratio = (n: number | undefined): string => (n === undefined ? '' : `${n.toFixed(2)}×`);
@@ -108,17 +121,20 @@ function rowsForTable(results: BenchResults): Array<Row | Skipped> {
 }
 
 export function consoleTable(results: BenchResults): string {
-  const header = ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'vs floor', 'oidc-provider', 'its p99 ms', '× oidc-provider', 'answers'];
+  const header = [
+    'scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'vs floor', 'oidc-provider', 'its p99 ms', 'its CPU µs/req', '× oidc-provider', 'answers',
+  ];
   const lines = [...rowsForTable(results), ...results.oidcProvider].map((r) =>
     isRow(r)
       ? [
-          r.title, r.server, int(r.rps), ms(r.p50), ms(r.p99), ratio(r.ratioToFloor),
-          optionalInt(r.oidcProvider?.rps), optionalMs(r.oidcProvider?.p99), ratio(timesOidcProvider(r)), answerMix(r.answers),
+          r.title, r.server, int(r.rps), ms(r.p50), ms(r.p99), optionalInt(r.cpuMicrosPerRequest), ratio(r.ratioToFloor),
+          optionalInt(r.oidcProvider?.rps), optionalMs(r.oidcProvider?.p99), optionalInt(r.oidcProvider?.cpuMicrosPerRequest),
+          ratio(timesOidcProvider(r)), answerMix(r.answers),
         ]
-      : [r.title, '', '', '', '', '', '', '', '', `skipped: ${r.skipped}`],
+      : [r.title, '', '', '', '', '', '', '', '', '', '', `skipped: ${r.skipped}`],
   );
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const numeric = new Set([2, 3, 4, 5, 6, 7, 8]);
+  const numeric = new Set([2, 3, 4, 5, 6, 7, 8, 9, 10]);
   const fmt = (cells: string[]): string =>
     cells.map((c, i) => (i === cells.length - 1 ? c : numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
@@ -135,18 +151,23 @@ export function markdown(results: BenchResults): string {
     '',
     '![throughput per scenario](throughput.svg)',
     '',
-    '| scenario | server | req/s | p50 ms | p99 ms | vs bare Koa | oidc-provider req/s | its p99 ms | × oidc-provider | answers |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| scenario | server | req/s | p50 ms | p99 ms | CPU µs/request | vs bare Koa | oidc-provider req/s | its p99 ms | its CPU µs/request | × oidc-provider | answers |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...rowsForTable(results).map((r) =>
       isRow(r)
-        ? `| ${r.title} | ${r.server} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ratio(r.ratioToFloor)} | ` +
-          `${optionalInt(r.oidcProvider?.rps)} | ${optionalMs(r.oidcProvider?.p99)} | ${ratio(timesOidcProvider(r))} | ${answerMix(r.answers)} |`
-        : `| ${r.title} | | | | | | | | | skipped: ${r.skipped} |`,
+        ? `| ${r.title} | ${r.server} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${optionalInt(r.cpuMicrosPerRequest)} | ${ratio(r.ratioToFloor)} | ` +
+          `${optionalInt(r.oidcProvider?.rps)} | ${optionalMs(r.oidcProvider?.p99)} | ${optionalInt(r.oidcProvider?.cpuMicrosPerRequest)} | ` +
+          `${ratio(timesOidcProvider(r))} | ${answerMix(r.answers)} |`
+        : `| ${r.title} | | | | | | | | | | | skipped: ${r.skipped} |`,
     ),
     '',
     '"oidc-provider" is node-oidc-provider v9 (test/bench/oidc-provider.mjs: the same clients, secrets and paths, its default in-memory adapter), ' +
-      'started and loaded the same way in this run; "× oidc-provider" divides our req/s by its. ' +
-      'The memory-store rows compare with the same oidc-provider rows as their SQLite ones.',
+      'running beside our server on the same CPU and loaded the same way. The two were measured in alternating rounds, one under load at a time ' +
+      '(ours then its, then its then ours, and so on), because the machine\'s speed drifts within minutes; "× oidc-provider" is the median over rounds ' +
+      'of our req/s over its req/s in the same round, so it can differ from the ratio of the two medians shown. ' +
+      'The memory-store rows were measured beside the same oidc-provider setup as their SQLite ones, each with fresh requests.',
+    '"CPU µs/request" is the server process\'s CPU time (user + system, from /proc/<pid>/stat) during a round divided by the requests it answered, ' +
+      'median over rounds: lower is better, and unlike req/s it does not depend on how fast the load generator is. Cluster rows have none (several processes).',
     '"vs bare Koa" divides by the floor measured in the same run (the mean of its measurements at start and end): a bare Koa app with @koa/router and @koa/bodyparser reading the same form POST and answering a fixed JSON.',
     '"answers" counts every response by status and OAuth `error` (or the kind of success), so failures never pass as throughput.',
   ];
@@ -156,15 +177,16 @@ export function markdown(results: BenchResults): string {
       '',
       '## node-oidc-provider in this run',
       '',
-      `Its own rows, beside the figures issue 7 quotes from a machine whose bare-Koa floor was ${int(issueFloor)} req/s.`,
+      `Its own rows, from the rounds that alternated with ours, beside the figures issue 7 quotes from a machine whose bare-Koa floor was ${int(issueFloor)} req/s. ` +
+        'A title ending "(paired with svc, <variant>)" is the same requests again, measured beside that variant of our server.',
       '',
-      '| scenario | req/s | p50 ms | p99 ms | vs bare Koa | issue 7 req/s | issue 7 vs its bare Koa | answers |',
-      '|---|---:|---:|---:|---:|---:|---:|---|',
+      '| scenario | req/s | p50 ms | p99 ms | CPU µs/request | vs bare Koa | issue 7 req/s | issue 7 vs its bare Koa | answers |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---|',
       ...theirs.map((r) =>
         isRow(r)
-          ? `| ${r.title} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ratio(r.ratioToFloor)} | ` +
+          ? `| ${r.title} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${optionalInt(r.cpuMicrosPerRequest)} | ${ratio(r.ratioToFloor)} | ` +
             `${optionalInt(r.oidcProvider?.quoted)} | ${ratio(r.oidcProvider && r.oidcProvider.quoted / issueFloor)} | ${answerMix(r.answers)} |`
-          : `| ${r.title} | | | | | | | skipped: ${r.skipped} |`,
+          : `| ${r.title} | | | | | | | | skipped: ${r.skipped} |`,
       ),
     );
   }

@@ -1,0 +1,110 @@
+/**
+ * One scenario on our server, alone or with node-oidc-provider beside it. Each server prepares
+ * its own requests (its own pool of unique assertions: oidc-provider remembers every jti it has
+ * seen); then the two are measured in alternating rounds, so that each of our rounds has one of
+ * theirs taken at about the same machine speed, and the ratio is the median of those pairs.
+ */
+import type { BenchFixture } from './fixture.js';
+import { median, measureInterleaved, type ScenarioResult } from './measure.js';
+import type { BenchOptions } from './options.js';
+import { answerMix, type Row, type Skipped } from './report.js';
+import { scenarios, type Prepared, type Scenario } from './scenarios.js';
+
+export interface Bench {
+  readonly options: BenchOptions;
+  readonly fixture: BenchFixture;
+  readonly log: (line?: string) => void;
+}
+
+/** A running server as the scenarios see it. */
+export interface Side {
+  readonly url: string;
+  /** Its process, for CPU time per request; undefined for a cluster (several processes). */
+  readonly pid: number | undefined;
+  /** Where it runs, e.g. "svc, CPU 0"; also names it in the log. */
+  readonly label: string;
+  /** Median req/s measured on this kind of server so far, by scenario id (sizes assertion pools and device codes). */
+  readonly measured: Map<string, number>;
+}
+
+export interface ScenarioRows {
+  readonly ours: Row | Skipped;
+  /** node-oidc-provider's row, when it was beside us. */
+  readonly theirs: Row | Skipped | undefined;
+}
+
+interface Run {
+  readonly side: Side;
+  readonly title: string;
+  readonly prepared: Prepared | { readonly skipped: string };
+}
+
+interface Measured {
+  readonly result: ScenarioResult;
+  readonly note: string | undefined;
+}
+
+const isPrepared = (run: Run): run is Run & { readonly prepared: Prepared } => !('skipped' in run.prepared);
+
+/** Median over rounds of our req/s over theirs in the same round. */
+const pairedRatio = (ours: ScenarioResult, theirs: ScenarioResult): number =>
+  median(ours.rounds.map((round, i) => round.rps / theirs.rounds[i]!.rps));
+
+/** A repeat (a memory-store row) runs the requests of the scenario it repeats on oidc-provider again. */
+function theirTitle(scenario: Scenario): string {
+  const repeated = scenarios.find((s) => s.id === scenario.repeats);
+  const title = `node-oidc-provider: ${(repeated ?? scenario).title.replace(' (SQLite)', '')}`;
+  return repeated ? `${title} (paired with svc, ${scenario.server})` : title;
+}
+
+async function prepareOn(scenario: Scenario, side: Side, fixture: BenchFixture): Promise<Prepared | { skipped: string }> {
+  try {
+    return await scenario.prepare({ url: side.url, fixture, measured: side.measured });
+  } catch (err) {
+    return { skipped: `preparation failed: ${(err as Error).message}` };
+  }
+}
+
+export async function runScenario(bench: Bench, scenario: Scenario, ours: Side, theirs?: Side, title = scenario.title): Promise<ScenarioRows> {
+  const { options, fixture, log } = bench;
+  log(`  ${title}${theirs ? ', with node-oidc-provider in alternating rounds' : ''}`);
+  const runs: Run[] = [{ side: ours, title, prepared: await prepareOn(scenario, ours, fixture) }];
+  if (theirs) runs.push({ side: theirs, title: theirTitle(scenario), prepared: await prepareOn(scenario, theirs, fixture) });
+  for (const { side, prepared } of runs) if ('skipped' in prepared) log(`    ${theirs ? `${side.label}: ` : ''}skipped: ${prepared.skipped}`);
+
+  const ready = runs.filter(isPrepared);
+  const results = await measureInterleaved(
+    ready.map(({ side, prepared }) => ({ url: side.url, spec: prepared.spec, beforeRound: prepared.beforeRound, expectedRate: prepared.expectedRate, pid: side.pid, name: side.label })),
+    { warmupSeconds: options.warmupSeconds, seconds: options.seconds, rounds: options.rounds, connections: options.connections, log },
+  );
+  const measured = new Map<Side, Measured>();
+  for (const [i, { side, prepared }] of ready.entries()) {
+    const result = results[i]!;
+    side.measured.set(scenario.id, result.rps);
+    const note = prepared.note?.(); // after the set: a note may quote the rate just measured
+    measured.set(side, { result, note });
+    const cpu = result.cpuMicrosPerRequest === undefined ? '' : `, CPU ${Math.round(result.cpuMicrosPerRequest)} µs/request`;
+    log(`    ${theirs ? `${side.label}: ` : ''}median ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms${cpu}; answers: ${answerMix(result.answers)}`);
+    if (note) log(`    ${note}`);
+  }
+
+  const ourResult = measured.get(ours)?.result;
+  const theirResult = theirs && measured.get(theirs)?.result;
+  const ratio = ourResult && theirResult && pairedRatio(ourResult, theirResult);
+  if (ratio !== undefined) {
+    const perRound = ourResult!.rounds.map((round, i) => (round.rps / theirResult!.rounds[i]!.rps).toFixed(2));
+    log(`    × oidc-provider ${ratio.toFixed(2)} (median of the rounds' ${perRound.join(', ')})`);
+  }
+  const row = (run: Run, oidcProvider: Row['oidcProvider']): Row | Skipped => {
+    if ('skipped' in run.prepared) return { id: scenario.id, title: run.title, skipped: run.prepared.skipped };
+    const { result, note } = measured.get(run.side)!; // every prepared run was measured
+    return { id: scenario.id, title: run.title, server: run.side.label, ...result, ratioToFloor: undefined, oidcProvider, note };
+  };
+  const quoted = scenario.oidcProvider?.quoted;
+  const theirFigures = { rps: theirResult?.rps, p99: theirResult?.p99, cpuMicrosPerRequest: theirResult?.cpuMicrosPerRequest, pairedRatio: ratio };
+  return {
+    ours: row(runs[0]!, quoted === undefined ? undefined : { ...theirFigures, quoted }),
+    // Their own row keeps only issue 7's figure, which results.md shows beside it.
+    theirs: runs[1] && row(runs[1], quoted === undefined ? undefined : { rps: undefined, p99: undefined, cpuMicrosPerRequest: undefined, pairedRatio: undefined, quoted }),
+  };
+}
