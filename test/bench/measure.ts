@@ -105,17 +105,6 @@ export interface Target {
   readonly name?: string | undefined;
 }
 
-export interface MeasureOptions extends RoundOptions {
-  beforeRound?: Target['beforeRound'];
-  expectedRate?: Target['expectedRate'];
-}
-
-export async function measure(url: string, spec: LoadSpec, options: MeasureOptions): Promise<ScenarioResult> {
-  const { beforeRound, expectedRate, ...rounds } = options;
-  const [result] = await measureInterleaved([{ url, spec, beforeRound, expectedRate }], rounds);
-  return result!;
-}
-
 /**
  * Warms up each target, then runs round after round with every target once per round: in the
  * given order in even rounds, reversed in odd ones, so that neither always follows the other.
