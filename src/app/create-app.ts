@@ -30,6 +30,7 @@ import { userCodeScheme } from '../device/user-code.js';
 import { createDevicePage } from '../http/device-page/index.js';
 import { endpointUrls, paths } from '../endpoints/urls.js';
 import { createRouter, jsonForBareStatuses } from '../http/routes.js';
+import { homePage } from '../http/home-page.js';
 import { errorResponse } from '../http/error-response.js';
 import { corsForClients } from '../http/cors.js';
 import { createMetrics, type Metrics } from '../http/metrics.js';
@@ -148,6 +149,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
       ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),
       jwksJson: () => keyRing.jwksJson(),
+      homePage: homePage(config.issuer),
     },
     config.limits,
   );

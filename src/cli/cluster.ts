@@ -61,11 +61,12 @@ export async function prepareSharedStore(config: ResolvedConfig, logger: AppLogg
  * workers drained cleanly; 1 when start-up failed or a worker had to be killed.
  */
 export async function runPrimary(config: ResolvedConfig, configPath: string): Promise<number> {
+  // Workers load the same file; the port the primary resolved (config, --port or PORT) goes along.
   checkStoreIsShared(config);
   const logger = createLogger(config.logLevel);
   await prepareSharedStore(config, logger);
 
-  cluster.setupPrimary({ exec: svcBin, args: ['start', '--config', configPath] });
+  cluster.setupPrimary({ exec: svcBin, args: ['start', '--config', configPath, '--port', String(config.port)] });
   logger.info({ workers: config.workers, config: configPath }, 'cluster starting');
 
   return new Promise((resolve) => {

@@ -1,25 +1,11 @@
 /**
- * The `svc` command: start the server, check a config, hash secrets and passwords, list
- * plugins, make a client key. Returns the exit code.
+ * The `svc` command: finds the command in the table (`commands.ts`), parses its options,
+ * runs it and returns the exit code. Whatever goes wrong, the user reads one line saying what
+ * and what to do (`user-facing-error.ts`), never a stack trace.
  */
 import { parseArgs } from 'node:util';
-import { BootError } from '../config/boot-error.js';
-import { hashSecret } from '../oauth/secret-hash.js';
-import { hashPassword } from '../oauth/password-hash.js';
-
-const usage = `usage: svc <command> [options]
-
-commands:
-  start [--config <path>]            run the service (SVC_CONFIG also selects the config)
-  check-config [--config <path>]     validate the config and plugins, then exit
-  plugins [--config <path>]          list discovered plugins, grant types and auth methods
-  hash-secret <secret>               print the stored form of a shared secret (base64 SHA-256)
-  hash-password <password>           print a PHC scrypt hash for a user's password
-  create-client-key --client <id> --out <key.pem> [--alg ES256|RS256|PS256|EdDSA] [--days 365]
-                                     make a key pair and self-signed certificate for private_key_jwt
-  client-assertion --client <id> --key <key.pem> [--aud <issuer>]
-                                     print a fresh private_key_jwt client assertion (for curl)
-`;
+import { commandHelp, commands, overview } from './commands.js';
+import { describeFailure } from './user-facing-error.js';
 
 function fail(message: string): number {
   process.stderr.write(`svc: ${message}\n`);
@@ -27,60 +13,40 @@ function fail(message: string): number {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    process.stderr.write(overview());
+    return 1;
+  }
+  if (name === 'help' || name === '--help' || name === '-h') {
+    const about = rest[0] === undefined ? undefined : commands.find((c) => c.name === rest[0]);
+    process.stdout.write(about ? commandHelp(about) : overview());
+    return 0;
+  }
+  const command = commands.find((c) => c.name === name);
+  if (!command) return fail(`unknown command "${name}"\n\n${overview()}`);
+
   let parsed;
   try {
     parsed = parseArgs({
       args: rest,
       allowPositionals: true,
-      options: {
-        config: { type: 'string', short: 'c' },
-        client: { type: 'string' },
-        out: { type: 'string' },
-        alg: { type: 'string' },
-        days: { type: 'string' },
-        key: { type: 'string' },
-        aud: { type: 'string' },
-      },
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
     });
   } catch (err) {
-    return fail(`${(err as Error).message}\n\n${usage}`);
+    return fail(`${(err as Error).message}\n\n${commandHelp(command)}`);
   }
   const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(commandHelp(command));
+    return 0;
+  }
+  if (positionals.length > (command.positionals ?? 0)) {
+    return fail(`${command.name} takes ${command.positionals ? `at most ${command.positionals} argument` : 'no arguments'}\n\n${commandHelp(command)}`);
+  }
   try {
-    switch (command) {
-      case 'start':
-        return await (await import('./start.js')).start(values.config);
-      case 'check-config':
-        return await (await import('./check-config.js')).checkConfigCommand(values.config);
-      case 'plugins':
-        return await (await import('./list-plugins.js')).listPlugins(values.config);
-      case 'hash-secret':
-        if (positionals.length !== 1) return fail('hash-secret takes exactly one secret');
-        process.stdout.write(`${hashSecret(positionals[0]!)}\n`);
-        return 0;
-      case 'hash-password':
-        if (positionals.length !== 1) return fail('hash-password takes exactly one password');
-        process.stdout.write(`${await hashPassword(positionals[0]!)}\n`);
-        return 0;
-      case 'create-client-key':
-        return await (await import('./create-client-key-command.js')).createClientKeyCommand(values);
-      case 'client-assertion':
-        return await (await import('./client-assertion-command.js')).clientAssertionCommand(values);
-      case undefined:
-      case 'help':
-      case '--help':
-        process.stdout.write(usage);
-        return command === undefined ? 1 : 0;
-      default:
-        return fail(`unknown command "${command}"\n\n${usage}`);
-    }
+    return await command.run(values, positionals);
   } catch (err) {
-    if (err instanceof BootError) {
-      process.stderr.write(`svc: cannot start [${err.code}]\n  ${err.problems.join('\n  ')}\n`);
-      return 1;
-    }
-    throw err;
+    return fail(describeFailure(err, command.name));
   }
 }
-

@@ -23,7 +23,7 @@ export interface LoadedConfig {
 }
 
 /** Reads a config file (or searches `cwd`), validates it and resolves defaults. */
-export async function loadConfig(options: { path?: string | undefined; cwd?: string } = {}): Promise<LoadedConfig> {
+export async function loadConfig(options: { path?: string | undefined; cwd?: string; port?: number | undefined } = {}): Promise<LoadedConfig> {
   const cwd = options.cwd ?? process.cwd();
   const explicit = options.path ?? process.env.SVC_CONFIG;
   let found: { config: unknown; filepath: string; isEmpty?: boolean } | null;
@@ -42,8 +42,14 @@ export async function loadConfig(options: { path?: string | undefined; cwd?: str
       `no config found in ${cwd}: create svc.config.ts (or .svcrc.json), or pass --config <path> / SVC_CONFIG`,
     );
   }
-  return { filepath: found.filepath, config: checkConfig(found.config ?? {}, dirname(found.filepath)) };
+  const raw = found.config ?? {};
+  // `--port` / `PORT` win over the file's port (and so over the issuer derived from it).
+  const withPort = options.port === undefined || !isPlainObject(raw) ? raw : { ...raw, port: options.port };
+  return { filepath: found.filepath, config: checkConfig(withPort, dirname(found.filepath)) };
 }
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Validates a config object of unknown shape and resolves it; throws one BootError listing every problem. */
 export function checkConfig(raw: unknown, configDir: string): ResolvedConfig {

@@ -5,6 +5,7 @@
  * Checks that need the loaded plugins (grant types, secret types) live in `check-against-plugins.ts`.
  */
 import { isPhcScrypt } from '../oauth/password-hash.js';
+import { didYouMean } from './closest-name.js';
 
 const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
@@ -57,7 +58,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function checkUnknownFields(p: Problems, path: string, obj: Record<string, unknown>, known: readonly string[]): void {
   for (const key of Object.keys(obj)) {
-    if (!known.includes(key)) p.add(path ? `${path}.${key}` : key, `unknown field (known: ${known.join(', ')})`);
+    if (!known.includes(key)) p.add(path ? `${path}.${key}` : key, `unknown field${didYouMean(key, known)} (known: ${known.join(', ')})`);
   }
 }
 
@@ -91,7 +92,8 @@ function bool(p: Problems, path: string, value: unknown): void {
 function oneOf(p: Problems, path: string, value: unknown, allowed: readonly string[]): void {
   if (value === undefined) return;
   if (typeof value !== 'string' || !allowed.includes(value)) {
-    p.add(path, `unknown value ${describe(value)} (allowed: ${allowed.join(', ')})`);
+    const suggestion = typeof value === 'string' ? didYouMean(value, allowed) : '';
+    p.add(path, `unknown value ${describe(value)}${suggestion} (allowed: ${allowed.join(', ')})`);
   }
 }
 
@@ -220,7 +222,7 @@ export function validateUserConfig(raw: unknown): string[] {
     checkUnknownFields(p, at, r, ['name', 'scopes', 'secrets']);
     str(p, `${at}.name`, r.name, { required: true, max: 100 });
     stringList(p, `${at}.scopes`, r.scopes, true).forEach((scope, j) => {
-      if (!scopeNames.has(scope)) p.add(`${at}.scopes[${j}]`, `unknown scope "${scope}" (define it in apiScopes)`);
+      if (!scopeNames.has(scope)) p.add(`${at}.scopes[${j}]`, `unknown scope "${scope}"${didYouMean(scope, [...scopeNames])} (define it in apiScopes)`);
     });
     checkSecrets(p, `${at}.secrets`, r.secrets);
   });
@@ -244,7 +246,7 @@ export function validateUserConfig(raw: unknown): string[] {
       if (scope === 'offline_access') {
         p.add(`${at}.allowedScopes[${j}]`, 'offline_access is not listed; set allowOfflineAccess: true instead');
       } else if (!knownScopes.includes(scope)) {
-        p.add(`${at}.allowedScopes[${j}]`, `unknown scope "${scope}" (known: ${knownScopes.join(', ') || 'none; define apiScopes'})`);
+        p.add(`${at}.allowedScopes[${j}]`, `unknown scope "${scope}"${didYouMean(scope, knownScopes)} (known: ${knownScopes.join(', ') || 'none; define apiScopes'})`);
       }
     });
     for (const f of ['accessTokenLifetime', 'absoluteRefreshTokenLifetime', 'deviceCodeLifetime', 'pollingInterval'] as const) {

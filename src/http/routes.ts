@@ -20,6 +20,8 @@ export interface Endpoints {
   cors?: Middleware;
   discoveryJson: string;
   jwksJson(): string;
+  /** GET /: a page naming the service and linking discovery. */
+  homePage?: Middleware;
 }
 
 function sendJson(ctx: Context, json: string, cache: 'no-store' | 'public'): void {
@@ -56,6 +58,7 @@ export function createRouter(endpoints: Endpoints, limits: { bodyBytes: number; 
   post(paths.deviceAuthorization, endpoints.deviceAuthorization, true);
   if (endpoints.devicePage) router.get(paths.devicePage, endpoints.devicePage).post(paths.devicePage, endpoints.devicePage);
 
+  if (endpoints.homePage) router.get('/', endpoints.homePage);
   router.get(paths.discovery, (ctx) => sendJson(ctx, endpoints.discoveryJson, 'public'));
   router.get(paths.oauthMetadata, (ctx) => sendJson(ctx, endpoints.discoveryJson, 'public'));
   router.get(paths.jwks, (ctx) => {

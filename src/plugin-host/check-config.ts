@@ -3,6 +3,7 @@
  * secret type must be provided by something registered.
  */
 import { BootError } from '../config/boot-error.js';
+import { didYouMean } from '../config/closest-name.js';
 import type { ResolvedConfig, Secret } from '../config/schema.js';
 import type { PluginRegistry } from './plugin-registry.js';
 
@@ -13,13 +14,13 @@ export function checkConfigAgainstPlugins(config: ResolvedConfig, registry: Plug
   const checkSecrets = (path: string, secrets: readonly Secret[]): void =>
     secrets.forEach((s, i) => {
       if (!secretTypes.includes(s.type)) {
-        problems.push(`${path}[${i}].type: unknown secret type "${s.type}" (known: ${secretTypes.join(', ') || 'none: no secret validator plugin is loaded'})`);
+        problems.push(`${path}[${i}].type: unknown secret type "${s.type}"${didYouMean(s.type, secretTypes)} (known: ${secretTypes.join(', ') || 'none: no secret validator plugin is loaded'})`);
       }
     });
   config.clients.forEach((client, i) => {
     client.allowedGrantTypes.forEach((g, j) => {
       if (!registry.grants.has(g)) {
-        problems.push(`clients[${i}].allowedGrantTypes[${j}]: unknown grant type "${g}" (known: ${grantTypes.join(', ')})`);
+        problems.push(`clients[${i}].allowedGrantTypes[${j}]: unknown grant type "${g}"${didYouMean(g, grantTypes)} (known: ${grantTypes.join(', ')})`);
       }
     });
     checkSecrets(`clients[${i}].clientSecrets`, client.clientSecrets);

@@ -18,10 +18,10 @@ export interface SvcProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
 }
 
-export function runSvc(configFile: string): SvcProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
+export function runSvc(configFile: string, options: { args?: string[]; env?: NodeJS.ProcessEnv } = {}): SvcProcess {
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', ...options.env };
   delete env.SVC_CONFIG;
-  const proc = spawn(process.execPath, [cli, 'start', '--config', configFile], { cwd: repoRoot, env });
+  const proc = spawn(process.execPath, [cli, 'start', '--config', configFile, ...(options.args ?? [])], { cwd: repoRoot, env });
   let text = '';
   proc.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
   proc.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -58,11 +58,17 @@ export interface CliRun {
 
 /** One `svc <args>` command, run to its end (at most 30 s), with SVC_CONFIG cleared. */
 export function runCli(...args: string[]): Promise<CliRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  return runCliWith({}, ...args);
+}
+
+/** `runCli` with text on standard input and extra environment variables. */
+export function runCliWith(options: { input?: string; env?: NodeJS.ProcessEnv }, ...args: string[]): Promise<CliRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
   delete env.SVC_CONFIG;
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { cwd: repoRoot, env, timeout: 30_000 }, (err, stdout, stderr) => {
+    const child = execFile(process.execPath, [cli, ...args], { cwd: repoRoot, env, timeout: 30_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
+    child.stdin!.end(options.input ?? '');
   });
 }

@@ -1,0 +1,135 @@
+/**
+ * Every `svc` command: its synopsis, what it does, its options and how it runs. `main.ts`
+ * parses against this table, so `svc <command> --help` and the overview always match what a
+ * command accepts.
+ */
+import type { ParseArgsConfig } from 'node:util';
+import { hashPassword } from '../oauth/password-hash.js';
+import { hashSecret } from '../oauth/secret-hash.js';
+import { readSecret } from './read-secret.js';
+import { CliError } from './user-facing-error.js';
+
+type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+export type OptionValues = Record<string, string | boolean | undefined>;
+
+export interface Command {
+  readonly name: string;
+  /** Arguments and options after the command's name. */
+  readonly synopsis: string;
+  readonly summary: string;
+  /** Lines after the synopsis in `svc <command> --help`. */
+  readonly details?: string;
+  readonly options: OptionSpec;
+  /** Most positional arguments accepted. */
+  readonly positionals?: number;
+  run(values: OptionValues, positionals: readonly string[]): Promise<number>;
+}
+
+const config = { config: { type: 'string', short: 'c' } } as const;
+const configHelp = '  --config, -c <path>   the config file (default: SVC_CONFIG, else cosmiconfig\'s search from here)';
+
+const text = (value: string | boolean | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** A port from `--port` or `PORT`, checked. */
+function portOverride(values: OptionValues): number | undefined {
+  const raw = text(values.port) ?? process.env.PORT;
+  if (raw === undefined || raw === '') return undefined;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) {
+    throw new CliError(`${text(values.port) === undefined ? 'PORT' : '--port'} must be a port number from 1 to 65535, got "${raw}".`);
+  }
+  return port;
+}
+
+/** The secret from the command line, or from standard input when none (or `-`) was given. */
+async function secretArgument(positionals: readonly string[], what: string): Promise<string> {
+  const given = positionals[0];
+  return given === undefined || given === '-' ? readSecret(what) : given;
+}
+
+export const commands: readonly Command[] = [
+  {
+    name: 'start',
+    synopsis: '[--config <path>] [--port <n>]',
+    summary: 'run the service',
+    details: `${configHelp}\n  --port <n>            listen on this port instead of the config's (PORT does the same)`,
+    options: { ...config, port: { type: 'string' } },
+    run: async (values) => (await import('./start.js')).start(text(values.config), portOverride(values)),
+  },
+  {
+    name: 'check-config',
+    synopsis: '[--config <path>]',
+    summary: 'validate the config and plugins, warn about expiring secrets, then exit',
+    details: configHelp,
+    options: config,
+    run: async (values) => (await import('./check-config.js')).checkConfigCommand(text(values.config)),
+  },
+  {
+    name: 'plugins',
+    synopsis: '[--config <path>]',
+    summary: 'list discovered plugins, grant types and auth methods',
+    details: configHelp,
+    options: config,
+    run: async (values) => (await import('./list-plugins.js')).listPlugins(text(values.config)),
+  },
+  {
+    name: 'hash-secret',
+    synopsis: '[<secret> | -]',
+    summary: 'print the stored form of a shared secret (base64 SHA-256)',
+    details:
+      '  With no argument (or "-") the secret is read from standard input, so it stays out of the\n' +
+      '  shell history: printf %s "$SECRET" | svc hash-secret',
+    options: {},
+    positionals: 1,
+    run: async (_values, positionals) => {
+      process.stdout.write(`${hashSecret(await secretArgument(positionals, 'secret'))}\n`);
+      return 0;
+    },
+  },
+  {
+    name: 'hash-password',
+    synopsis: '[<password> | -]',
+    summary: "print a PHC scrypt hash for a user's password",
+    details: '  With no argument (or "-") the password is read from standard input (a prompt that does not echo).',
+    options: {},
+    positionals: 1,
+    run: async (_values, positionals) => {
+      process.stdout.write(`${await hashPassword(await secretArgument(positionals, 'password'))}\n`);
+      return 0;
+    },
+  },
+  {
+    name: 'create-client-key',
+    synopsis: '--client <id> --out <key.pem> [--alg ES256|RS256|PS256|EdDSA] [--days 365]',
+    summary: 'make a key pair and self-signed certificate for private_key_jwt',
+    options: { client: { type: 'string' }, out: { type: 'string' }, alg: { type: 'string' }, days: { type: 'string' } },
+    run: async (values) =>
+      (await import('./create-client-key-command.js')).createClientKeyCommand({
+        client: text(values.client), out: text(values.out), alg: text(values.alg), days: text(values.days),
+      }),
+  },
+  {
+    name: 'client-assertion',
+    synopsis: '--client <id> --key <key.pem> [--aud <issuer>] [--config <path>]',
+    summary: 'print a fresh private_key_jwt client assertion (for curl)',
+    details: `  --aud <issuer>        the audience; default: the issuer of the config\n${configHelp}`,
+    options: { ...config, client: { type: 'string' }, key: { type: 'string' }, aud: { type: 'string' } },
+    run: async (values) =>
+      (await import('./client-assertion-command.js')).clientAssertionCommand({
+        client: text(values.client), key: text(values.key), aud: text(values.aud), config: text(values.config),
+      }),
+  },
+];
+
+export function overview(): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  return (
+    'usage: svc <command> [options]\n\ncommands:\n' +
+    commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n') +
+    '\n\nsvc <command> --help shows a command\'s options.\n'
+  );
+}
+
+export function commandHelp(command: Command): string {
+  return `usage: svc ${command.name} ${command.synopsis}\n\n${command.summary}\n${command.details ? `\n${command.details}\n` : ''}`;
+}
