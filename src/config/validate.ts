@@ -92,8 +92,7 @@ function bool(p: Problems, path: string, value: unknown): void {
 function oneOf(p: Problems, path: string, value: unknown, allowed: readonly string[]): void {
   if (value === undefined) return;
   if (typeof value !== 'string' || !allowed.includes(value)) {
-    const suggestion = typeof value === 'string' ? didYouMean(value, allowed) : '';
-    p.add(path, `unknown value ${describe(value)}${suggestion} (allowed: ${allowed.join(', ')})`);
+    p.add(path, `unknown value ${describe(value)} (allowed: ${allowed.join(', ')})`);
   }
 }
 

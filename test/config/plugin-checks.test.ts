@@ -63,7 +63,7 @@ describe('checks against the loaded plugins', () => {
   it('names a secret type no validator handles, listing the known ones', async () => {
     const err = await bootError({ clients: [client('a', { clientSecrets: [{ value: 'x', type: 'Sharedsecret' }] })] });
     expect(err.code).toBe('CONFIG_INVALID');
-    expect(err.problems).toEqual(['clients[0].clientSecrets[0].type: unknown secret type "Sharedsecret" (known: SharedSecret)']);
+    expect(err.problems).toEqual(['clients[0].clientSecrets[0].type: unknown secret type "Sharedsecret" (did you mean "SharedSecret"?) (known: SharedSecret)']);
   });
 
   it('names an API resource secret type no validator handles', async () => {

@@ -42,7 +42,7 @@ describe('validateUserConfig', () => {
 
   it('names an unknown field inside a client and inside a secret', () => {
     expect(validateUserConfig(withClient(1, { allowedScope: ['api1.read'] }))).toEqual([
-      expect.stringMatching(/^clients\[1\]\.allowedScope: unknown field \(known: clientId, /),
+      expect.stringMatching(/^clients\[1\]\.allowedScope: unknown field \(did you mean "allowedScopes"\?\) \(known: clientId, /),
     ]);
     expect(validateUserConfig(withClient(0, { clientSecrets: [{ ...secret, expires: '2030-01-01' }] }))).toEqual([
       expect.stringMatching(/^clients\[0\]\.clientSecrets\[0\]\.expires: unknown field \(known: value, type, description, expiration\)$/),
@@ -61,7 +61,7 @@ describe('validateUserConfig', () => {
 
   it('names an API resource scope that no apiScope defines', () => {
     expect(validateUserConfig({ ...valid, apiResources: [{ name: 'api1', scopes: ['api1.read', 'api9.read'] }] })).toEqual([
-      'apiResources[0].scopes[1]: unknown scope "api9.read" (define it in apiScopes)',
+      'apiResources[0].scopes[1]: unknown scope "api9.read" (did you mean "api1.read"?) (define it in apiScopes)',
     ]);
   });
 
