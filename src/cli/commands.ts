@@ -99,6 +99,18 @@ export const commands: readonly Command[] = [
     },
   },
   {
+    name: 'keys',
+    synopsis: '[list | rewrap] [--config <path>]',
+    summary: 'list the stored signing keys and how each is encrypted; rewrap re-encrypts them under the newest key-encryption key',
+    details:
+      `${configHelp}\n` +
+      '  rewrap re-encrypts every stored signing key under the first of signing.keyEncryptionKeys;\n' +
+      '  after it, an older key-encryption key can be removed from the config.',
+    options: config,
+    positionals: 1,
+    run: async (values, positionals) => (await import('./keys-command.js')).keysCommand(positionals[0], text(values.config)),
+  },
+  {
     name: 'create-client-key',
     synopsis: '--client <id> --out <key.pem> [--alg ES256|RS256|PS256|EdDSA] [--days 365]',
     summary: 'make a key pair and self-signed certificate for private_key_jwt',

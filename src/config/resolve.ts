@@ -55,9 +55,10 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     scopes: [...r.scopes],
     secrets: (r.secrets ?? []).map(resolveSecret),
   }));
-  const keys: KeySource[] = (user.signing?.keys ?? []).map((k) =>
-    typeof k === 'string' ? { path: inDir(k) } : 'path' in k ? { path: inDir(k.path) } : { env: k.env },
-  );
+  const keySource = (k: string | { path: string } | { env: string }): KeySource =>
+    typeof k === 'string' ? { path: inDir(k) } : 'path' in k ? { path: inDir(k.path) } : { env: k.env };
+  const keys = (user.signing?.keys ?? []).map(keySource);
+  const keyEncryptionKeys = (user.signing?.keyEncryptionKeys ?? []).map(keySource);
 
   return deepFreeze({
     issuer: (user.issuer ?? `http://localhost:${port}`).replace(/\/+$/, ''),
@@ -85,6 +86,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     signing: {
       accessTokenAlgorithm: (user.signing?.accessTokenAlgorithm ?? defaults.signing.accessTokenAlgorithm) as SigningAlgorithm,
       keys,
+      keyEncryptionKeys,
       rotationInterval: user.signing?.rotationInterval ?? defaults.signing.rotationInterval,
       propagationTime: user.signing?.propagationTime ?? defaults.signing.propagationTime,
       refreshInterval: user.signing?.refreshInterval ?? defaults.signing.refreshInterval,

@@ -88,6 +88,14 @@ export interface SigningConfig {
    * `{ env: "NAME" }` for an environment variable holding either.
    */
   keys?: Array<string | { path: string } | { env: string }>;
+  /**
+   * Keys that encrypt the signing keys the service creates (AES-256-GCM), so the store holds no
+   * usable private key: each 32 random bytes as base64 or hex (`openssl rand -base64 32`), in a
+   * file or an environment variable, never in the config itself, e.g. `[{ env: "SVC_KEK" }]`.
+   * The first seals new keys; the others still open what they sealed (rotation; see `svc keys`).
+   * Default: none (keys stored as plain JWKs).
+   */
+  keyEncryptionKeys?: Array<{ path: string } | { env: string }>;
   /** Seconds between automatic key rotations. Default 7776000 (90 days). */
   rotationInterval?: number;
   /** Seconds a new key is published before it signs. Default 3600. */
@@ -236,6 +244,7 @@ export interface ResolvedConfig {
   readonly signing: {
     readonly accessTokenAlgorithm: SigningAlgorithm;
     readonly keys: readonly KeySource[];
+    readonly keyEncryptionKeys: readonly KeySource[];
     readonly rotationInterval: number;
     readonly propagationTime: number;
     readonly refreshInterval: number;

@@ -285,7 +285,7 @@ export function validateUserConfig(raw: unknown): string[] {
     if (!isObject(raw.signing)) p.add('signing', `expected an object, got ${describe(raw.signing)}`);
     else {
       const s = raw.signing;
-      checkUnknownFields(p, 'signing', s, ['accessTokenAlgorithm', 'keys', 'rotationInterval', 'propagationTime', 'refreshInterval']);
+      checkUnknownFields(p, 'signing', s, ['accessTokenAlgorithm', 'keys', 'keyEncryptionKeys', 'rotationInterval', 'propagationTime', 'refreshInterval']);
       oneOf(p, 'signing.accessTokenAlgorithm', s.accessTokenAlgorithm, signingAlgorithms);
       int(p, 'signing.rotationInterval', s.rotationInterval, 60);
       int(p, 'signing.propagationTime', s.propagationTime, 0);
@@ -294,6 +294,12 @@ export function validateUserConfig(raw: unknown): string[] {
         const ok = typeof k === 'string' ? k.length > 0
           : isObject(k) && ((typeof k.path === 'string' && k.path.length > 0) || (typeof k.env === 'string' && k.env.length > 0));
         if (!ok) p.add(`signing.keys[${i}]`, `expected a path string, { path } or { env }, got ${describe(k)}`);
+      });
+      // Objects only: a bare string here would too easily be the key itself pasted into the config.
+      arrayOf(p, 'signing.keyEncryptionKeys', s.keyEncryptionKeys, false).forEach((k, i) => {
+        const ok = isObject(k) && Object.keys(k).length === 1
+          && ((typeof k.path === 'string' && k.path.length > 0) || (typeof k.env === 'string' && k.env.length > 0));
+        if (!ok) p.add(`signing.keyEncryptionKeys[${i}]`, 'expected { env: "NAME" } or { path: "file" } (the key itself never goes in the config)');
       });
     }
   }

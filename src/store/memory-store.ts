@@ -114,9 +114,11 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
       signingKeys.set(key.kid, { ...key });
     },
 
-    async updateSigningKey(kid, { retiresAt }) {
+    async updateSigningKey(kid, changes) {
       const key = signingKeys.get(kid);
-      if (key) key.retiresAt = retiresAt;
+      if (!key) return;
+      if ('retiresAt' in changes) key.retiresAt = changes.retiresAt;
+      if (changes.privateJwk !== undefined) key.privateJwk = changes.privateJwk;
     },
 
     async removeSigningKey(kid) {

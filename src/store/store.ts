@@ -44,6 +44,8 @@ export interface SigningKeyRecord {
   retiresAt: number | undefined;
 }
 
+export type SigningKeyChanges = { retiresAt: number | undefined; privateJwk?: string } | { retiresAt?: never; privateJwk: string };
+
 export interface GrantFilter {
   subjectId?: string;
   clientId?: string;
@@ -72,7 +74,8 @@ export interface Store {
 
   listSigningKeys(): Promise<SigningKeyRecord[]>;
   addSigningKey(key: SigningKeyRecord): Promise<void>;
-  updateSigningKey(kid: string, changes: { retiresAt: number | undefined }): Promise<void>;
+  /** Sets what `changes` names: `retiresAt` (`undefined` clears it), or the stored `privateJwk` (re-encryption). */
+  updateSigningKey(kid: string, changes: SigningKeyChanges): Promise<void>;
   removeSigningKey(kid: string): Promise<void>;
 
   /** Cheap round trip for readiness checks. */

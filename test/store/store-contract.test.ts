@@ -191,6 +191,13 @@ for (const backend of backends) {
         ['k2', T0 + 500],
       ]);
 
+      // Re-encryption replaces the stored key and leaves the dates alone.
+      await store.updateSigningKey('k2', { privateJwk: '{"sealed":"A256GCM"}' });
+      expect((await store.listSigningKeys()).map((k) => [k.kid, k.privateJwk, k.retiresAt])).toEqual([
+        ['k1', signingKey('k1').privateJwk, undefined],
+        ['k2', '{"sealed":"A256GCM"}', T0 + 500],
+      ]);
+
       await store.removeSigningKey('k1');
       expect((await store.listSigningKeys()).map((k) => k.kid)).toEqual(['k2']);
     });

@@ -20,6 +20,7 @@ import type { ResolvedConfig, SigningAlgorithm } from '../../config/schema.js';
 import { DuplicateKeyError, StoreUnavailableError, type SigningKeyRecord, type Store } from '../../store/store.js';
 import { loadConfiguredKeys } from './configured-keys.js';
 import { createCompactSigner, type CompactSigner } from './compact-signer.js';
+import { createKeyProtector, type KeyProtector } from './key-protection.js';
 
 export interface SigningKey {
   readonly kid: string;
@@ -67,8 +68,8 @@ const retentionSlackMs = 300_000;
 const generateOptions = (alg: string): { extractable: true; modulusLength?: number; crv?: string } =>
   alg.startsWith('RS') || alg.startsWith('PS') ? { extractable: true, modulusLength: 2048 } : { extractable: true };
 
-async function fromRecord(record: SigningKeyRecord): Promise<SigningKey> {
-  const jwk = JSON.parse(record.privateJwk) as JWK;
+async function fromRecord(record: SigningKeyRecord, protector: KeyProtector): Promise<SigningKey> {
+  const jwk = JSON.parse(protector.open(record)) as JWK;
   const privateKey = (await importJWK(jwk, record.alg)) as CryptoKey;
   const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = jwk;
   const publicJwk: JWK = { ...pub, kid: record.kid, alg: record.alg, use: 'sig' };
@@ -77,11 +78,21 @@ async function fromRecord(record: SigningKeyRecord): Promise<SigningKey> {
   return { kid: record.kid, alg: record.alg, privateKey, publicKey, publicJwk, sign: signer };
 }
 
+/** The algorithms whose keys the service creates and rotates itself: those no configured key covers. */
+function managedAlgsOf(algorithms: readonly string[], configured: readonly SigningKey[]): string[] {
+  const configuredAlgs = new Set(configured.map((k) => k.alg));
+  return algorithms.filter((a) => !configuredAlgs.has(a));
+}
+
 export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 5000 }: KeyRingDeps): Promise<KeyRing> {
   const algorithms = [...new Set<SigningAlgorithm>([config.signing.accessTokenAlgorithm, 'RS256'])];
   const configured = await loadConfiguredKeys(config.signing.keys);
+  const protector = createKeyProtector(config.signing.keyEncryptionKeys);
   const configuredAlgs = new Set(configured.map((k) => k.alg));
-  const managedAlgs = algorithms.filter((a) => !configuredAlgs.has(a));
+  const managedAlgs = managedAlgsOf(algorithms, configured);
+  if (!protector.enabled && managedAlgs.length > 0 && config.store !== 'memory') {
+    logger.warn({ store: config.store.split(':')[0] }, 'signing keys are stored unencrypted: set signing.keyEncryptionKeys (see README, "Signing keys")');
+  }
   for (const alg of configuredAlgs) if (!algorithms.includes(alg as SigningAlgorithm)) algorithms.push(alg as SigningAlgorithm);
 
   const { rotationInterval, propagationTime, refreshInterval } = config.signing;
@@ -101,7 +112,7 @@ export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 
   async function importRecord(record: SigningKeyRecord): Promise<SigningKey> {
     let key = imported.get(record.kid);
     if (!key) {
-      key = await fromRecord(record);
+      key = await fromRecord(record, protector);
       imported.set(record.kid, key);
     }
     return key;
@@ -110,10 +121,11 @@ export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 
   async function createManagedKey(alg: string, activatesAt: number): Promise<void> {
     const { privateKey } = await generateKeyPair(alg, generateOptions(alg));
     const now = clock.now();
+    const kid = randomUUID().replaceAll('-', '');
     const record: SigningKeyRecord = {
-      kid: randomUUID().replaceAll('-', ''),
+      kid,
       alg,
-      privateJwk: JSON.stringify(await exportJWK(privateKey)),
+      privateJwk: protector.seal(kid, alg, JSON.stringify(await exportJWK(privateKey))),
       createdAt: now,
       activatesAt,
       retiresAt: undefined,

@@ -253,11 +253,14 @@ export function createSqlStore(backend: SqlBackend): Store {
         }
       }),
 
-    updateSigningKey: (kid, { retiresAt }) =>
+    updateSigningKey: (kid, changes) =>
       guard('updateSigningKey', async () => {
         await db
           .updateTable('signing_keys')
-          .set({ retires_at: retiresAt ?? null })
+          .set({
+            ...('retiresAt' in changes ? { retires_at: changes.retiresAt ?? null } : {}),
+            ...(changes.privateJwk === undefined ? {} : { private_jwk: changes.privateJwk }),
+          })
           .where('kid', '=', kid)
           .execute();
       }),

@@ -134,7 +134,7 @@ export function makeConfig(clients: readonly Client[], apiResources: readonly Ap
     apiResources,
     identityResources: [],
     users: [],
-    signing: { accessTokenAlgorithm: 'ES256', keys: [], rotationInterval: 7_776_000, propagationTime: 3600, refreshInterval: 60 },
+    signing: { accessTokenAlgorithm: 'ES256', keys: [], keyEncryptionKeys: [], rotationInterval: 7_776_000, propagationTime: 3600, refreshInterval: 60 },
     deviceFlow: { userCodeFormat: 'base20', maxFailedAttempts: 10, failedAttemptsWindow: 300, cookieSecret: undefined },
     limits: { bodyBytes: 65_536, parameters: 50 },
     logLevel: 'silent',
