@@ -15,6 +15,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import { createLogger, type AppLogger } from '../log/logger.js';
 import { createKeyRing } from '../oauth/keys/key-ring.js';
 import { createStore } from '../store/create-store.js';
+import { aggregateForWorkers } from '../http/cluster-metrics.js';
 
 const svcBin = fileURLToPath(new URL('../../bin/svc.mjs', import.meta.url));
 
@@ -66,6 +67,7 @@ export async function runPrimary(config: ResolvedConfig, configPath: string): Pr
   const logger = createLogger(config.logLevel);
   await prepareSharedStore(config, logger);
 
+  if (config.metrics.enabled) aggregateForWorkers();
   cluster.setupPrimary({ exec: svcBin, args: ['start', '--config', configPath, '--port', String(config.port)] });
   logger.info({ workers: config.workers, config: configPath }, 'cluster starting');
 

@@ -6,6 +6,7 @@
 import type { Context, Next } from 'koa';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventSink } from '../events/service-event.js';
+import { shareWithPrimary } from './cluster-metrics.js';
 
 export interface Metrics {
   readonly registry: Registry;
@@ -35,6 +36,7 @@ export function createMetrics(): Metrics {
     labelNames: ['endpoint', 'method'], registers: [registry],
   });
   const storeErrors = new Counter({ name: 'svc_store_errors_total', help: 'Store operations that failed', registers: [registry] });
+  shareWithPrimary(registry);
 
   return {
     registry,

@@ -4,6 +4,7 @@
 import type Router from '@koa/router';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Store } from '../store/store.js';
+import { metricsText } from './cluster-metrics.js';
 import type { Metrics } from './metrics.js';
 
 const readinessTimeoutMs = 2000;
@@ -45,8 +46,15 @@ export function addOperationRoutes(router: Router, deps: {
       ctx.body = { error: 'invalid_token', error_description: 'A valid bearer token is required for metrics.' };
       return;
     }
-    ctx.type = metrics.registry.contentType;
-    ctx.body = await metrics.registry.metrics();
+    try {
+      const text = await metricsText(metrics.registry);
+      ctx.type = metrics.registry.contentType;
+      ctx.body = text;
+    } catch {
+      // Only in cluster mode: the primary could not collect every worker's metrics in time.
+      ctx.status = 503;
+      ctx.body = { status: 'unavailable', reason: 'the workers\' metrics could not be collected' };
+    }
   });
 }
 

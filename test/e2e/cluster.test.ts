@@ -64,7 +64,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-cluster-'));
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
-  svc = runSvc(writeConfig('cluster.svc.json', { port, issuer: baseUrl, workers: 2, store: 'sqlite:./data/svc.db' }));
+  svc = runSvc(writeConfig('cluster.svc.json', { port, issuer: baseUrl, workers: 2, store: 'sqlite:./data/svc.db', metrics: { enabled: true } }));
   await until('two workers listening', svc, () => workerPids().length === 2, 50_000);
 }, 60_000);
 
@@ -118,6 +118,22 @@ describe('svc start with workers: 2', () => {
     await until('the rejections to be logged', svc, () => svc.logs().filter((l) => l.msg === 'request rejected').length >= 20, 5000);
     const answeredBy = new Set(svc.logs().filter((l) => l.msg === 'request rejected').map((l) => l.pid));
     expect([...answeredBy].sort()).toEqual(workerPids().sort());
+  });
+
+  it('answers every metrics scrape with the whole instance, whichever worker takes it', async () => {
+    const sample = (text: string, name: string): number => Number(new RegExp(`^${name.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+    const before = (await send(`${baseUrl}/metrics`)).body;
+    const issued = sample(before, 'svc_tokens_issued_total{grant_type="client_credentials"}');
+    expect(issued).toBe(40);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => send(`${baseUrl}/connect/token`, tokenRequest('m2m', secret))));
+    expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
+    // Fresh connections: the scrapes land on both workers, and each sees all 46.
+    const scrapes = await Promise.all(Array.from({ length: 6 }, () => send(`${baseUrl}/metrics`)));
+    for (const { status, body } of scrapes) {
+      expect(status).toBe(200);
+      expect(sample(body, 'svc_tokens_issued_total{grant_type="client_credentials"}')).toBe(46);
+      expect(sample(body, 'svc_http_requests_total{route="/connect/token",method="POST",status="200"}')).toBe(46);
+    }
   });
 
   it('stops every worker gracefully on SIGTERM and exits 0', async () => {
