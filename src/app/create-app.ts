@@ -40,6 +40,7 @@ import { createAuthThrottle } from '../oauth/auth-throttle.js';
 import { createEventService } from '../events/event-service.js';
 import { logEvents } from '../events/index.js';
 import { requestId } from '../http/request-id.js';
+import { singleAuthorization } from '../http/single-authorization.js';
 import { createServiceContainer, systemClock } from './container.js';
 import { closableServer } from './close-server.js';
 
@@ -158,6 +159,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   koa.use(requestId);
   if (metrics) koa.use(metrics.measure);
   koa.use(errorResponse(logger, metrics));
+  koa.use(singleAuthorization);
   koa.use(jsonForBareStatuses);
   koa.use(router.routes());
   koa.use(router.allowedMethods());
