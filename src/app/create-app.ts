@@ -37,6 +37,7 @@ import { addOperationRoutes } from '../http/operations.js';
 import { answerClientError, maxHeaderBytes } from '../http/client-error.js';
 import { inCohorts } from '../http/cohorts.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
+import { memoryWindowLimit } from '../oauth/rate-limits.js';
 import { createEventService } from '../events/event-service.js';
 import { logEvents } from '../events/index.js';
 import { requestId } from '../http/request-id.js';
@@ -137,12 +138,19 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   const router = createRouter(
     {
       token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, logger, events }),
-      introspection: createIntrospectionEndpoint({ clientAuthenticator, tokenValidator: container.resolve('tokenValidator'), events }),
+      introspection: createIntrospectionEndpoint({
+        clientAuthenticator, tokenValidator: container.resolve('tokenValidator'), clock, events,
+        inactiveLimit: memoryWindowLimit({ limit: config.introspectionLimit.maxInactive, window: config.introspectionLimit.window }),
+      }),
       revocation: createRevocationEndpoint({ issuer: config.issuer, clientAuthenticator, store, logger, events }),
       deviceAuthorization: createDeviceAuthorizationEndpoint({
         clientAuthenticator, scopeCatalog, store, clock,
         userCodes: userCodeScheme(config.deviceFlow.userCodeFormat),
         verificationUri: config.issuer + paths.devicePage,
+        limits: {
+          perAddress: memoryWindowLimit({ limit: config.deviceFlow.maxAuthorizationsPerAddress, window: config.deviceFlow.authorizationsWindow }),
+          perClient: memoryWindowLimit({ limit: config.deviceFlow.maxAuthorizationsPerClient, window: config.deviceFlow.authorizationsWindow }),
+        },
         events,
       }),
       devicePage: createDevicePage({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), events }),

@@ -1,4 +1,5 @@
 /** Raw HTTP over a socket, for what `fetch` cannot send (repeated headers) or must not wait for. */
+import { request } from 'node:http';
 import { connect } from 'node:net';
 
 export interface RawReply {
@@ -27,5 +28,38 @@ export function rawRequest(url: string, request: string): Promise<RawReply> {
     });
     socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
     socket.write(request);
+  });
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Record<string, unknown>;
+}
+
+/**
+ * POSTs a form from a chosen local address. Linux routes all of 127.0.0.0/8 to lo, so a client
+ * socket can bind 127.0.0.x, and that is the address the service sees.
+ */
+export function postFrom(url: string, localAddress: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Reply> {
+  const body = new URLSearchParams(form).toString();
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        localAddress,
+        agent: false,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) as Record<string, unknown> }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
   });
 }
