@@ -36,6 +36,7 @@ import { createMetrics, type Metrics } from '../http/metrics.js';
 import { addOperationRoutes } from '../http/operations.js';
 import { answerClientError, maxHeaderBytes } from '../http/client-error.js';
 import { inCohorts } from '../http/cohorts.js';
+import { boundConnections, connectionServerOptions } from '../http/connection-bounds.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
 import { memoryWindowLimit } from '../oauth/rate-limits.js';
 import { createEventService } from '../events/event-service.js';
@@ -190,16 +191,14 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
     tokenIssuer,
     metrics,
     listen(port = config.port, host = config.host) {
-      const server = createServer({ maxHeaderSize: maxHeaderBytes }, inCohorts(koa.callback(), (err, res) => {
+      const server = createServer({ maxHeaderSize: maxHeaderBytes, ...connectionServerOptions(config.connections) }, inCohorts(koa.callback(), (err, res) => {
         logger.error({ err }, 'request handler threw');
         res.destroy();
       }));
       closeServer = closableServer(server);
       server.on('clientError', answerClientError);
-      // Bounded waits for slow or idle clients: a request that stalls cannot hold a socket forever.
-      server.requestTimeout = 30_000;
-      server.headersTimeout = 10_000;
-      server.keepAliveTimeout = 5_000;
+      // Bounded waits for silent, slow or idle clients: none can hold a socket for ever.
+      boundConnections(server, config.connections);
       const s = server;
       return new Promise((resolve, reject) => {
         s.once('error', reject);
