@@ -37,10 +37,13 @@ import { createMetrics, type Metrics } from '../http/metrics.js';
 import { addOperationRoutes } from '../http/operations.js';
 import { answerClientError, maxHeaderBytes } from '../http/client-error.js';
 import { inCohorts } from '../http/cohorts.js';
+import { boundConnections, connectionServerOptions } from '../http/connection-bounds.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
+import { memoryWindowLimit } from '../oauth/rate-limits.js';
 import { createEventService } from '../events/event-service.js';
 import { logEvents } from '../events/index.js';
 import { requestId } from '../http/request-id.js';
+import { singleAuthorization } from '../http/single-authorization.js';
 import { createServiceContainer, systemClock } from './container.js';
 import { closableServer } from './close-server.js';
 
@@ -137,12 +140,19 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   const router = createRouter(
     {
       token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, logger, events }),
-      introspection: createIntrospectionEndpoint({ clientAuthenticator, tokenValidator: container.resolve('tokenValidator'), events }),
+      introspection: createIntrospectionEndpoint({
+        clientAuthenticator, tokenValidator: container.resolve('tokenValidator'), clock, events,
+        inactiveLimit: memoryWindowLimit({ limit: config.introspectionLimit.maxInactive, window: config.introspectionLimit.window }),
+      }),
       revocation: createRevocationEndpoint({ issuer: config.issuer, clientAuthenticator, store, logger, events }),
       deviceAuthorization: createDeviceAuthorizationEndpoint({
         clientAuthenticator, scopeCatalog, store, clock,
         userCodes: userCodeScheme(config.deviceFlow.userCodeFormat),
         verificationUri: config.issuer + paths.devicePage,
+        limits: {
+          perAddress: memoryWindowLimit({ limit: config.deviceFlow.maxAuthorizationsPerAddress, window: config.deviceFlow.authorizationsWindow }),
+          perClient: memoryWindowLimit({ limit: config.deviceFlow.maxAuthorizationsPerClient, window: config.deviceFlow.authorizationsWindow }),
+        },
         events,
       }),
       devicePage: createDevicePage({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), events }),
@@ -160,6 +170,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   koa.use(requestId);
   if (metrics) koa.use(metrics.measure);
   koa.use(errorResponse(logger, metrics));
+  koa.use(singleAuthorization);
   koa.use(jsonForBareStatuses);
   koa.use(router.routes());
   koa.use(router.allowedMethods());
@@ -182,16 +193,14 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
     tokenIssuer,
     metrics,
     listen(port = config.port, host = config.host) {
-      const server = createServer({ maxHeaderSize: maxHeaderBytes }, inCohorts(koa.callback(), (err, res) => {
+      const server = createServer({ maxHeaderSize: maxHeaderBytes, ...connectionServerOptions(config.connections) }, inCohorts(koa.callback(), (err, res) => {
         logger.error({ err }, 'request handler threw');
         res.destroy();
       }));
       closeServer = closableServer(server);
       server.on('clientError', answerClientError);
-      // Bounded waits for slow or idle clients: a request that stalls cannot hold a socket forever.
-      server.requestTimeout = 30_000;
-      server.headersTimeout = 10_000;
-      server.keepAliveTimeout = 5_000;
+      // Bounded waits for silent, slow or idle clients: none can hold a socket for ever.
+      boundConnections(server, config.connections);
       const s = server;
       return new Promise((resolve, reject) => {
         s.once('error', reject);

@@ -29,9 +29,18 @@ export const defaults = {
     userCodeFormat: 'base20',
     maxFailedAttempts: 10,
     failedAttemptsWindow: 300,
+    // Generous: a household or an office behind one address starts a handful a minute; a flood
+    // of hundreds a second (each a stored flow) is what this stops.
+    maxAuthorizationsPerAddress: 60,
+    maxAuthorizationsPerClient: 6000,
+    authorizationsWindow: 60,
   },
   metrics: { enabled: false },
   authThrottle: { pairThreshold: 5, addressThreshold: 50, maxDelay: 300, window: 900 },
+  passwordThrottle: { pairThreshold: 5, userThreshold: 20, addressThreshold: 50, maxDelay: 300, window: 900 },
+  // Counts only inactive answers: an API introspecting live tokens at any rate never meets it.
+  introspectionLimit: { maxInactive: 6000, window: 60 },
+  connections: { firstByteTimeout: 5000, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5000 },
   limits: {
     bodyBytes: 64 * 1024,
     parameters: 50,

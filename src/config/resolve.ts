@@ -96,6 +96,9 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
       maxFailedAttempts: user.deviceFlow?.maxFailedAttempts ?? defaults.deviceFlow.maxFailedAttempts,
       failedAttemptsWindow: user.deviceFlow?.failedAttemptsWindow ?? defaults.deviceFlow.failedAttemptsWindow,
       cookieSecret: user.deviceFlow?.cookieSecret,
+      maxAuthorizationsPerAddress: user.deviceFlow?.maxAuthorizationsPerAddress ?? defaults.deviceFlow.maxAuthorizationsPerAddress,
+      maxAuthorizationsPerClient: user.deviceFlow?.maxAuthorizationsPerClient ?? defaults.deviceFlow.maxAuthorizationsPerClient,
+      authorizationsWindow: user.deviceFlow?.authorizationsWindow ?? defaults.deviceFlow.authorizationsWindow,
     },
     limits: {
       bodyBytes: user.limits?.bodyBytes ?? defaults.limits.bodyBytes,
@@ -104,6 +107,9 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     logLevel: user.logLevel ?? defaults.logLevel,
     metrics: { enabled: user.metrics?.enabled ?? defaults.metrics.enabled, bearerToken: user.metrics?.bearerToken },
     authThrottle: { ...defaults.authThrottle, ...user.authThrottle },
+    passwordThrottle: { ...defaults.passwordThrottle, ...user.passwordThrottle },
+    introspectionLimit: { ...defaults.introspectionLimit, ...user.introspectionLimit },
+    connections: { ...defaults.connections, ...user.connections },
     workers: user.workers === 'auto' ? availableParallelism() : (user.workers ?? defaults.workers),
   });
 }

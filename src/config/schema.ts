@@ -115,6 +115,12 @@ export interface DeviceFlowConfig {
   failedAttemptsWindow?: number;
   /** Secret that signs the sign-in cookie; default: a random secret created once in the store (set it in production). */
   cookieSecret?: string;
+  /** Device authorizations one address may start per window before it gets 429. Default 60. */
+  maxAuthorizationsPerAddress?: number;
+  /** Device authorizations one client may start per window (from all addresses) before it gets 429. Default 6000. */
+  maxAuthorizationsPerClient?: number;
+  /** Window of the two limits above in seconds. Default 60. */
+  authorizationsWindow?: number;
 }
 
 export interface LimitsConfig {
@@ -140,6 +146,40 @@ export interface AuthThrottleConfig {
   maxDelay?: number;
   /** Seconds without a failure (once any back-off has ended) after which a counter is forgotten. Default 900. */
   window?: number;
+}
+
+/** Failed password-grant sign-ins, throttled with the same back-off as `authThrottle`. */
+export interface PasswordThrottleConfig {
+  /** Failed sign-ins per (username, address) before back-off starts. Default 5. */
+  pairThreshold?: number;
+  /** Failed sign-ins per username (from all addresses) before back-off starts. Default 20. */
+  userThreshold?: number;
+  /** Failed sign-ins per address (any username) before back-off starts. Default 50. */
+  addressThreshold?: number;
+  /** Longest back-off in seconds. Default 300. */
+  maxDelay?: number;
+  /** Seconds without a failure (once any back-off has ended) after which a counter is forgotten. Default 900. */
+  window?: number;
+}
+
+/** RFC 7662 §4: limits token scanning through the introspection endpoint. */
+export interface IntrospectionLimitConfig {
+  /** Inactive answers (unknown, expired or other APIs' tokens) per API resource per window before it gets 429. Default 6000. */
+  maxInactive?: number;
+  /** Window in seconds. Default 60. */
+  window?: number;
+}
+
+/** Bounds on how long a connection may hold a socket without doing its part. Milliseconds, as Node's own settings. */
+export interface ConnectionsConfig {
+  /** A new connection that sends nothing for this long is closed, without an answer. Default 5000. */
+  firstByteTimeout?: number;
+  /** A request's headers must have arrived this long after it began; otherwise 408. Default 10000. */
+  headersTimeout?: number;
+  /** A whole request (headers and body) must have arrived this long after it began; otherwise 408. Default 30000. */
+  requestTimeout?: number;
+  /** An idle kept-alive connection is closed after this long without a new request. Default 5000. */
+  keepAliveTimeout?: number;
 }
 
 export interface UserConfig {
@@ -171,6 +211,9 @@ export interface UserConfig {
   workers?: number | 'auto';
   metrics?: MetricsConfig;
   authThrottle?: AuthThrottleConfig;
+  passwordThrottle?: PasswordThrottleConfig;
+  introspectionLimit?: IntrospectionLimitConfig;
+  connections?: ConnectionsConfig;
 }
 
 /** A secret ready for use: expiration parsed once at start-up. */
@@ -254,10 +297,27 @@ export interface ResolvedConfig {
     readonly maxFailedAttempts: number;
     readonly failedAttemptsWindow: number;
     readonly cookieSecret: string | undefined;
+    readonly maxAuthorizationsPerAddress: number;
+    readonly maxAuthorizationsPerClient: number;
+    readonly authorizationsWindow: number;
   };
   readonly limits: { readonly bodyBytes: number; readonly parameters: number };
   readonly logLevel: string;
   readonly workers: number;
   readonly metrics: { readonly enabled: boolean; readonly bearerToken: string | undefined };
   readonly authThrottle: { readonly pairThreshold: number; readonly addressThreshold: number; readonly maxDelay: number; readonly window: number };
+  readonly passwordThrottle: {
+    readonly pairThreshold: number;
+    readonly userThreshold: number;
+    readonly addressThreshold: number;
+    readonly maxDelay: number;
+    readonly window: number;
+  };
+  readonly introspectionLimit: { readonly maxInactive: number; readonly window: number };
+  readonly connections: {
+    readonly firstByteTimeout: number;
+    readonly headersTimeout: number;
+    readonly requestTimeout: number;
+    readonly keepAliveTimeout: number;
+  };
 }

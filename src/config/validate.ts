@@ -6,11 +6,12 @@
  */
 import { isPhcScrypt } from '../oauth/password-hash.js';
 import { didYouMean } from './closest-name.js';
+import { defaults } from './defaults.js';
 
 const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
   'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics',
-  'authThrottle',
+  'authThrottle', 'passwordThrottle', 'introspectionLimit', 'connections',
 ] as const;
 const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
@@ -307,10 +308,14 @@ export function validateUserConfig(raw: unknown): string[] {
     if (!isObject(raw.deviceFlow)) p.add('deviceFlow', `expected an object, got ${describe(raw.deviceFlow)}`);
     else {
       const d = raw.deviceFlow;
-      checkUnknownFields(p, 'deviceFlow', d, ['userCodeFormat', 'maxFailedAttempts', 'failedAttemptsWindow', 'cookieSecret']);
+      checkUnknownFields(p, 'deviceFlow', d, [
+        'userCodeFormat', 'maxFailedAttempts', 'failedAttemptsWindow', 'cookieSecret',
+        'maxAuthorizationsPerAddress', 'maxAuthorizationsPerClient', 'authorizationsWindow',
+      ]);
       oneOf(p, 'deviceFlow.userCodeFormat', d.userCodeFormat, ['base20', 'numeric']);
       int(p, 'deviceFlow.maxFailedAttempts', d.maxFailedAttempts, 1);
       int(p, 'deviceFlow.failedAttemptsWindow', d.failedAttemptsWindow, 1);
+      for (const f of ['maxAuthorizationsPerAddress', 'maxAuthorizationsPerClient', 'authorizationsWindow'] as const) int(p, `deviceFlow.${f}`, d[f], 1);
       if (d.cookieSecret !== undefined && (typeof d.cookieSecret !== 'string' || d.cookieSecret.length < 32)) {
         p.add('deviceFlow.cookieSecret', 'expected a string of at least 32 characters');
       }
@@ -333,6 +338,9 @@ export function validateUserConfig(raw: unknown): string[] {
       for (const f of ['pairThreshold', 'addressThreshold', 'maxDelay', 'window'] as const) int(p, `authThrottle.${f}`, raw.authThrottle[f], 1);
     }
   }
+  checkNumbers(p, raw, 'passwordThrottle', ['pairThreshold', 'userThreshold', 'addressThreshold', 'maxDelay', 'window'], 1);
+  checkNumbers(p, raw, 'introspectionLimit', ['maxInactive', 'window'], 1);
+  checkConnections(p, raw.connections);
   if (raw.limits !== undefined) {
     if (!isObject(raw.limits)) p.add('limits', `expected an object, got ${describe(raw.limits)}`);
     else {
@@ -342,4 +350,31 @@ export function validateUserConfig(raw: unknown): string[] {
     }
   }
   return p.list;
+}
+
+/** An optional object of whole numbers of at least `min`, e.g. `passwordThrottle`. */
+function checkNumbers(p: Problems, raw: Record<string, unknown>, field: string, fields: readonly string[], min: number): void {
+  const value = raw[field];
+  if (value === undefined) return;
+  if (!isObject(value)) return p.add(field, `expected an object, got ${describe(value)}`);
+  checkUnknownFields(p, field, value, fields);
+  for (const f of fields) int(p, `${field}.${f}`, value[f], min);
+}
+
+const connectionFields = ['firstByteTimeout', 'headersTimeout', 'requestTimeout', 'keepAliveTimeout'] as const;
+
+function checkConnections(p: Problems, value: unknown): void {
+  if (value === undefined) return;
+  if (!isObject(value)) return p.add('connections', `expected an object, got ${describe(value)}`);
+  checkUnknownFields(p, 'connections', value, connectionFields);
+  // Milliseconds: at least 100 ms, at most an hour.
+  for (const f of connectionFields) int(p, `connections.${f}`, value[f], 100, 3_600_000);
+  // Node refuses a headers time-out above the request time-out; a first-byte bound above the
+  // headers bound would let a silent connection outlast a slow one.
+  const n = (f: (typeof connectionFields)[number]): number | undefined => (typeof value[f] === 'number' ? value[f] : undefined);
+  const headers = n('headersTimeout') ?? defaults.connections.headersTimeout;
+  const request = n('requestTimeout') ?? defaults.connections.requestTimeout;
+  const firstByte = n('firstByteTimeout') ?? defaults.connections.firstByteTimeout;
+  if (headers > request) p.add('connections.headersTimeout', `must not exceed connections.requestTimeout (${request}), got ${headers}`);
+  if (firstByte > headers) p.add('connections.firstByteTimeout', `must not exceed connections.headersTimeout (${headers}), got ${firstByte}`);
 }

@@ -8,6 +8,7 @@ import type { Clock } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
 import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
 import { UnauthorizedClient } from '../oauth/errors.js';
+import { tooManyRequests, type WindowLimit } from '../oauth/rate-limits.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import { createDeviceFlowStore } from '../device/device-flow-store.js';
 import type { UserCodeScheme } from '../device/user-code.js';
@@ -32,6 +33,8 @@ export interface DeviceAuthorizationDeps {
   userCodes: UserCodeScheme;
   /** The verification page, `<issuer>/device`. */
   verificationUri: string;
+  /** Starts per address and per client: each start is a stored flow, so a flood fills the store. */
+  limits: { perAddress: WindowLimit; perClient: WindowLimit };
   events?: EventService;
 }
 
@@ -44,10 +47,26 @@ export function createDeviceAuthorizationEndpoint(deps: DeviceAuthorizationDeps)
     }
   }
 
+  // The address is counted before authentication, so a flood costs us no more than this check.
+  function limitAddress(address: string | undefined): void {
+    if (address === undefined) return;
+    const wait = deps.limits.perAddress.take(address, deps.clock.now());
+    if (wait > 0) throw tooManyRequests(wait, 'Too many device authorizations', 'device authorizations limited for the address');
+  }
+
+  // Per client too: a public client is named by its id alone, so one caller could fill the store
+  // in its name from many addresses.
+  function limitClient(client: Client): void {
+    const wait = deps.limits.perClient.take(client.clientId, deps.clock.now());
+    if (wait > 0) throw tooManyRequests(wait, 'Too many device authorizations', `device authorizations limited for client "${client.clientId}"`);
+  }
+
   return async function deviceAuthorizationEndpoint(request: FormRequest): Promise<DeviceAuthorizationResponse> {
+    limitAddress(request.remoteAddress);
     // Public clients authenticate with client_id alone (RFC 8628 §3.1, RFC 6749 §2.3).
     const { client } = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'device_authorization' });
     checkGrantType(client);
+    limitClient(client);
     // With no `scope`, the device asks for everything the client is allowed, identity scopes
     // included (issue 6): the user sees and approves the whole list on the page.
     const scope = request.params.get('scope');

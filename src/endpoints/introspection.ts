@@ -4,9 +4,10 @@
  * token and a token for another API look the same (`{ active: false }`).
  */
 import type { ApiResource } from '../config/schema.js';
-import type { AccessTokenClaims, JsonValue, TokenValidator } from '../sdk/contracts.js';
+import type { AccessTokenClaims, Clock, JsonValue, TokenValidator } from '../sdk/contracts.js';
 import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
 import { InvalidRequest } from '../oauth/errors.js';
+import { tooManyRequests, type WindowLimit } from '../oauth/rate-limits.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
 
@@ -24,13 +25,27 @@ function scopesFor(api: ApiResource, claims: AccessTokenClaims): string[] {
 export function createIntrospectionEndpoint(deps: {
   clientAuthenticator: ClientAuthenticator;
   tokenValidator: TokenValidator;
+  /**
+   * Inactive answers per API resource (RFC 7662 §4, token scanning). Misses rather than all
+   * calls: a scanner's guesses are nearly all misses, while an API checking live tokens, at
+   * any rate, has almost none, so the limit stops the one and never meets the other.
+   */
+  inactiveLimit: WindowLimit;
+  clock: Clock;
   events?: EventService;
 }) {
+  function checkInactiveLimit(apiResource: ApiResource): void {
+    const wait = deps.inactiveLimit.waitMs(apiResource.name, deps.clock.now());
+    if (wait > 0) throw tooManyRequests(wait, 'Too many inactive tokens introspected', `introspection limited for API "${apiResource.name}"`);
+  }
+
   return async function introspectionEndpoint(request: FormRequest): Promise<Record<string, JsonValue>> {
     const { apiResource } = await deps.clientAuthenticator.authenticateApiResource({ ...request, endpoint: 'introspection' });
+    checkInactiveLimit(apiResource);
     const token = request.params.get('token');
     if (token === undefined) throw new InvalidRequest('The token parameter is missing.');
     const response = await introspect(apiResource, token);
+    if (response.active !== true) deps.inactiveLimit.hit(apiResource.name, deps.clock.now());
     deps.events?.raise(
       {
         type: 'token.introspected',

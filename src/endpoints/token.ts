@@ -44,7 +44,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     for (const name of credentialParams) raw.delete(name);
     const outcome = await runGrant(
       grant,
-      { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw },
+      { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress },
       deps.logger,
     );
     const response = await deps.tokenIssuer.issue({ client, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse });

@@ -92,6 +92,8 @@ export interface ValidatedTokenRequest {
   readonly scopeRequested: boolean;
   /** Every form parameter, custom ones included (client credentials removed). */
   readonly raw: ReadonlyMap<string, string>;
+  /** The caller's network address, when known (for rate limits). */
+  readonly remoteAddress?: string | undefined;
 }
 
 /** The error codes a grant may answer with (RFC 6749 §5.2 and the device flow's). */

@@ -106,6 +106,9 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
         ],
         users: [{ subjectId: '1001', username: user.username, password: passwordHash }],
         clients: [...clients, deviceClient],
+        // The device-poll scenario first starts thousands of device flows from this one address
+        // in seconds (codes to poll), which is just the flood the default limit refuses.
+        deviceFlow: { maxAuthorizationsPerAddress: 1_000_000, maxAuthorizationsPerClient: 1_000_000 },
       };
       writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
       return file;

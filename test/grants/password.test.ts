@@ -23,7 +23,7 @@ function setup() {
       return undefined;
     },
   };
-  const grant = createPasswordGrant({ resourceOwnerValidator, clock: { now: () => 1_900_000_000_500 } });
+  const grant = createPasswordGrant({ resourceOwnerValidator, config, clock: { now: () => 1_900_000_000_500 } });
   const run = async (raw: Record<string, string>) => {
     const ctx = grantContext(config.clients[0]!, 'password', raw, ['api1.read']);
     await grant.validate(ctx);

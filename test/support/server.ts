@@ -41,9 +41,12 @@ export async function startServer(config: UserConfig, options: StartOptions = {}
       store: 'memory',
       pluginDirs: [firstPartyPlugins],
       logLevel: 'debug',
-      // Tests send many failing requests from one address on purpose; the throttle has its own test.
+      // Tests send many failing requests from one address on purpose; each limit has its own test.
       authThrottle: { pairThreshold: 10_000, addressThreshold: 10_000 },
+      passwordThrottle: { pairThreshold: 10_000, userThreshold: 10_000, addressThreshold: 10_000 },
+      introspectionLimit: { maxInactive: 1_000_000 },
       ...config,
+      deviceFlow: { maxAuthorizationsPerAddress: 1_000_000, maxAuthorizationsPerClient: 1_000_000, ...config.deviceFlow },
       port,
       issuer: config.issuer ?? `http://127.0.0.1:${port}`,
     },

@@ -135,12 +135,18 @@ export function makeConfig(clients: readonly Client[], apiResources: readonly Ap
     identityResources: [],
     users: [],
     signing: { accessTokenAlgorithm: 'ES256', keys: [], keyEncryptionKeys: [], rotationInterval: 7_776_000, propagationTime: 3600, refreshInterval: 60 },
-    deviceFlow: { userCodeFormat: 'base20', maxFailedAttempts: 10, failedAttemptsWindow: 300, cookieSecret: undefined },
+    deviceFlow: {
+      userCodeFormat: 'base20', maxFailedAttempts: 10, failedAttemptsWindow: 300, cookieSecret: undefined,
+      maxAuthorizationsPerAddress: 60, maxAuthorizationsPerClient: 6000, authorizationsWindow: 60,
+    },
     limits: { bodyBytes: 65_536, parameters: 50 },
     logLevel: 'silent',
     workers: 1,
     metrics: { enabled: false, bearerToken: undefined },
     authThrottle: { pairThreshold: 5, addressThreshold: 50, maxDelay: 300, window: 900 },
+    passwordThrottle: { pairThreshold: 5, userThreshold: 20, addressThreshold: 50, maxDelay: 300, window: 900 },
+    introspectionLimit: { maxInactive: 6000, window: 60 },
+    connections: { firstByteTimeout: 5000, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5000 },
   };
 }
 

@@ -1,0 +1,46 @@
+/** Validation and defaults of the exhaustion limits: each problem names its field. */
+import { describe, expect, it } from 'vitest';
+import { checkConfig } from '../../src/config/load.js';
+import { validateUserConfig } from '../../src/config/validate.js';
+
+describe('limits against exhaustion', () => {
+  it('have generous defaults, on without any config', () => {
+    const config = checkConfig({}, process.cwd());
+    expect(config.passwordThrottle).toEqual({ pairThreshold: 5, userThreshold: 20, addressThreshold: 50, maxDelay: 300, window: 900 });
+    expect(config.introspectionLimit).toEqual({ maxInactive: 6000, window: 60 });
+    expect(config.deviceFlow).toMatchObject({ maxAuthorizationsPerAddress: 60, maxAuthorizationsPerClient: 6000, authorizationsWindow: 60 });
+    expect(config.connections).toEqual({ firstByteTimeout: 5000, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5000 });
+  });
+
+  it('take partial settings over the defaults', () => {
+    const config = checkConfig({ passwordThrottle: { userThreshold: 7 }, connections: { firstByteTimeout: 2000 } }, process.cwd());
+    expect(config.passwordThrottle.userThreshold).toBe(7);
+    expect(config.passwordThrottle.pairThreshold).toBe(5);
+    expect(config.connections).toEqual({ firstByteTimeout: 2000, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5000 });
+  });
+
+  it('name the field of each bad value', () => {
+    expect(validateUserConfig({
+      passwordThrottle: { userThreshold: 0, colour: 1 },
+      introspectionLimit: { maxInactive: 'many' },
+      deviceFlow: { maxAuthorizationsPerAddress: 1.5 },
+      connections: { keepAliveTimeout: 10 },
+    })).toEqual([
+      'deviceFlow.maxAuthorizationsPerAddress: expected a whole number from 1 to 9007199254740991, got number 1.5',
+      'passwordThrottle.colour: unknown field (known: pairThreshold, userThreshold, addressThreshold, maxDelay, window)',
+      'passwordThrottle.userThreshold: expected a whole number from 1 to 9007199254740991, got number 0',
+      'introspectionLimit.maxInactive: expected a whole number from 1 to 9007199254740991, got "many"',
+      'connections.keepAliveTimeout: expected a whole number from 100 to 3600000, got number 10',
+    ]);
+    expect(validateUserConfig({ introspectionLimit: 5 })).toEqual(['introspectionLimit: expected an object, got number 5']);
+  });
+
+  it('keep the connection bounds in order', () => {
+    expect(validateUserConfig({ connections: { headersTimeout: 40_000 } })).toEqual([
+      'connections.headersTimeout: must not exceed connections.requestTimeout (30000), got 40000',
+    ]);
+    expect(validateUserConfig({ connections: { firstByteTimeout: 8000, headersTimeout: 6000 } })).toEqual([
+      'connections.firstByteTimeout: must not exceed connections.headersTimeout (6000), got 8000',
+    ]);
+  });
+});
