@@ -55,7 +55,7 @@ export function createTokenExchangeGrant({ tokenValidator, config }: Pick<Plugin
       for (const target of targets) {
         const scopes = resourceScopes.get(target);
         if (!scopes || !scopes.some((s) => ctx.request.requestedScopes.includes(s))) {
-          ctx.result = { error: 'invalid_target', description: `The target "${target}" is unknown or not covered by the requested scopes.` };
+          ctx.result = { error: 'invalid_target', description: 'The requested audience or resource is unknown or not covered by the requested scopes.' };
           return;
         }
       }

@@ -172,13 +172,13 @@ describe('audience and resource', () => {
   it('answers invalid_target for an audience that is no API resource', async () => {
     const res = await exchange({ subject_token: (await userToken(server)).access_token, subject_token_type: accessTokenType, scope: both, audience: 'payments' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid_target', error_description: 'The target "payments" is unknown or not covered by the requested scopes.' });
+    expect(res.body).toEqual({ error: 'invalid_target', error_description: 'The requested audience or resource is unknown or not covered by the requested scopes.' });
   });
 
   it('answers invalid_target for a resource none of the requested scopes belong to', async () => {
     const res = await exchange({ subject_token: (await userToken(server)).access_token, subject_token_type: accessTokenType, scope: 'backend.read', resource: 'api1' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid_target', error_description: 'The target "api1" is unknown or not covered by the requested scopes.' });
+    expect(res.body).toEqual({ error: 'invalid_target', error_description: 'The requested audience or resource is unknown or not covered by the requested scopes.' });
   });
 });
 

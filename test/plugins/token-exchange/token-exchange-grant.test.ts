@@ -87,7 +87,7 @@ describe('the token-exchange plugin', () => {
     [{ subject_token: 'user', subject_token_type: at, actor_token: 'service', actor_token_type: 'urn:x:saml' }, invalidRequest(`Unsupported actor_token_type; only ${at} is accepted.`)],
     [{ subject_token: 'forged', subject_token_type: at }, { error: 'invalid_grant', description: 'The subject_token is invalid.' }],
     [{ subject_token: 'user', subject_token_type: at, actor_token: 'forged', actor_token_type: at }, { error: 'invalid_grant', description: 'The actor_token is invalid.' }],
-    [{ subject_token: 'user', subject_token_type: at, audience: 'payments' }, { error: 'invalid_target', description: 'The target "payments" is unknown or not covered by the requested scopes.' }],
+    [{ subject_token: 'user', subject_token_type: at, audience: 'payments' }, { error: 'invalid_target', description: 'The requested audience or resource is unknown or not covered by the requested scopes.' }],
   ])('answers %j with %j', async (raw: Record<string, string>, expected) => {
     const ctx = await setup().run(raw);
     expect(ctx.result).toEqual(expected);
