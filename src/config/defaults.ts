@@ -16,6 +16,8 @@ export const defaults = {
     slidingRefreshTokenLifetime: 1_296_000,
     deviceCodeLifetime: 300,
     pollingInterval: 5,
+    /** Any method the client holds secrets for (behaviour before the field existed). */
+    tokenEndpointAuthMethods: undefined,
   },
   secretType: 'SharedSecret',
   signing: {

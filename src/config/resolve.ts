@@ -49,6 +49,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     pollingInterval: c.pollingInterval ?? d.pollingInterval,
     properties: { ...c.properties },
     allowedCorsOrigins: [...(c.allowedCorsOrigins ?? [])],
+    tokenEndpointAuthMethods: c.tokenEndpointAuthMethods === undefined ? defaults.client.tokenEndpointAuthMethods : [...c.tokenEndpointAuthMethods],
   }));
   const apiResources: ApiResource[] = (user.apiResources ?? []).map((r) => ({
     name: r.name,

@@ -48,6 +48,13 @@ export interface ClientConfig {
   properties?: Record<string, string>;
   /** Browser origins allowed to call the token, revocation and device endpoints, e.g. `["https://app.example.com"]`. */
   allowedCorsOrigins?: string[];
+  /**
+   * The only client authentication methods this client may use (RFC 7591 §2's
+   * `token_endpoint_auth_method`, as a list so a client can move from one method to another),
+   * e.g. `["private_key_jwt"]`: a leftover shared secret then no longer authenticates it.
+   * `"none"` is for public clients. Default: any method the client holds secrets for.
+   */
+  tokenEndpointAuthMethods?: string[];
 }
 
 export interface ApiScopeConfig {
@@ -190,6 +197,8 @@ export interface Client {
   readonly pollingInterval: number;
   readonly properties: Readonly<Record<string, string>>;
   readonly allowedCorsOrigins: readonly string[];
+  /** `undefined`: any method the client holds secrets for. */
+  readonly tokenEndpointAuthMethods: readonly string[] | undefined;
 }
 
 export interface ApiScope {

@@ -15,6 +15,7 @@ const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
   'accessTokenLifetime', 'accessTokenType', 'allowOfflineAccess', 'absoluteRefreshTokenLifetime',
   'slidingRefreshTokenLifetime', 'deviceCodeLifetime', 'pollingInterval', 'properties', 'allowedCorsOrigins',
+  'tokenEndpointAuthMethods',
 ] as const;
 const secretFields = ['value', 'type', 'description', 'expiration'] as const;
 export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
@@ -257,6 +258,23 @@ export function validateUserConfig(raw: unknown): string[] {
       // An origin is scheme://host[:port] with nothing after it (RFC 6454).
       if (!/^https?:\/\/[^/?#\s]+$/.test(origin)) p.add(`${at}.allowedCorsOrigins[${j}]`, `expected an origin such as "https://app.example.com", got ${describe(origin)}`);
     });
+    if (c.tokenEndpointAuthMethods !== undefined) {
+      const path = `${at}.tokenEndpointAuthMethods`;
+      const methods = c.tokenEndpointAuthMethods;
+      stringList(p, path, methods, false);
+      if (Array.isArray(methods) && methods.length === 0) {
+        p.add(path, 'expected at least one method (leave the field out to allow every method the client has secrets for)');
+      }
+      // Which names exist, and whether the client holds a secret for each, is checked once the plugins are loaded.
+      const list: unknown[] = Array.isArray(methods) ? methods : [];
+      list.forEach((m, j) => {
+        if (typeof m !== 'string' || m === '') return;
+        if (list.indexOf(m) !== j) p.add(`${path}[${j}]`, `"${m}" is listed twice`);
+        else if (m === 'none' && c.requireClientSecret !== false) {
+          p.add(`${path}[${j}]`, '"none" is for public clients; set requireClientSecret: false or remove it');
+        }
+      });
+    }
     if (c.properties !== undefined) {
       if (!isObject(c.properties) || Object.values(c.properties).some((v) => typeof v !== 'string')) {
         p.add(`${at}.properties`, 'expected an object of string values');
