@@ -281,6 +281,10 @@ export function validateUserConfig(raw: unknown): string[] {
       }
     }
   });
+  const clientIndex = new Map<string, number>();
+  clients.forEach((c, i) => {
+    if (isObject(c) && typeof c.clientId === 'string' && !clientIndex.has(c.clientId)) clientIndex.set(c.clientId, i);
+  });
   checkUnique(p, 'clients', 'clientId', clients);
 
   const users = arrayOf(p, 'users', raw.users, false);
@@ -294,6 +298,12 @@ export function validateUserConfig(raw: unknown): string[] {
       p.add(`${at}.password`, 'expected a PHC scrypt hash "$scrypt$ln=..,r=..,p=..$<salt>$<hash>" (make one with `svc hash-password`), never a plain password');
     }
     if (u.claims !== undefined && !isObject(u.claims)) p.add(`${at}.claims`, 'expected an object of claim name to value');
+    // A client_credentials token's sub is the client id (RFC 9068 §2.2): a user with the same
+    // subject id would get tokens no API could tell from the client's own.
+    const clash = typeof u.subjectId === 'string' ? clientIndex.get(u.subjectId) : undefined;
+    if (clash !== undefined) {
+      p.add(`${at}.subjectId`, `"${u.subjectId as string}" is also the clientId of clients[${clash}]; this user's tokens could not be told from that client's own (both have sub "${u.subjectId as string}"). Give the user another subjectId`);
+    }
   });
   checkUnique(p, 'users', 'subjectId', users);
   checkUnique(p, 'users', 'username', users);
