@@ -18,6 +18,8 @@ export const defaults = {
     pollingInterval: 5,
     /** Any method the client holds secrets for (behaviour before the field existed). */
     tokenEndpointAuthMethods: undefined,
+    /** No token may be exchanged (delegation, token exchange) until the APIs the client fronts are listed. */
+    allowedSubjectTokenAudiences: [],
   },
   secretType: 'SharedSecret',
   signing: {

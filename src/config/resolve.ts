@@ -50,6 +50,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     properties: { ...c.properties },
     allowedCorsOrigins: [...(c.allowedCorsOrigins ?? [])],
     tokenEndpointAuthMethods: c.tokenEndpointAuthMethods === undefined ? defaults.client.tokenEndpointAuthMethods : [...c.tokenEndpointAuthMethods],
+    allowedSubjectTokenAudiences: [...(c.allowedSubjectTokenAudiences ?? defaults.client.allowedSubjectTokenAudiences)],
   }));
   const apiResources: ApiResource[] = (user.apiResources ?? []).map((r) => ({
     name: r.name,

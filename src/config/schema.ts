@@ -55,6 +55,12 @@ export interface ClientConfig {
    * `"none"` is for public clients. Default: any method the client holds secrets for.
    */
   tokenEndpointAuthMethods?: string[];
+  /**
+   * The API resources this client fronts, by name, e.g. `["api1"]`: a user's token it exchanges
+   * (delegation's `token`, token exchange's `subject_token`) must be addressed to one of them
+   * (`aud`). Without it the client can exchange no token. Default `[]`.
+   */
+  allowedSubjectTokenAudiences?: string[];
 }
 
 export interface ApiScopeConfig {
@@ -199,6 +205,7 @@ export interface Client {
   readonly allowedCorsOrigins: readonly string[];
   /** `undefined`: any method the client holds secrets for. */
   readonly tokenEndpointAuthMethods: readonly string[] | undefined;
+  readonly allowedSubjectTokenAudiences: readonly string[];
 }
 
 export interface ApiScope {

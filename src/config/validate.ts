@@ -15,7 +15,7 @@ const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
   'accessTokenLifetime', 'accessTokenType', 'allowOfflineAccess', 'absoluteRefreshTokenLifetime',
   'slidingRefreshTokenLifetime', 'deviceCodeLifetime', 'pollingInterval', 'properties', 'allowedCorsOrigins',
-  'tokenEndpointAuthMethods',
+  'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences',
 ] as const;
 const secretFields = ['value', 'type', 'description', 'expiration'] as const;
 export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
@@ -225,7 +225,7 @@ export function validateUserConfig(raw: unknown): string[] {
     });
     checkSecrets(p, `${at}.secrets`, r.secrets);
   });
-  checkUnique(p, 'apiResources', 'name', apiResources);
+  const resourceNames = checkUnique(p, 'apiResources', 'name', apiResources);
 
   const knownScopes = [...scopeNames, ...identityNames];
   const clients = arrayOf(p, 'clients', raw.clients, false);
@@ -257,6 +257,11 @@ export function validateUserConfig(raw: unknown): string[] {
     stringList(p, `${at}.allowedCorsOrigins`, c.allowedCorsOrigins, false).forEach((origin, j) => {
       // An origin is scheme://host[:port] with nothing after it (RFC 6454).
       if (!/^https?:\/\/[^/?#\s]+$/.test(origin)) p.add(`${at}.allowedCorsOrigins[${j}]`, `expected an origin such as "https://app.example.com", got ${describe(origin)}`);
+    });
+    stringList(p, `${at}.allowedSubjectTokenAudiences`, c.allowedSubjectTokenAudiences, false).forEach((name, j) => {
+      if (!resourceNames.has(name)) {
+        p.add(`${at}.allowedSubjectTokenAudiences[${j}]`, `unknown API resource "${name}" (known: ${[...resourceNames].join(', ') || 'none; define apiResources'})`);
+      }
     });
     if (c.tokenEndpointAuthMethods !== undefined) {
       const path = `${at}.tokenEndpointAuthMethods`;

@@ -140,6 +140,16 @@ describe('request errors', () => {
     expect(actor.body).toEqual({ error: 'invalid_grant', error_description: 'The actor_token is invalid.' });
   });
 
+  it('answers invalid_request for a subject_token addressed to an audience the client may not exchange (RFC 8693 §2.2.2; issue 14.1)', async () => {
+    const backendUser = await userToken(server, { clientId: 'backend-app', scope: 'backend.read' });
+    const res = await exchange({ subject_token: backendUser.access_token, subject_token_type: accessTokenType, scope: 'backend.read' }, 'api1-exchanger');
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400, body: invalidRequest('The subject_token was not issued to an audience this client may exchange.'),
+    });
+    const own = await exchange({ subject_token: (await userToken(server)).access_token, subject_token_type: accessTokenType, scope: 'backend.read' }, 'api1-exchanger');
+    expect(own.status).toBe(200);
+  });
+
   it('answers unauthorized_client to a client without the token-exchange grant type', async () => {
     const user = await userToken(server);
     const res = await exchange({ subject_token: user.access_token, subject_token_type: accessTokenType, scope: 'api1.read' }, 'web');

@@ -117,6 +117,7 @@ export function makeClient(clientId: string, clientSecrets: readonly Secret[], p
     properties,
     allowedCorsOrigins: [],
     tokenEndpointAuthMethods: undefined,
+    allowedSubjectTokenAudiences: [],
   };
 }
 
