@@ -73,6 +73,8 @@ export default defineConfig({
       clientSecrets: [{ value: 'dtHio7f4VBQ9L1/CEEe0leoTrlZxKVHlh/0r6moU2p4=', description: 'delegation-secret' }],
       allowedGrantTypes: ['delegation'],
       allowedScopes: ['backend.read'],
+      // The API this client fronts: it may delegate only user tokens addressed to api1.
+      allowedSubjectTokenAudiences: ['api1'],
     },
     // Machine to machine with a private key JWT (RFC 7523) instead of a shared secret. The service
     // holds only the certificate; the demo private key is docs/demo-keys/pkjwt-demo.pem (made by

@@ -1,12 +1,31 @@
-import type { ExtensionGrantValidator, JsonValue, PluginDependencies } from 'svc/sdk';
+import type { ExtensionGrantValidator, JsonValue, PluginDependencies, ResolvedConfig } from 'svc/sdk';
+
+/**
+ * Every client allowed this grant must name the APIs it fronts, or it could exchange nothing:
+ * say so at start-up rather than refusing every request.
+ */
+function requireFrontedApis(config: ResolvedConfig): void {
+  config.clients.forEach((client, i) => {
+    if (client.allowedGrantTypes.includes('delegation') && client.allowedSubjectTokenAudiences.length === 0) {
+      throw new Error(
+        `clients[${i}].allowedSubjectTokenAudiences: client "${client.clientId}" may use the delegation grant but lists no API resource whose tokens it may exchange; list the APIs it fronts, e.g. ["api1"]`,
+      );
+    }
+  });
+}
 
 /**
  * `grant_type=delegation` with the user's access token in `token`. The new token keeps the
  * user's `sub` and `auth_time`, is issued to the calling client, and records in `act`
  * (RFC 8693 §4.1) the client the user's token was issued to, nested on any earlier `act`,
  * so the back end sees the whole chain.
+ *
+ * Only a token addressed to an API the client fronts (`allowedSubjectTokenAudiences`) is
+ * accepted: an API swaps the token its caller sent *it*. Without this, a client holding any
+ * user token (leaked, or sent to some other API) could turn it into a token of its own.
  */
-export function createDelegationGrant({ tokenValidator, logger }: Pick<PluginDependencies, 'tokenValidator' | 'logger'>): ExtensionGrantValidator {
+export function createDelegationGrant({ tokenValidator, logger, config }: Pick<PluginDependencies, 'tokenValidator' | 'logger' | 'config'>): ExtensionGrantValidator {
+  requireFrontedApis(config);
   return {
     grantType: 'delegation',
     async validate(ctx) {
@@ -21,10 +40,16 @@ export function createDelegationGrant({ tokenValidator, logger }: Pick<PluginDep
         ctx.result = { error: 'invalid_grant', description: 'The token is invalid.' };
         return;
       }
-      const { sub, auth_time: authTime, client_id: clientId, act } = validation.claims;
+      const { sub, auth_time: authTime, client_id: clientId, act, aud } = validation.claims;
       // A client_credentials token's sub is the client itself and it has no auth_time: no user to act for.
       if (typeof authTime !== 'number') {
         ctx.result = { error: 'invalid_grant', description: 'The token does not represent a user.' };
+        return;
+      }
+      const fronted = ctx.request.client.allowedSubjectTokenAudiences;
+      if (!(typeof aud === 'string' ? [aud] : aud).some((a) => fronted.includes(a))) {
+        logger.info({ clientId: ctx.request.client.clientId, aud, allowed: fronted }, 'delegation: token addressed to an API the client does not front');
+        ctx.result = { error: 'invalid_grant', description: 'The token was not issued to an API this client acts for.' };
         return;
       }
       const actor: Record<string, JsonValue> = { client_id: clientId };

@@ -55,6 +55,7 @@ export function createAssertionParser({ pluginOptions }: Pick<PluginDependencies
   const { algorithms } = readOptions(pluginOptions);
   return {
     authenticationMethod: 'private_key_jwt',
+    parsedSecretType: JWT_BEARER,
     discoveryMetadata: { token_endpoint_auth_signing_alg_values_supported: [...algorithms] },
     parse: parseAssertion,
   };

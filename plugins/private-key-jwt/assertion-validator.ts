@@ -20,6 +20,7 @@ import { MalformedJws, verifySignature, type CompactJws } from './compact-jws.js
 import { JWT_BEARER } from './constants.js';
 import { readOptions } from './options.js';
 import { AssertionRejected, reject, show } from './rejection.js';
+import { CLIENT_AUTHENTICATION_TYP, isClientAuthenticationTyp } from './typ.js';
 
 interface AssertionHeader {
   readonly alg: SupportedAlgorithm;
@@ -41,6 +42,9 @@ function readHeader({ header }: CompactJws, allowed: readonly SupportedAlgorithm
   if (!(allowed as readonly unknown[]).includes(alg)) reject(`alg ${show(alg)} is not allowed`);
   if (kid !== undefined && typeof kid !== 'string') reject(`kid is not a string: ${show(kid)}`);
   if (typ !== undefined && typeof typ !== 'string') reject(`typ is not a string: ${show(typ)}`);
+  if (!isClientAuthenticationTyp(typ)) {
+    reject(`typ ${show(typ)} is not a client authentication type (absent, JWT or ${CLIENT_AUTHENTICATION_TYP}; RFC 8725 §3.11)`);
+  }
   return { alg: alg as SupportedAlgorithm, kid, typ };
 }
 

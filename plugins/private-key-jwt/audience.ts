@@ -6,14 +6,9 @@
  */
 import type { Client, EndpointUrls, SecretHolder } from 'svc/sdk';
 import type { AudienceMode } from './options.js';
+import { CLIENT_AUTHENTICATION_TYP, isExplicitlyTyped } from './typ.js';
 
 export const AUDIENCE_PROPERTY = 'privateKeyJwt.audience';
-export const CLIENT_AUTHENTICATION_TYP = 'client-authentication+jwt';
-
-/** RFC 7515 §4.1.9: `typ` compares case-insensitively and may omit the `application/` prefix. */
-export function isExplicitlyTyped(typ: string | undefined): boolean {
-  return typ !== undefined && typ.toLowerCase().replace(/^application\//, '') === CLIENT_AUTHENTICATION_TYP;
-}
 
 /** Throws when a client's `privateKeyJwt.audience` property is neither `strict` nor `compat`. */
 export function checkAudienceProperties(clients: readonly Client[]): void {

@@ -17,6 +17,7 @@ function formDecode(part: string): string {
 export function createBasicParser(): SecretParser {
   return {
     authenticationMethod: 'client_secret_basic',
+    parsedSecretType: 'SharedSecret',
     parse({ authorization }) {
       if (authorization === undefined) return undefined;
       const space = authorization.indexOf(' ');

@@ -4,6 +4,7 @@ import { InvalidClient, type SecretParser } from 'svc/sdk';
 export function createPostBodyParser(): SecretParser {
   return {
     authenticationMethod: 'client_secret_post',
+    parsedSecretType: 'SharedSecret',
     parse({ params }) {
       const secret = params.get('client_secret');
       if (secret === undefined) return undefined;

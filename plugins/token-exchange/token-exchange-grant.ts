@@ -1,6 +1,22 @@
-import type { AccessTokenClaims, ExtensionGrantValidator, GrantContext, JsonValue, PluginDependencies } from 'svc/sdk';
+import type { AccessTokenClaims, ExtensionGrantValidator, GrantContext, JsonValue, PluginDependencies, ResolvedConfig } from 'svc/sdk';
 
 const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
+const grantType = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
+/** A client allowed token exchange with no audience to exchange is a config mistake: say so at start-up. */
+function requireExchangeableAudiences(config: ResolvedConfig): void {
+  config.clients.forEach((client, i) => {
+    if (client.allowedGrantTypes.includes(grantType) && client.allowedSubjectTokenAudiences.length === 0) {
+      throw new Error(
+        `clients[${i}].allowedSubjectTokenAudiences: client "${client.clientId}" may use ${grantType} but lists no API resource whose tokens it may exchange; list the APIs it fronts, e.g. ["api1"]`,
+      );
+    }
+  });
+}
+
+function addressedTo(claims: AccessTokenClaims, allowed: readonly string[]): boolean {
+  return (typeof claims.aud === 'string' ? [claims.aud] : claims.aud).some((a) => allowed.includes(a));
+}
 
 /**
  * `grant_type=urn:ietf:params:oauth:grant-type:token-exchange` (RFC 8693 §2.1).
@@ -10,10 +26,14 @@ const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
  *   (§4.1) names the actor (`sub`, `client_id`), nested on the subject token's own `act`.
  *
  * Only access tokens of this service are accepted as subject and actor tokens; any other
- * token type is `invalid_request` (§2.2.2). `audience` and `resource` name API resources and
- * narrow the new token's `aud`; an unknown one is `invalid_target`.
+ * token type is `invalid_request` (§2.2.2). A subject token must be addressed to an API the
+ * client may exchange tokens of (`allowedSubjectTokenAudiences`); any other is "unacceptable
+ * based on policy", `invalid_request` too (§2.2.2). `audience` and `resource` name API
+ * resources and narrow the new token's `aud`; an unknown one, or one the requested scopes do
+ * not cover (and so one the client is not allowed), is `invalid_target`.
  */
-export function createTokenExchangeGrant({ tokenValidator, config }: Pick<PluginDependencies, 'tokenValidator' | 'config'>): ExtensionGrantValidator {
+export function createTokenExchangeGrant({ tokenValidator, config, logger }: Pick<PluginDependencies, 'tokenValidator' | 'config' | 'logger'>): ExtensionGrantValidator {
+  requireExchangeableAudiences(config);
   const resourceScopes = new Map(config.apiResources.map((r) => [r.name, r.scopes]));
 
   async function validToken(ctx: GrantContext, role: 'subject' | 'actor'): Promise<AccessTokenClaims | 'absent' | undefined> {
@@ -40,7 +60,7 @@ export function createTokenExchangeGrant({ tokenValidator, config }: Pick<Plugin
   }
 
   return {
-    grantType: 'urn:ietf:params:oauth:grant-type:token-exchange',
+    grantType,
     async validate(ctx) {
       if (ctx.request.raw.get('subject_token') === undefined) {
         ctx.result = { error: 'invalid_request', description: 'The subject_token parameter is missing.' };
@@ -48,6 +68,12 @@ export function createTokenExchangeGrant({ tokenValidator, config }: Pick<Plugin
       }
       const subject = await validToken(ctx, 'subject');
       if (subject === undefined || subject === 'absent') return;
+      const exchangeable = ctx.request.client.allowedSubjectTokenAudiences;
+      if (!addressedTo(subject, exchangeable)) {
+        logger.info({ clientId: ctx.request.client.clientId, aud: subject.aud, allowed: exchangeable }, 'token exchange: subject_token addressed to an audience the client may not exchange');
+        ctx.result = { error: 'invalid_request', description: 'The subject_token was not issued to an audience this client may exchange.' };
+        return;
+      }
       const actor = await validToken(ctx, 'actor');
       if (actor === undefined) return;
 
@@ -55,7 +81,7 @@ export function createTokenExchangeGrant({ tokenValidator, config }: Pick<Plugin
       for (const target of targets) {
         const scopes = resourceScopes.get(target);
         if (!scopes || !scopes.some((s) => ctx.request.requestedScopes.includes(s))) {
-          ctx.result = { error: 'invalid_target', description: `The target "${target}" is unknown or not covered by the requested scopes.` };
+          ctx.result = { error: 'invalid_target', description: 'The requested audience or resource is unknown or not covered by the requested scopes.' };
           return;
         }
       }

@@ -16,6 +16,10 @@ export const defaults = {
     slidingRefreshTokenLifetime: 1_296_000,
     deviceCodeLifetime: 300,
     pollingInterval: 5,
+    /** Any method the client holds secrets for (behaviour before the field existed). */
+    tokenEndpointAuthMethods: undefined,
+    /** No token may be exchanged (delegation, token exchange) until the APIs the client fronts are listed. */
+    allowedSubjectTokenAudiences: [],
   },
   secretType: 'SharedSecret',
   signing: {

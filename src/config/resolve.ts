@@ -49,6 +49,8 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     pollingInterval: c.pollingInterval ?? d.pollingInterval,
     properties: { ...c.properties },
     allowedCorsOrigins: [...(c.allowedCorsOrigins ?? [])],
+    tokenEndpointAuthMethods: c.tokenEndpointAuthMethods === undefined ? defaults.client.tokenEndpointAuthMethods : [...c.tokenEndpointAuthMethods],
+    allowedSubjectTokenAudiences: [...(c.allowedSubjectTokenAudiences ?? defaults.client.allowedSubjectTokenAudiences)],
   }));
   const apiResources: ApiResource[] = (user.apiResources ?? []).map((r) => ({
     name: r.name,

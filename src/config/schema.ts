@@ -48,6 +48,19 @@ export interface ClientConfig {
   properties?: Record<string, string>;
   /** Browser origins allowed to call the token, revocation and device endpoints, e.g. `["https://app.example.com"]`. */
   allowedCorsOrigins?: string[];
+  /**
+   * The only client authentication methods this client may use (RFC 7591 §2's
+   * `token_endpoint_auth_method`, as a list so a client can move from one method to another),
+   * e.g. `["private_key_jwt"]`: a leftover shared secret then no longer authenticates it.
+   * `"none"` is for public clients. Default: any method the client holds secrets for.
+   */
+  tokenEndpointAuthMethods?: string[];
+  /**
+   * The API resources this client fronts, by name, e.g. `["api1"]`: a user's token it exchanges
+   * (delegation's `token`, token exchange's `subject_token`) must be addressed to one of them
+   * (`aud`). Without it the client can exchange no token. Default `[]`.
+   */
+  allowedSubjectTokenAudiences?: string[];
 }
 
 export interface ApiScopeConfig {
@@ -241,6 +254,9 @@ export interface Client {
   readonly pollingInterval: number;
   readonly properties: Readonly<Record<string, string>>;
   readonly allowedCorsOrigins: readonly string[];
+  /** `undefined`: any method the client holds secrets for. */
+  readonly tokenEndpointAuthMethods: readonly string[] | undefined;
+  readonly allowedSubjectTokenAudiences: readonly string[];
 }
 
 export interface ApiScope {

@@ -17,6 +17,7 @@ const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
   'accessTokenLifetime', 'accessTokenType', 'allowOfflineAccess', 'absoluteRefreshTokenLifetime',
   'slidingRefreshTokenLifetime', 'deviceCodeLifetime', 'pollingInterval', 'properties', 'allowedCorsOrigins',
+  'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences',
 ] as const;
 const secretFields = ['value', 'type', 'description', 'expiration'] as const;
 export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
@@ -226,7 +227,7 @@ export function validateUserConfig(raw: unknown): string[] {
     });
     checkSecrets(p, `${at}.secrets`, r.secrets);
   });
-  checkUnique(p, 'apiResources', 'name', apiResources);
+  const resourceNames = checkUnique(p, 'apiResources', 'name', apiResources);
 
   const knownScopes = [...scopeNames, ...identityNames];
   const clients = arrayOf(p, 'clients', raw.clients, false);
@@ -259,11 +260,37 @@ export function validateUserConfig(raw: unknown): string[] {
       // An origin is scheme://host[:port] with nothing after it (RFC 6454).
       if (!/^https?:\/\/[^/?#\s]+$/.test(origin)) p.add(`${at}.allowedCorsOrigins[${j}]`, `expected an origin such as "https://app.example.com", got ${describe(origin)}`);
     });
+    stringList(p, `${at}.allowedSubjectTokenAudiences`, c.allowedSubjectTokenAudiences, false).forEach((name, j) => {
+      if (!resourceNames.has(name)) {
+        p.add(`${at}.allowedSubjectTokenAudiences[${j}]`, `unknown API resource "${name}" (known: ${[...resourceNames].join(', ') || 'none; define apiResources'})`);
+      }
+    });
+    if (c.tokenEndpointAuthMethods !== undefined) {
+      const path = `${at}.tokenEndpointAuthMethods`;
+      const methods = c.tokenEndpointAuthMethods;
+      stringList(p, path, methods, false);
+      if (Array.isArray(methods) && methods.length === 0) {
+        p.add(path, 'expected at least one method (leave the field out to allow every method the client has secrets for)');
+      }
+      // Which names exist, and whether the client holds a secret for each, is checked once the plugins are loaded.
+      const list: unknown[] = Array.isArray(methods) ? methods : [];
+      list.forEach((m, j) => {
+        if (typeof m !== 'string' || m === '') return;
+        if (list.indexOf(m) !== j) p.add(`${path}[${j}]`, `"${m}" is listed twice`);
+        else if (m === 'none' && c.requireClientSecret !== false) {
+          p.add(`${path}[${j}]`, '"none" is for public clients; set requireClientSecret: false or remove it');
+        }
+      });
+    }
     if (c.properties !== undefined) {
       if (!isObject(c.properties) || Object.values(c.properties).some((v) => typeof v !== 'string')) {
         p.add(`${at}.properties`, 'expected an object of string values');
       }
     }
+  });
+  const clientIndex = new Map<string, number>();
+  clients.forEach((c, i) => {
+    if (isObject(c) && typeof c.clientId === 'string' && !clientIndex.has(c.clientId)) clientIndex.set(c.clientId, i);
   });
   checkUnique(p, 'clients', 'clientId', clients);
 
@@ -278,6 +305,12 @@ export function validateUserConfig(raw: unknown): string[] {
       p.add(`${at}.password`, 'expected a PHC scrypt hash "$scrypt$ln=..,r=..,p=..$<salt>$<hash>" (make one with `svc hash-password`), never a plain password');
     }
     if (u.claims !== undefined && !isObject(u.claims)) p.add(`${at}.claims`, 'expected an object of claim name to value');
+    // A client_credentials token's sub is the client id (RFC 9068 §2.2): a user with the same
+    // subject id would get tokens no API could tell from the client's own.
+    const clash = typeof u.subjectId === 'string' ? clientIndex.get(u.subjectId) : undefined;
+    if (clash !== undefined) {
+      p.add(`${at}.subjectId`, `"${u.subjectId as string}" is also the clientId of clients[${clash}]; this user's tokens could not be told from that client's own (both have sub "${u.subjectId as string}"). Give the user another subjectId`);
+    }
   });
   checkUnique(p, 'users', 'subjectId', users);
   checkUnique(p, 'users', 'username', users);

@@ -12,7 +12,7 @@ export function createClientCredentialsGrant({ config }: Pick<PluginDependencies
     validate(ctx) {
       const userOnly = ctx.request.requestedScopes.find((s) => s === offlineAccess || identityScopes.has(s));
       if (userOnly) {
-        ctx.result = { error: 'invalid_scope', description: `The scope "${userOnly}" needs a user; client_credentials has none.` };
+        ctx.result = { error: 'invalid_scope', description: 'Identity scopes and offline_access need a user; client_credentials has none.' };
         return;
       }
       ctx.result = { subject: ctx.request.client.clientId, grantType: 'client_credentials' };

@@ -5,7 +5,9 @@
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from '../sdk/contracts.js';
-import { InvalidRequest, isOAuthError, OAuthError, ServerError, TemporarilyUnavailable } from '../oauth/errors.js';
+import {
+  InvalidRequest, isOAuthError, OAuthError, safeDescription, ServerError, TemporarilyUnavailable,
+} from '../oauth/errors.js';
 import { StoreUnavailableError } from '../store/store.js';
 
 interface HttpLikeError {
@@ -51,7 +53,9 @@ export function errorResponse(logger: Logger, metrics?: { storeError(): void }) 
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Pragma', 'no-cache');
       ctx.type = 'application/json';
-      ctx.body = JSON.stringify(oauth.toJSON());
+      // Checked again here: an error from a plugin's own copy of errors.ts (or any object that
+      // carries the brand) reaches the wire through this line too.
+      ctx.body = JSON.stringify({ error: oauth.code, error_description: safeDescription(String(oauth.description)) });
     }
   };
 }

@@ -113,7 +113,10 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     const claimedId = source.params.get('client_id');
     if (!found) {
       const known = claimedId === undefined ? undefined : deps.clients.get(claimedId);
-      if (known && !known.requireClientSecret) return { client: known, method: 'none' };
+      if (known && !known.requireClientSecret) {
+        pinned(known, 'none', source);
+        return { client: known, method: 'none' };
+      }
       throw denied(source, claimedId === undefined ? 'no client credentials' : `no credentials for client "${claimedId}"`);
     }
     if (claimedId !== undefined && claimedId !== found.parsed.id) {
@@ -122,6 +125,7 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     throttled(found.parsed.id, source);
     const holder = deps.clients.get(found.parsed.id);
     if (!holder) throw denied(source, `${found.method}: unknown client`);
+    pinned(holder, found.method, source);
     await validate(found, { kind: 'client', client: holder }, holder.clientSecrets, source);
     return { client: holder, method: found.method };
   }
@@ -136,6 +140,14 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     if (!holder) throw denied(source, `${found.method}: unknown API resource`);
     await validate(found, { kind: 'apiResource', apiResource: holder }, holder.secrets, source);
     return { apiResource: holder, method: found.method };
+  }
+
+  /** RFC 7591 §2 `token_endpoint_auth_method`: a client that pinned its methods cannot be downgraded to another. */
+  function pinned(client: Client, method: string, source: CredentialSource): void {
+    const allowed = client.tokenEndpointAuthMethods;
+    if (allowed !== undefined && !allowed.includes(method)) {
+      throw denied(source, `${method} for "${client.clientId}": ${method} is not in the client's tokenEndpointAuthMethods (${allowed.join(', ')})`);
+    }
   }
 
   function throttled(id: string, source: CredentialSource): void {

@@ -47,6 +47,22 @@ const defaultStatus: Record<OAuthErrorCode, number> = {
   server_error: 500,
 };
 
+/** RFC 6749 §5.2: `error_description` = *( %x20-21 / %x23-5B / %x5D-7E ). */
+const descriptionChars = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/;
+const outsideDescriptionChars = /[^\x20\x21\x23-\x5B\x5D-\x7E]/g;
+const maxDescriptionLength = 500;
+
+/**
+ * A description fit for the wire, whoever wrote it: quotes become `'`, backslashes `/`, anything
+ * else outside RFC 6749 §5.2's set `?`, and it is cut at 500 characters. A description is ours
+ * to write and never echoes the request (README "Errors"); this is the guarantee that holds even
+ * for a plugin that forgets.
+ */
+export function safeDescription(text: string): string {
+  if (text.length <= maxDescriptionLength && descriptionChars.test(text)) return text;
+  return text.slice(0, maxDescriptionLength).replaceAll('"', "'").replaceAll('\\', '/').replace(outsideDescriptionChars, '?');
+}
+
 /**
  * Marks OAuth errors across module instances: a plugin loaded through jiti may see its own copy
  * of this file, so `instanceof` alone would miss the errors it throws.
@@ -69,11 +85,12 @@ export class OAuthError extends Error {
     // of the refusal. Nothing reads it; an unexpected error keeps its own stack as `cause`.
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
-    super(description, options.cause === undefined ? undefined : { cause: options.cause });
+    const safe = safeDescription(description);
+    super(safe, options.cause === undefined ? undefined : { cause: options.cause });
     Error.stackTraceLimit = stackTraceLimit;
     this.code = code;
     this.status = options.status ?? defaultStatus[code];
-    this.description = description;
+    this.description = safe;
     this.logDetail = options.logDetail;
     this.headers = options.headers ?? {};
   }

@@ -35,18 +35,30 @@ export function parseFormParams(body: string, maxParameters: number): Map<string
   let count = 0;
   for (const [name, value] of new URLSearchParams(body)) {
     if (++count > maxParameters) throw new InvalidRequest(`Too many parameters (at most ${maxParameters}).`);
-    if (seen.has(name)) throw new InvalidRequest(`Parameter ${safeName(name)} is included more than once.`);
+    if (seen.has(name)) {
+      throw new InvalidRequest(`${describeParameter(name)} is included more than once.`, { logDetail: `parameter ${logName(name)} given twice` });
+    }
     seen.add(name);
     if (value.length > (parameterCaps[name] ?? defaultParameterCap)) {
-      throw new InvalidRequest(`Parameter ${safeName(name)} is too long (at most ${parameterCaps[name] ?? defaultParameterCap} characters).`);
+      throw new InvalidRequest(`${describeParameter(name)} is too long (at most ${parameterCaps[name] ?? defaultParameterCap} characters).`, {
+        logDetail: `parameter ${logName(name)} has ${value.length} characters`,
+      });
     }
     if (value !== '') params.set(name, value);
   }
   return params;
 }
 
-/** A parameter name fit to echo: short, printable. */
-function safeName(name: string): string {
-  const printable = name.replace(/[^\x20-\x7E]/g, '?');
-  return printable.length > 40 ? `${printable.slice(0, 40)}...` : printable;
+/**
+ * How a description refers to a parameter: by name when it is one of the protocol's (our own
+ * word, not the caller's), else generically, so a description never echoes the request.
+ */
+function describeParameter(name: string): string {
+  return Object.hasOwn(parameterCaps, name) ? `Parameter ${name}` : 'A parameter';
+}
+
+/** A parameter name for the log: quoted, short. */
+function logName(name: string): string {
+  const quoted = JSON.stringify(name);
+  return quoted.length > 60 ? `${quoted.slice(0, 60)}...` : quoted;
 }

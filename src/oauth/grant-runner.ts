@@ -41,7 +41,8 @@ export async function runGrant(grant: ExtensionGrantValidator, request: Validate
       logger.error({ grantType: request.grantType, code: String(result.error).slice(0, 100) }, 'grant validator answered with an error code a token request cannot have');
       throw new ServerError();
     }
-    const description = typeof result.description === 'string' ? result.description.slice(0, 500) : defaultDescription(result.error);
+    // OAuthError keeps the description within RFC 6749 §5.2's characters and 500 long, whatever the grant wrote.
+    const description = typeof result.description === 'string' ? result.description : defaultDescription(result.error);
     throw new OAuthError(result.error, description);
   }
   if (typeof result.subject !== 'string' || result.subject.length === 0) {

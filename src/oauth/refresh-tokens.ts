@@ -90,7 +90,7 @@ export function createRefreshTokenService({ store, clock, logger }: { store: Sto
       if (record.expiresAt <= now) throw new InvalidGrant('The refresh token has expired.');
       const data = JSON.parse(record.data) as RefreshTokenData;
       const wider = requestedScopes?.find((s) => !data.scopes.includes(s));
-      if (wider !== undefined) throw new InvalidScope(`The scope "${wider}" was not granted originally.`);
+      if (wider !== undefined) throw new InvalidScope('A requested scope was not granted originally.', { logDetail: `scope ${JSON.stringify(wider)} was not granted originally` });
       const won = await store.consume(handle, now);
       // Another request consumed it first: the same token was presented twice.
       if (!won) return revokeFamily(record, client, 'refresh token reuse (concurrent)');

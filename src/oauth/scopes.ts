@@ -30,7 +30,8 @@ export function resolveRequestedScopes(client: Client, scope: string | undefined
   if (requested.length === 0) throw new InvalidScope('The scope parameter is empty.');
   for (const s of requested) {
     const allowed = s === offlineAccess ? client.allowOfflineAccess : client.allowedScopes.includes(s);
-    if (!allowed) throw new InvalidScope(`The client is not allowed the scope "${s}".`);
+    // The description never names the scope (RFC 6749 §5.2's character set; no echo of input); the log does.
+    if (!allowed) throw new InvalidScope('The client is not allowed a requested scope.', { logDetail: `scope ${JSON.stringify(s)} is not allowed to client ${JSON.stringify(client.clientId)}` });
   }
   return requested;
 }

@@ -1,11 +1,33 @@
 /**
  * The config checks that need the loaded plugins: every grant type a client allows and every
- * secret type must be provided by something registered.
+ * secret type must be provided by something registered; every authentication method a client
+ * pins must exist, and the client must hold a secret it can check.
  */
 import { BootError } from '../config/boot-error.js';
 import { didYouMean } from '../config/closest-name.js';
-import type { ResolvedConfig, Secret } from '../config/schema.js';
+import type { Client, ResolvedConfig, Secret } from '../config/schema.js';
 import type { PluginRegistry } from './plugin-registry.js';
+
+function checkAuthMethods(path: string, client: Client, registry: PluginRegistry, problems: string[]): void {
+  const parsers = new Map(registry.secretParsers.map((p) => [p.authenticationMethod, p]));
+  const known = ['none', ...[...parsers.keys()].sort()];
+  client.tokenEndpointAuthMethods?.forEach((method, j) => {
+    const at = `${path}[${j}]`;
+    if (method === 'none') return; // validate.ts allows it only for public clients
+    const parser = parsers.get(method);
+    if (!parser) {
+      problems.push(`${at}: unknown authentication method "${method}" (known: ${known.join(', ')})`);
+      return;
+    }
+    const parsedType = parser.parsedSecretType;
+    if (parsedType === undefined) return; // the parser does not say what it finds: nothing to check against
+    const fitting = [...new Set(registry.secretValidators.filter((v) => v.parsedSecretTypes.includes(parsedType)).flatMap((v) => v.secretTypes))];
+    if (!client.clientSecrets.some((s) => fitting.includes(s.type))) {
+      const needs = fitting.length > 0 ? `needs a secret of type ${fitting.join(' or ')}` : `no loaded secret validator checks ${method} credentials`;
+      problems.push(`${at}: the client has no secret ${method} can check (${needs})`);
+    }
+  });
+}
 
 export function checkConfigAgainstPlugins(config: ResolvedConfig, registry: PluginRegistry): void {
   const problems: string[] = [];
@@ -24,6 +46,7 @@ export function checkConfigAgainstPlugins(config: ResolvedConfig, registry: Plug
       }
     });
     checkSecrets(`clients[${i}].clientSecrets`, client.clientSecrets);
+    checkAuthMethods(`clients[${i}].tokenEndpointAuthMethods`, client, registry, problems);
   });
   config.apiResources.forEach((r, i) => checkSecrets(`apiResources[${i}].secrets`, r.secrets));
   if (problems.length > 0) throw new BootError('CONFIG_INVALID', problems);

@@ -60,6 +60,9 @@ export function checkInstance(list: PluginPart, value: unknown): string | undefi
       const p = value as Partial<SecretParser>;
       if (typeof p.authenticationMethod !== 'string' || !p.authenticationMethod) return 'authenticationMethod must be a non-empty string';
       if (typeof p.parse !== 'function') return 'parse must be a function';
+      if (p.parsedSecretType !== undefined && (typeof p.parsedSecretType !== 'string' || !p.parsedSecretType)) {
+        return 'parsedSecretType, when given, must be a non-empty string';
+      }
       return undefined;
     }
     case 'secretValidators': {

@@ -8,6 +8,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { ExtensionGrantValidator, Logger, Plugin, ResourceOwnerValidator, SecretParser, SecretValidator } from '../sdk/contracts.js';
 import type { EventSink } from '../events/service-event.js';
 import { checkInstance, type FactoryList, type PluginPart } from './check.js';
+import { refuseClientSubjects } from '../oauth/client-subject-guard.js';
 
 export interface PluginSummary {
   readonly name: string;
@@ -75,7 +76,7 @@ export function createPluginRegistrar(container: AwilixContainer, config: Resolv
         throw new BootError('PLUGIN_CONFLICT', `plugins "${resourceOwnersFrom}" and "${plugin.name}" both provide the resourceOwnerValidator (remove one)`);
       }
       const [validator] = await build<ResourceOwnerValidator>(plugin, source, 'resourceOwnerValidator');
-      container.register({ resourceOwnerValidator: asValue(validator) });
+      container.register({ resourceOwnerValidator: asValue(refuseClientSubjects(validator!, config.clients, logger)) });
       resourceOwnersFrom = plugin.name;
     },
     async registerPlugin(plugin: Plugin, source: string): Promise<void> {

@@ -48,6 +48,11 @@ export interface ParsedSecret {
 export interface SecretParser {
   /** Authentication method name as in discovery, e.g. `"client_secret_basic"`. */
   readonly authenticationMethod: string;
+  /**
+   * The `ParsedSecret.type` this parser produces, e.g. `"SharedSecret"`. Lets start-up check that a
+   * client pinning this method (`tokenEndpointAuthMethods`) holds a secret that can be checked.
+   */
+  readonly parsedSecretType?: string;
   /** Extra discovery metadata this method implies, merged into the discovery document. */
   readonly discoveryMetadata?: Readonly<Record<string, JsonValue>>;
   parse(source: CredentialSource): ParsedSecret | undefined | Promise<ParsedSecret | undefined>;

@@ -65,7 +65,7 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
       accessTokenType: 'reference',
     },
     { clientId: 'web', clientSecrets: shared(secrets.web), allowedGrantTypes: ['password'], allowedScopes: ['api1.read'] },
-    { clientId: 'api1.client', clientSecrets: shared(secrets.delegation), allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'] },
+    { clientId: 'api1.client', clientSecrets: shared(secrets.delegation), allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'], allowedSubjectTokenAudiences: ['api1'] },
   ];
   const deviceClient = {
     clientId: 'tv',

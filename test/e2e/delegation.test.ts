@@ -88,6 +88,26 @@ describe('delegation: the worked example', () => {
   });
 });
 
+describe('delegation: only tokens addressed to an API the client fronts (issue 14.1)', () => {
+  it('refuses a user token addressed to another API: the client cannot launder any token it gets hold of', async () => {
+    const backendUser = await userToken(server, { clientId: 'backend-app', scope: 'backend.read' });
+    expect(accessClaims(backendUser.access_token).aud).toBe('backend');
+    const before = server.logs.length;
+    const res = await delegate(server, backendUser.access_token);
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400, body: invalidGrant('The token was not issued to an API this client acts for.'),
+    });
+    expect(server.logs.slice(before)).toContainEqual(expect.objectContaining({
+      clientId: 'api1.client', aud: 'backend', allowed: ['api1'], msg: 'delegation: token addressed to an API the client does not front',
+    }));
+  });
+
+  it('lets the back end\'s own client delegate that token: it fronts backend', async () => {
+    const backendUser = await userToken(server, { clientId: 'backend-app', scope: 'backend.read' });
+    expect((await delegate(server, backendUser.access_token, 'backend.client')).status).toBe(200);
+  });
+});
+
 describe('delegation: the host checks the delegating client first', () => {
   it('answers unauthorized_client to a client without the delegation grant type', async () => {
     const user = await userToken(server);
@@ -100,7 +120,7 @@ describe('delegation: the host checks the delegating client first', () => {
     const user = await userToken(server);
     const res = await delegate(server, user.access_token, 'api1.client', 'api1.read');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid_scope', error_description: 'The client is not allowed the scope "api1.read".' });
+    expect(res.body).toEqual({ error: 'invalid_scope', error_description: 'The client is not allowed a requested scope.' });
   });
 });
 

@@ -89,7 +89,7 @@ describe('scopes', () => {
   it('rejects a scope the client is not allowed: invalid_scope', async () => {
     const res = await requestCodes(server, { client_id: 'cli', scope: 'api1.write' }, { authorization: basic('cli', 'cli-secret') });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid_scope', error_description: 'The client is not allowed the scope "api1.write".' });
+    expect(res.body).toEqual({ error: 'invalid_scope', error_description: 'The client is not allowed a requested scope.' });
   });
 
   it('rejects offline_access for a client without allowOfflineAccess', async () => {

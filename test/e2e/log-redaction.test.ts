@@ -75,8 +75,8 @@ beforeAll(async () => {
       client('web-ref', plain.webRef, {
         allowedGrantTypes: ['password', 'refresh_token'], allowedScopes: userScopes, allowOfflineAccess: true, accessTokenType: 'reference',
       }),
-      client('api1.client', plain.delegating, { allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'] }),
-      client('exchanger', plain.exchanger, { allowedGrantTypes: [tokenExchange], allowedScopes: ['backend.read'] }),
+      client('api1.client', plain.delegating, { allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'], allowedSubjectTokenAudiences: ['api1'] }),
+      client('exchanger', plain.exchanger, { allowedGrantTypes: [tokenExchange], allowedScopes: ['backend.read'], allowedSubjectTokenAudiences: ['api1'] }),
       { clientId: 'tv', requireClientSecret: false, allowedGrantTypes: [deviceGrantType, 'refresh_token'], allowedScopes: userScopes, allowOfflineAccess: true },
     ],
   };

@@ -119,7 +119,7 @@ describe('client_credentials and refresh tokens', () => {
   it('never returns a refresh token: offline_access is invalid_scope even for a client allowed offline access', async () => {
     const res = await tokenRequest(server, 'm2m', { grant_type: 'client_credentials', scope: 'api1.read offline_access' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid_scope', error_description: 'The scope "offline_access" needs a user; client_credentials has none.' });
+    expect(res.body).toEqual({ error: 'invalid_scope', error_description: 'Identity scopes and offline_access need a user; client_credentials has none.' });
   });
 
   it('issues a client token without auth_time and with the client as subject', async () => {

@@ -141,6 +141,10 @@ describe('clients that authenticate with a signed assertion', () => {
     expectToken(await token(await sign(keys.ec, 'ES256', claims('ec-app')), server, { client_id: 'ec-app' }), 'ec-app');
   });
 
+  it('accept an assertion typed JWT, in any case', async () => {
+    expectToken(await token(await sign(keys.ec, 'ES256', claims('ec-app'), { typ: 'jwt' })), 'ec-app');
+  });
+
   it('accept an assertion typed client-authentication+jwt with the issuer as audience', async () => {
     const assertion = await sign(keys.ec, 'ES256', claims('ec-app'), { typ: 'client-authentication+jwt' });
     expectToken(await token(assertion), 'ec-app');
@@ -191,6 +195,9 @@ describe('every broken assertion is 401 invalid_client, with the reason only in 
     ['a client with no key secret', () => sign(keys.ec, 'ES256', claims('secret-app')), 'no secret of a fitting type'],
     ['an unknown client', () => sign(keys.ec, 'ES256', claims('nobody')), 'unknown client'],
     ['something that is not a JWT', async () => 'not-a-jwt', 'client_assertion is not a JWT'],
+    // RFC 8725 §3.11: a JWT of another kind, however well signed, is not a client assertion.
+    ['an assertion typed at+jwt (an access token\u2019s type)', () => sign(keys.ec, 'ES256', claims('ec-app'), { typ: 'at+jwt' }), 'typ "at+jwt" is not a client authentication type'],
+    ['an assertion typed logout+jwt', () => sign(keys.ec, 'ES256', claims('ec-app'), { typ: 'logout+jwt' }), 'typ "logout+jwt" is not a client authentication type'],
   ])('%s', async (_case, make, reason) => {
     expectRejected(await token(await make()), reason);
   });

@@ -114,7 +114,7 @@ describe('scope', () => {
   it('refuses a wider scope with invalid_scope', async () => {
     const res = await refresh(await offlineToken('web', 'api1.read offline_access'), 'web', 'api1.read api1.write offline_access');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid_scope', error_description: 'The scope "api1.write" was not granted originally.' });
+    expect(res.body).toEqual({ error: 'invalid_scope', error_description: 'A requested scope was not granted originally.' });
   });
 
   // RFC 6749 §6: "If a new refresh token is issued, the refresh token scope MUST be identical to

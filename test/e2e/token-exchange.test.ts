@@ -140,6 +140,16 @@ describe('request errors', () => {
     expect(actor.body).toEqual({ error: 'invalid_grant', error_description: 'The actor_token is invalid.' });
   });
 
+  it('answers invalid_request for a subject_token addressed to an audience the client may not exchange (RFC 8693 §2.2.2; issue 14.1)', async () => {
+    const backendUser = await userToken(server, { clientId: 'backend-app', scope: 'backend.read' });
+    const res = await exchange({ subject_token: backendUser.access_token, subject_token_type: accessTokenType, scope: 'backend.read' }, 'api1-exchanger');
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400, body: invalidRequest('The subject_token was not issued to an audience this client may exchange.'),
+    });
+    const own = await exchange({ subject_token: (await userToken(server)).access_token, subject_token_type: accessTokenType, scope: 'backend.read' }, 'api1-exchanger');
+    expect(own.status).toBe(200);
+  });
+
   it('answers unauthorized_client to a client without the token-exchange grant type', async () => {
     const user = await userToken(server);
     const res = await exchange({ subject_token: user.access_token, subject_token_type: accessTokenType, scope: 'api1.read' }, 'web');
@@ -172,13 +182,13 @@ describe('audience and resource', () => {
   it('answers invalid_target for an audience that is no API resource', async () => {
     const res = await exchange({ subject_token: (await userToken(server)).access_token, subject_token_type: accessTokenType, scope: both, audience: 'payments' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid_target', error_description: 'The target "payments" is unknown or not covered by the requested scopes.' });
+    expect(res.body).toEqual({ error: 'invalid_target', error_description: 'The requested audience or resource is unknown or not covered by the requested scopes.' });
   });
 
   it('answers invalid_target for a resource none of the requested scopes belong to', async () => {
     const res = await exchange({ subject_token: (await userToken(server)).access_token, subject_token_type: accessTokenType, scope: 'backend.read', resource: 'api1' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid_target', error_description: 'The target "api1" is unknown or not covered by the requested scopes.' });
+    expect(res.body).toEqual({ error: 'invalid_target', error_description: 'The requested audience or resource is unknown or not covered by the requested scopes.' });
   });
 });
 

@@ -27,6 +27,6 @@ describe('client_credentials grant', () => {
   });
 
   it.each(['offline_access', 'openid'])('refuses %s: it needs a user', async (scope) => {
-    expect(await run(['api1.read', scope])).toEqual({ error: 'invalid_scope', description: `The scope "${scope}" needs a user; client_credentials has none.` });
+    expect(await run(['api1.read', scope])).toEqual({ error: 'invalid_scope', description: `Identity scopes and offline_access need a user; client_credentials has none.` });
   });
 });

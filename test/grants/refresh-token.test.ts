@@ -51,10 +51,10 @@ describe('refresh_token grant', () => {
 
   it('hands the requested scope to the service, which refuses a wider one before using the token up', async () => {
     const { run, requested } = setup(async () => {
-      throw new InvalidScope('The scope "b" was not granted originally.');
+      throw new InvalidScope('A requested scope was not granted originally.');
     });
     expect(await run({ refresh_token: 'rt', scope: 'a b' })).toEqual({
-      error: 'invalid_scope', description: 'The scope "b" was not granted originally.',
+      error: 'invalid_scope', description: 'A requested scope was not granted originally.',
     });
     expect(requested).toEqual([['a', 'b']]);
   });

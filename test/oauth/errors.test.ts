@@ -26,3 +26,22 @@ describe('OAuth errors', () => {
     expect((error.cause as Error).stack).toMatch(/\n\s+at /);
   });
 });
+
+describe('OAuth error descriptions (RFC 6749 §5.2: %x20-21 / %x23-5B / %x5D-7E)', () => {
+  const allowed = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/;
+
+  it('keep a description that is already within the set', () => {
+    expect(new InvalidGrant('The grant is invalid; try again (later).').description).toBe('The grant is invalid; try again (later).');
+  });
+
+  it('replace quotes, backslashes and anything outside printable ASCII, whoever built the description', () => {
+    const error = new OAuthError('invalid_request', 'say "hi" \\ now\n\u00e9\u{1F600}');
+    expect(error.description).toBe("say 'hi' / now????");
+    expect(error.toJSON().error_description).toMatch(allowed);
+    expect(error.message).toBe(error.description);
+  });
+
+  it('cut a description longer than 500 characters', () => {
+    expect(new InvalidGrant('x'.repeat(600)).description).toHaveLength(500);
+  });
+});

@@ -46,6 +46,7 @@ const config = async (): Promise<UserConfig> => ({
       clientId: 'app', clientSecrets: [{ value: hashSecret('app-secret') }],
       allowedGrantTypes: ['password', 'refresh_token', deviceGrant, 'delegation', tokenExchange],
       allowedScopes: ['openid', 'profile', 'api1.read', 'api1.write', 'backend.read'], allowOfflineAccess: true,
+      allowedSubjectTokenAudiences: ['api1', 'backend'],
     },
     { clientId: 'tv', requireClientSecret: false, allowedGrantTypes: [deviceGrant], allowedScopes: ['openid', 'api1.read'] },
   ],

@@ -15,5 +15,14 @@ export const demoConfig: UserConfig = {
       allowedGrantTypes: ['client_credentials'],
       allowedScopes: ['api1.read', 'api1.write'],
     },
+    // API 1 calling the back end on a user's behalf, as in the README: it fronts api1, so it may
+    // delegate only user tokens addressed to api1. Secret: delegation-secret
+    {
+      clientId: 'api1.client',
+      clientSecrets: [{ value: hashSecret('delegation-secret') }],
+      allowedGrantTypes: ['delegation'],
+      allowedScopes: ['backend.read'],
+      allowedSubjectTokenAudiences: ['api1'],
+    },
   ],
 };

@@ -6,7 +6,14 @@ import { checkConfig } from '../../../src/config/load.js';
 import { accessToken, fakeTokenValidator, grantContext, recordingLogger } from '../../fixtures/grant-plugins/grant-context.js';
 
 const config = checkConfig(
-  { apiScopes: [{ name: 'backend.read' }], clients: [{ clientId: 'api1.client', requireClientSecret: false, allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'] }] },
+  {
+    apiScopes: [{ name: 'api1.read' }, { name: 'backend.read' }],
+    apiResources: [{ name: 'api1', scopes: ['api1.read'] }, { name: 'backend', scopes: ['backend.read'] }],
+    clients: [{
+      clientId: 'api1.client', requireClientSecret: false, allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'],
+      allowedSubjectTokenAudiences: ['api1'],
+    }],
+  },
   process.cwd(),
 );
 const client = config.clients[0]!;
@@ -14,11 +21,15 @@ const client = config.clients[0]!;
 const userToken = accessToken({ sub: 'alice', client_id: 'web', auth_time: 1_899_999_000 });
 const delegatedToken = accessToken({ sub: 'alice', client_id: 'api1.client', auth_time: 1_899_999_000, act: { client_id: 'web' } });
 const clientToken = accessToken({ sub: 'm2m', client_id: 'm2m' });
+const backendToken = accessToken({ sub: 'alice', client_id: 'backend-app', auth_time: 1_899_999_000, aud: 'backend' });
+const bothToken = accessToken({ sub: 'alice', client_id: 'web', auth_time: 1_899_999_000, aud: ['backend', 'api1'] });
 
 function setup() {
-  const tokenValidator = fakeTokenValidator({ 'user-token': userToken, 'delegated-token': delegatedToken, 'client-token': clientToken });
+  const tokenValidator = fakeTokenValidator({
+    'user-token': userToken, 'delegated-token': delegatedToken, 'client-token': clientToken, 'backend-token': backendToken, 'both-token': bothToken,
+  });
   const logger = recordingLogger();
-  const grant = createDelegationGrant({ tokenValidator, logger });
+  const grant = createDelegationGrant({ tokenValidator, logger, config });
   const run = async (raw: Record<string, string>) => {
     const ctx = grantContext(client, 'delegation', { grant_type: 'delegation', scope: 'backend.read', ...raw }, ['backend.read']);
     await grant.validate(ctx);
@@ -76,9 +87,34 @@ describe('the delegation plugin', () => {
 
   it('copies no other claim of the incoming token', async () => {
     const tokenValidator = fakeTokenValidator({ t: accessToken({ sub: 'alice', client_id: 'web', auth_time: 1, role: 'admin', scope: 'api1.write' }) });
-    const grant = createDelegationGrant({ tokenValidator, logger: recordingLogger() });
+    const grant = createDelegationGrant({ tokenValidator, logger: recordingLogger(), config });
     const ctx = grantContext(client, 'delegation', { token: 't' }, ['backend.read']);
     await grant.validate(ctx);
     expect(ctx.result).toEqual({ subject: 'alice', grantType: 'delegation', authTime: 1, claims: { act: { client_id: 'web' } } });
+  });
+
+  it('answers invalid_grant for a user token addressed to an API the client does not front (issue 14.1), and logs the audience', async () => {
+    const { run, logger } = setup();
+    const ctx = await run({ token: 'backend-token' });
+    expect(ctx.result).toEqual({ error: 'invalid_grant', description: 'The token was not issued to an API this client acts for.' });
+    expect(logger.lines).toEqual([{
+      level: 'info', obj: { clientId: 'api1.client', aud: 'backend', allowed: ['api1'] }, msg: 'delegation: token addressed to an API the client does not front',
+    }]);
+  });
+
+  it('accepts a token one of whose audiences the client fronts', async () => {
+    expect((await setup().run({ token: 'both-token' })).result).toMatchObject({ subject: 'alice', grantType: 'delegation' });
+  });
+});
+
+describe('the delegation plugin at start-up', () => {
+  it('stops start-up for a client allowed delegation that fronts no API, naming the field', () => {
+    const bare = checkConfig(
+      { apiScopes: [{ name: 'backend.read' }], clients: [{ clientId: 'api1.client', requireClientSecret: false, allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'] }] },
+      process.cwd(),
+    );
+    expect(() => createDelegationGrant({ tokenValidator: fakeTokenValidator({}), logger: recordingLogger(), config: bare })).toThrow(
+      'clients[0].allowedSubjectTokenAudiences: client "api1.client" may use the delegation grant but lists no API resource whose tokens it may exchange; list the APIs it fronts, e.g. ["api1"]',
+    );
   });
 });

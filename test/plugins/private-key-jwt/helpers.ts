@@ -116,6 +116,8 @@ export function makeClient(clientId: string, clientSecrets: readonly Secret[], p
     pollingInterval: 5,
     properties,
     allowedCorsOrigins: [],
+    tokenEndpointAuthMethods: undefined,
+    allowedSubjectTokenAudiences: [],
   };
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createTokenExchangeGrant } from '../../../plugins/token-exchange/token-exchange-grant.js';
 import tokenExchangePlugin from '../../../plugins/token-exchange/index.js';
 import { checkConfig } from '../../../src/config/load.js';
-import { accessToken, fakeTokenValidator, grantContext } from '../../fixtures/grant-plugins/grant-context.js';
+import { accessToken, fakeTokenValidator, grantContext, recordingLogger } from '../../fixtures/grant-plugins/grant-context.js';
 
 const grantType = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const at = 'urn:ietf:params:oauth:token-type:access_token';
@@ -15,7 +15,10 @@ const config = checkConfig(
       { name: 'api1', scopes: ['api1.read'] },
       { name: 'backend', scopes: ['backend.read'] },
     ],
-    clients: [{ clientId: 'exchanger', requireClientSecret: false, allowedGrantTypes: [grantType], allowedScopes: ['api1.read', 'backend.read'] }],
+    clients: [{
+      clientId: 'exchanger', requireClientSecret: false, allowedGrantTypes: [grantType], allowedScopes: ['api1.read', 'backend.read'],
+      allowedSubjectTokenAudiences: ['api1'],
+    }],
   },
   process.cwd(),
 );
@@ -25,11 +28,12 @@ const tokens = {
   user: accessToken({ sub: 'alice', client_id: 'web', auth_time: 1_899_999_000 }),
   delegated: accessToken({ sub: 'alice', client_id: 'api1.client', auth_time: 1_899_999_000, act: { client_id: 'web' } }),
   service: accessToken({ sub: 'svc', client_id: 'svc' }),
+  backend: accessToken({ sub: 'alice', client_id: 'backend-app', auth_time: 1_899_999_000, aud: 'backend' }),
 };
 
 function setup() {
   const tokenValidator = fakeTokenValidator(tokens);
-  const grant = createTokenExchangeGrant({ tokenValidator, config });
+  const grant = createTokenExchangeGrant({ tokenValidator, config, logger: recordingLogger() });
   const run = async (raw: Record<string, string>, scopes = ['api1.read', 'backend.read']) => {
     const ctx = grantContext(client, grantType, { grant_type: grantType, ...raw }, scopes);
     await grant.validate(ctx);
@@ -87,7 +91,9 @@ describe('the token-exchange plugin', () => {
     [{ subject_token: 'user', subject_token_type: at, actor_token: 'service', actor_token_type: 'urn:x:saml' }, invalidRequest(`Unsupported actor_token_type; only ${at} is accepted.`)],
     [{ subject_token: 'forged', subject_token_type: at }, { error: 'invalid_grant', description: 'The subject_token is invalid.' }],
     [{ subject_token: 'user', subject_token_type: at, actor_token: 'forged', actor_token_type: at }, { error: 'invalid_grant', description: 'The actor_token is invalid.' }],
-    [{ subject_token: 'user', subject_token_type: at, audience: 'payments' }, { error: 'invalid_target', description: 'The target "payments" is unknown or not covered by the requested scopes.' }],
+    // RFC 8693 §2.2.2: a subject_token unacceptable by policy is invalid_request (issue 14.1).
+    [{ subject_token: 'backend', subject_token_type: at }, invalidRequest('The subject_token was not issued to an audience this client may exchange.')],
+    [{ subject_token: 'user', subject_token_type: at, audience: 'payments' }, { error: 'invalid_target', description: 'The requested audience or resource is unknown or not covered by the requested scopes.' }],
   ])('answers %j with %j', async (raw: Record<string, string>, expected) => {
     const ctx = await setup().run(raw);
     expect(ctx.result).toEqual(expected);
@@ -103,5 +109,22 @@ describe('the token-exchange plugin', () => {
     const { run, tokenValidator } = setup();
     await run({ subject_token: 'user', subject_token_type: 'urn:ietf:params:oauth:token-type:refresh_token' });
     expect(tokenValidator.asked).toEqual([]);
+  });
+
+  it('never lets a client exchange a subject token addressed elsewhere, even with an actor token', async () => {
+    const ctx = await setup().run({ subject_token: 'backend', subject_token_type: at, actor_token: 'user', actor_token_type: at });
+    expect(ctx.result).toEqual(invalidRequest('The subject_token was not issued to an audience this client may exchange.'));
+  });
+});
+
+describe('the token-exchange plugin at start-up', () => {
+  it('stops start-up for a client allowed token exchange that may exchange no audience, naming the field', () => {
+    const bare = checkConfig(
+      { apiScopes: [{ name: 'api1.read' }], clients: [{ clientId: 'exchanger', requireClientSecret: false, allowedGrantTypes: [grantType], allowedScopes: ['api1.read'] }] },
+      process.cwd(),
+    );
+    expect(() => createTokenExchangeGrant({ tokenValidator: fakeTokenValidator({}), config: bare, logger: recordingLogger() })).toThrow(
+      `clients[0].allowedSubjectTokenAudiences: client "exchanger" may use ${grantType} but lists no API resource whose tokens it may exchange; list the APIs it fronts, e.g. ["api1"]`,
+    );
   });
 });
