@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { UserConfig } from '../../src/config/schema.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { StoreUnavailableError, type PersistedGrant, type Store } from '../../src/store/store.js';
 import { createTestSchema, postgresSkipReason, type TestSchema } from '../support/pg.js';
@@ -82,8 +81,8 @@ function sqliteFault(): Fault {
     name: 'SQLite (a trigger that raises)',
     open: async () => ({ store: `sqlite:${path}` }),
     failInserts: async (type) =>
-      exec((db) => db.exec(`create trigger fail_insert before insert on persisted_grants when new.type = '${type}' begin select raise(abort, 'injected'); end`)),
-    heal: async () => exec((db) => db.exec('drop trigger fail_insert')),
+      void exec((db) => db.exec(`create trigger fail_insert before insert on persisted_grants when new.type = '${type}' begin select raise(abort, 'injected'); end`)),
+    heal: async () => void exec((db) => db.exec('drop trigger fail_insert')),
     rows: async () => exec((db) => (db.prepare('select count(*) as n from persisted_grants').get() as { n: number }).n),
     failure: { status: 500, body: serverError },
     close: async () => rmSync(dir, { recursive: true, force: true }),

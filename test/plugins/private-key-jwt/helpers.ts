@@ -162,6 +162,7 @@ export class FakeStore implements Store {
   migrate = unused('migrate');
   get = unused('get');
   consume = unused('consume');
+  commit = unused('commit');
   update = unused('update');
   remove = unused('remove');
   removeAll = unused('removeAll');
