@@ -42,8 +42,6 @@ export function kyselyRunner<DB>(db: Kysely<DB>): StatementRunner {
   return {
     execute,
     async executeAll(statements) {
-      // One statement is atomic on its own: no transaction, no extra round trips.
-      if (statements.length === 1) return changedRows(await execute(statements[0]!.sql, statements[0]!.parameters)) ? undefined : 0;
       try {
         // One transaction on one pooled connection.
         await db.transaction().execute(async (trx) => {

@@ -10,7 +10,7 @@ import {
 } from '../store.js';
 import { connectivityReason, isUniqueViolation } from './connectivity-error.js';
 import { runMigrations } from './run-migrations.js';
-import { kyselyRunner, prepareQuery, type StatementRunner } from './prepared-query.js';
+import { changedRows, kyselyRunner, prepareQuery, type StatementRunner } from './prepared-query.js';
 import type { Database, PersistedGrantsTable, SigningKeysTable } from './schema.js';
 
 /** What differs between SQLite and PostgreSQL; everything else is shared SQL. */
@@ -202,7 +202,12 @@ export function createSqlStore(backend: SqlBackend): Store {
           ...add.map((grant) => queries.add.bind(grantParams(grant))),
         ];
         if (statements.length === 0) return true;
-        const unchanged = await runner.executeAll(statements);
+        // A lone statement is atomic by itself: it skips the savepoint (SQLite) or transaction
+        // (PostgreSQL), which keeps a plain reference-token issue as cheap as an `add`.
+        const unchanged =
+          statements.length === 1
+            ? changedRows(await runner.execute(statements[0]!.sql, statements[0]!.parameters)) ? undefined : 0
+            : await runner.executeAll(statements);
         if (unchanged === undefined) return true;
         if (consume !== undefined && unchanged === 0) return false;
         throw new DuplicateKeyError();
