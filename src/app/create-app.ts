@@ -139,7 +139,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   const corsOrigins = new Set(config.clients.flatMap((c) => c.allowedCorsOrigins));
   const router = createRouter(
     {
-      token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, logger, events }),
+      token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events }),
       introspection: createIntrospectionEndpoint({
         clientAuthenticator, tokenValidator: container.resolve('tokenValidator'), clock, events,
         inactiveLimit: memoryWindowLimit({ limit: config.introspectionLimit.maxInactive, window: config.introspectionLimit.window }),

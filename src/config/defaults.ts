@@ -14,6 +14,9 @@ export const defaults = {
     allowOfflineAccess: false,
     absoluteRefreshTokenLifetime: 2_592_000,
     slidingRefreshTokenLifetime: 1_296_000,
+    // A few seconds covers two tabs and a client's retry after a time-out; longer would let a
+    // thief's reuse soon after the client's go unnoticed.
+    refreshTokenReuseInterval: 5,
     deviceCodeLifetime: 300,
     pollingInterval: 5,
     /** Any method the client holds secrets for (behaviour before the field existed). */

@@ -45,6 +45,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     allowOfflineAccess: c.allowOfflineAccess ?? d.allowOfflineAccess,
     absoluteRefreshTokenLifetime: c.absoluteRefreshTokenLifetime ?? d.absoluteRefreshTokenLifetime,
     slidingRefreshTokenLifetime: c.slidingRefreshTokenLifetime ?? d.slidingRefreshTokenLifetime,
+    refreshTokenReuseInterval: c.refreshTokenReuseInterval ?? d.refreshTokenReuseInterval,
     deviceCodeLifetime: c.deviceCodeLifetime ?? d.deviceCodeLifetime,
     pollingInterval: c.pollingInterval ?? d.pollingInterval,
     properties: { ...c.properties },

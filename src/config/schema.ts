@@ -40,6 +40,15 @@ export interface ClientConfig {
   absoluteRefreshTokenLifetime?: number;
   /** Sliding refresh token lifetime in seconds; 0 turns sliding off. Default 1296000 (15 days). */
   slidingRefreshTokenLifetime?: number;
+  /**
+   * Seconds after a refresh token is used in which presenting it again is refused
+   * (`invalid_grant`) without revoking its family: two tabs, or a retry after a time-out, send
+   * the same token at once. Later reuse revokes the family (RFC 9700 §4.14.2). 0 turns the
+   * grace off. Default 5.
+   *
+   * @example refreshTokenReuseInterval: 0 // every second use revokes the family
+   */
+  refreshTokenReuseInterval?: number;
   /** Device code lifetime in seconds (RFC 8628). Default 300. */
   deviceCodeLifetime?: number;
   /** Minimum seconds between device code polls (RFC 8628 §3.5). Default 5. */
@@ -250,6 +259,7 @@ export interface Client {
   readonly allowOfflineAccess: boolean;
   readonly absoluteRefreshTokenLifetime: number;
   readonly slidingRefreshTokenLifetime: number;
+  readonly refreshTokenReuseInterval: number;
   readonly deviceCodeLifetime: number;
   readonly pollingInterval: number;
   readonly properties: Readonly<Record<string, string>>;

@@ -16,7 +16,7 @@ const topLevelFields = [
 const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
   'accessTokenLifetime', 'accessTokenType', 'allowOfflineAccess', 'absoluteRefreshTokenLifetime',
-  'slidingRefreshTokenLifetime', 'deviceCodeLifetime', 'pollingInterval', 'properties', 'allowedCorsOrigins',
+  'slidingRefreshTokenLifetime', 'refreshTokenReuseInterval', 'deviceCodeLifetime', 'pollingInterval', 'properties', 'allowedCorsOrigins',
   'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences',
 ] as const;
 const secretFields = ['value', 'type', 'description', 'expiration'] as const;
@@ -254,6 +254,8 @@ export function validateUserConfig(raw: unknown): string[] {
       int(p, `${at}.${f}`, c[f], 1);
     }
     int(p, `${at}.slidingRefreshTokenLifetime`, c.slidingRefreshTokenLifetime, 0);
+    // Short by design: within it a reused refresh token is not treated as stolen.
+    int(p, `${at}.refreshTokenReuseInterval`, c.refreshTokenReuseInterval, 0, 300);
     oneOf(p, `${at}.accessTokenType`, c.accessTokenType, ['jwt', 'reference']);
     bool(p, `${at}.allowOfflineAccess`, c.allowOfflineAccess);
     stringList(p, `${at}.allowedCorsOrigins`, c.allowedCorsOrigins, false).forEach((origin, j) => {

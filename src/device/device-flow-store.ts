@@ -3,18 +3,17 @@
  *
  * - `user_code`, keyed by the normalized user code: the flow itself (client, scopes, status,
  *   who approved). The verification page finds it from what the user types.
- * - `device_code`, keyed by the device code: only the polling state (the user code that leads
- *   to the flow, the enforced interval, the last poll).
+ * - `device_code`, keyed by the device code: only the polling state (the digest of the user
+ *   code that leads to the flow, the enforced interval, the last poll).
  *
- * The device code appears nowhere but in its own (hashed) key, so a copy of the database yields
- * no device code to redeem. The user code in the device record gives nothing more: user codes
- * are short, so their hashed keys could be guessed offline anyway, and a user code only leads
- * to the page, never to tokens.
+ * Neither code is stored in plain: each appears only in a hashed key, and the device record
+ * holds the user code's SHA-256, which is all the lookup needs. (User codes are short, so a
+ * digest could be guessed offline; a user code only leads to the page, never to tokens.)
  *
  * Every change is a compare-and-set on the record's data, so approval, denial, polling and
  * redemption stay consistent across nodes sharing a store.
  */
-import { randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Clock } from '../sdk/contracts.js';
 import { DuplicateKeyError, type Store } from '../store/store.js';
 import { newHandle } from '../oauth/handles.js';
@@ -39,8 +38,8 @@ export interface DeviceFlow {
 /** The `device_code` record's data. */
 export interface DeviceCodeState {
   readonly flowId: string;
-  /** Normalized. */
-  readonly userCode: string;
+  /** SHA-256 of the normalized user code: finds the flow (see `getFlowOf`), never the code itself. */
+  readonly userCodeDigest: string;
   readonly expiresAt: number;
   /** Seconds the client must wait between polls; grows on `slow_down` (RFC 8628 §3.5). */
   readonly interval: number;
@@ -71,17 +70,20 @@ export interface DeviceFlowStore {
   }): Promise<StartedFlow>;
   /** The flow behind a normalized user code, even when expired (until swept). */
   getFlow(userCode: string): Promise<Versioned<DeviceFlow> | undefined>;
+  /** The flow a device code's polling state leads to. */
+  getFlowOf(state: DeviceCodeState): Promise<Versioned<DeviceFlow> | undefined>;
   /** Replaces the flow if it is unchanged since `previous` was read; false when someone else changed it first. */
   setFlow(userCode: string, previous: Versioned<DeviceFlow>, next: DeviceFlow): Promise<boolean>;
-  getDeviceCode(deviceCode: string): Promise<{ clientId: string; redeemed: boolean; state: Versioned<DeviceCodeState> } | undefined>;
+  /** `redeemedAt`: epoch ms of the one redemption (RFC 8628 §3.5), which the token endpoint makes with `consumes`. */
+  getDeviceCode(deviceCode: string): Promise<{ clientId: string; redeemedAt: number | undefined; state: Versioned<DeviceCodeState> } | undefined>;
   setDeviceCode(deviceCode: string, previous: Versioned<DeviceCodeState>, next: DeviceCodeState): Promise<boolean>;
-  /** Marks the device code used; true only for the one caller that won (RFC 8628 §3.5: one redemption). */
-  redeem(deviceCode: string): Promise<boolean>;
 }
 
 export const deviceCodeRecord = 'device_code';
 export const userCodeRecord = 'user_code';
-const userCodeKey = (userCode: string): string => `user_code:${userCode}`;
+const userCodeDigest = (userCode: string): string => hash('sha256', userCode, 'base64url');
+const flowKey = (digest: string): string => `user_code:${digest}`;
+const userCodeKey = (userCode: string): string => flowKey(userCodeDigest(userCode));
 
 /**
  * The device record outlives the codes by this much, so a late poll still hears `expired_token`
@@ -93,6 +95,11 @@ const userCodeAttempts = 10;
 
 export function createDeviceFlowStore({ store, clock }: { store: Store; clock: Clock }): DeviceFlowStore {
   const read = <T>(data: string): Versioned<T> => ({ value: JSON.parse(data) as T, version: data });
+
+  async function readFlow(key: string): Promise<Versioned<DeviceFlow> | undefined> {
+    const record = await store.get(key);
+    return record?.type === userCodeRecord ? read<DeviceFlow>(record.data) : undefined;
+  }
 
   async function addUserCode(flow: DeviceFlow, userCodes: UserCodeScheme, now: number): Promise<string> {
     for (let attempt = 1; ; attempt++) {
@@ -117,7 +124,7 @@ export function createDeviceFlowStore({ store, clock }: { store: Store; clock: C
       const flowId = randomBytes(16).toString('base64url');
       const userCode = await addUserCode({ flowId, clientId, scopes, status: 'pending', expiresAt }, userCodes, now);
       const deviceCode = newHandle();
-      const state: DeviceCodeState = { flowId, userCode, expiresAt, interval: intervalSeconds };
+      const state: DeviceCodeState = { flowId, userCodeDigest: userCodeDigest(userCode), expiresAt, interval: intervalSeconds };
       await store.add({
         key: deviceCode, type: deviceCodeRecord, clientId, subjectId: undefined, sessionId: flowId,
         createdAt: now, expiresAt: expiresAt + expiredTokenGrace, consumedAt: undefined, data: JSON.stringify(state),
@@ -126,8 +133,11 @@ export function createDeviceFlowStore({ store, clock }: { store: Store; clock: C
     },
 
     async getFlow(userCode) {
-      const record = await store.get(userCodeKey(userCode));
-      return record?.type === userCodeRecord ? read<DeviceFlow>(record.data) : undefined;
+      return readFlow(userCodeKey(userCode));
+    },
+
+    async getFlowOf(state) {
+      return readFlow(flowKey(state.userCodeDigest));
     },
 
     async setFlow(userCode, previous, next) {
@@ -138,15 +148,11 @@ export function createDeviceFlowStore({ store, clock }: { store: Store; clock: C
     async getDeviceCode(deviceCode) {
       const record = await store.get(deviceCode);
       if (record?.type !== deviceCodeRecord) return undefined;
-      return { clientId: record.clientId, redeemed: record.consumedAt !== undefined, state: read<DeviceCodeState>(record.data) };
+      return { clientId: record.clientId, redeemedAt: record.consumedAt, state: read<DeviceCodeState>(record.data) };
     },
 
     async setDeviceCode(deviceCode, previous, next) {
       return store.update(deviceCode, { data: JSON.stringify(next), expectedData: previous.version });
-    },
-
-    async redeem(deviceCode) {
-      return (await store.consume(deviceCode, clock.now())) !== undefined;
     },
   };
 }

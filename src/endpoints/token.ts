@@ -1,13 +1,16 @@
 /**
  * POST /connect/token (RFC 6749 §3.2): check the grant type, authenticate the client, check it
- * may use the grant and the scopes, run the grant, issue the tokens.
+ * may use the grant and the scopes, run the grant, prepare the tokens, then commit: spend the
+ * grant's one-time record and store the tokens in one transaction, so a failure leaves the
+ * request retryable and a lost race issues nothing.
  */
-import type { ExtensionGrantValidator, Logger } from '../sdk/contracts.js';
+import type { Clock, ExtensionGrantValidator, Logger, ValidatedTokenRequest } from '../sdk/contracts.js';
+import type { Store } from '../store/store.js';
 import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
 import { InvalidRequest, isOAuthError, UnauthorizedClient, UnsupportedGrantType } from '../oauth/errors.js';
-import { runGrant } from '../oauth/grant-runner.js';
+import { answerSpentGrant, runGrant, type GrantOutcome } from '../oauth/grant-runner.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
-import type { TokenIssuer, TokenResponse } from '../oauth/token-issuer.js';
+import type { PreparedIssuance, TokenIssuer, TokenResponse } from '../oauth/token-issuer.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
 
@@ -16,6 +19,8 @@ export interface TokenEndpointDeps {
   grants: ReadonlyMap<string, ExtensionGrantValidator>;
   tokenIssuer: TokenIssuer;
   scopeCatalog: ScopeCatalog;
+  store: Store;
+  clock: Clock;
   logger: Logger;
   events?: EventService;
 }
@@ -42,17 +47,23 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     const requestedScopes = resolveRequestedScopes(client, request.params.get('scope'), deps.scopeCatalog);
     const raw = new Map(request.params);
     for (const name of credentialParams) raw.delete(name);
-    const outcome = await runGrant(
-      grant,
-      { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress },
-      deps.logger,
-    );
-    const response = await deps.tokenIssuer.issue({ client, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse });
+    const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress };
+    const outcome = await runGrant(grant, validated, deps.logger);
+    const issuance = await deps.tokenIssuer.prepare({ client, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse });
+    const response = await commit(grant, validated, outcome, issuance);
     deps.events?.raise(
       { type: 'token.issued', clientId: client.clientId, grantType: grant.grantType, subject: outcome.success.subject, scopes: outcome.scopes },
       request.requestId,
     );
     return response;
+  }
+
+  async function commit(grant: ExtensionGrantValidator, request: ValidatedTokenRequest, outcome: GrantOutcome, issuance: PreparedIssuance): Promise<TokenResponse> {
+    const spends = outcome.success.consumes;
+    const consume = spends === undefined ? undefined : { key: spends, now: deps.clock.now() };
+    if (consume === undefined && issuance.records.length === 0) return issuance.response;
+    if (await deps.store.commit({ ...(consume ? { consume } : {}), add: issuance.records })) return issuance.response;
+    throw await answerSpentGrant(grant, spends!, request, deps.logger);
   }
 
   return async function tokenEndpoint(request: FormRequest): Promise<TokenResponse> {

@@ -6,7 +6,8 @@ import { parseScope } from '../oauth/scopes.js';
 /**
  * RFC 6749 §6: a refresh token buys a new access token and, by rotation, a new refresh token
  * of the same family. A narrower `scope` may be asked for, never a wider one; the family keeps
- * its original scope and audience.
+ * its original scope and audience. The presented token is spent by the host when it stores the
+ * new ones (`consumes`), so a failed request leaves it usable.
  */
 export function createRefreshTokenGrant({ refreshTokens }: { refreshTokens: RefreshTokenService }): ExtensionGrantValidator {
   return {
@@ -37,7 +38,12 @@ export function createRefreshTokenGrant({ refreshTokens }: { refreshTokens: Refr
         scopes: requested ?? redeemed.scopes,
         claims: redeemed.claims,
         sessionId: redeemed.familyId,
+        consumes: handle,
       };
+    },
+    async spent(handle, request) {
+      const error = await refreshTokens.refuseSpent(handle, request.client);
+      return { error: error.code as TokenRequestErrorCode, description: error.description };
     },
   };
 }

@@ -4,7 +4,7 @@
  * throws is logged and answered `server_error`. Neither crashes the pipeline.
  */
 import type {
-  ExtensionGrantValidator, GrantContext, GrantSuccess, JsonValue, Logger, TokenRequestErrorCode, ValidatedTokenRequest,
+  ExtensionGrantValidator, GrantContext, GrantError, GrantSuccess, JsonValue, Logger, TokenRequestErrorCode, ValidatedTokenRequest,
 } from '../sdk/contracts.js';
 import { isGrantError } from '../sdk/contracts.js';
 import { StoreUnavailableError } from '../store/store.js';
@@ -36,15 +36,7 @@ export async function runGrant(grant: ExtensionGrantValidator, request: Validate
     logger.warn({ grantType: request.grantType, clientId: request.client.clientId }, 'grant validator set no result; denied');
     throw new InvalidGrant();
   }
-  if (isGrantError(result)) {
-    if (!tokenRequestErrors.has(result.error)) {
-      logger.error({ grantType: request.grantType, code: String(result.error).slice(0, 100) }, 'grant validator answered with an error code a token request cannot have');
-      throw new ServerError();
-    }
-    // OAuthError keeps the description within RFC 6749 §5.2's characters and 500 long, whatever the grant wrote.
-    const description = typeof result.description === 'string' ? result.description : defaultDescription(result.error);
-    throw new OAuthError(result.error, description);
-  }
+  if (isGrantError(result)) throw toOAuthError(result, request, logger);
   if (typeof result.subject !== 'string' || result.subject.length === 0) {
     logger.error({ grantType: request.grantType }, 'grant validator returned a success without a subject');
     throw new ServerError();
@@ -60,6 +52,36 @@ export async function runGrant(grant: ExtensionGrantValidator, request: Validate
     throw new InvalidScope('The grant produced scopes beyond those requested.');
   }
   return { success: result, scopes, customResponse: context.customResponse };
+}
+
+/**
+ * The answer when the one-time grant a success `consumes` was spent by another request before
+ * the tokens were stored: the grant's own `spent` rule (which may revoke what the first
+ * redemption issued), else `invalid_grant`.
+ */
+export async function answerSpentGrant(
+  grant: ExtensionGrantValidator, handle: string, request: ValidatedTokenRequest, logger: Logger,
+): Promise<OAuthError> {
+  if (!grant.spent) return new InvalidGrant('The grant has already been used.');
+  let answer: GrantError;
+  try {
+    answer = await grant.spent(handle, request);
+  } catch (err) {
+    if (isOAuthError(err) || err instanceof StoreUnavailableError) throw err;
+    logger.error({ err, grantType: request.grantType, clientId: request.client.clientId }, 'grant spent rule threw');
+    return new ServerError();
+  }
+  return toOAuthError(answer, request, logger);
+}
+
+function toOAuthError(result: GrantError, request: ValidatedTokenRequest, logger: Logger): OAuthError {
+  if (!tokenRequestErrors.has(result.error)) {
+    logger.error({ grantType: request.grantType, code: String(result.error).slice(0, 100) }, 'grant validator answered with an error code a token request cannot have');
+    return new ServerError();
+  }
+  // OAuthError keeps the description within RFC 6749 §5.2's characters and 500 long, whatever the grant wrote.
+  const description = typeof result.description === 'string' ? result.description : defaultDescription(result.error);
+  return new OAuthError(result.error, description);
 }
 
 function defaultDescription(code: string): string {

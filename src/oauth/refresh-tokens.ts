@@ -1,17 +1,22 @@
 /**
  * Refresh tokens: opaque handles stored hashed, one-time use with rotation. Presenting a used
- * one again revokes its whole family (RFC 9700 §4.14.2), as does revoking any member.
+ * one again revokes its whole family (RFC 9700 §4.14.2), as does revoking any member; within
+ * the client's `refreshTokenReuseInterval` of the first use it is only refused, since two tabs
+ * or a retry after a time-out send one token twice at the same moment.
  *
  * A family record holds what every token of the family shares: the originally granted scopes
  * and audience, and the absolute end of the family. A rotated token keeps the original scope
  * even when one refresh asked for less (RFC 6749 §6: the new refresh token's scope is the
  * old one's).
+ *
+ * Nothing here writes a new token: `prepare` returns the records and the token endpoint stores
+ * them in the same transaction that consumes the presented token (see `Store.commit`).
  */
-import { randomUUID } from 'node:crypto';
 import type { Client } from '../config/schema.js';
 import type { Clock, GrantSuccess, JsonValue, Logger } from '../sdk/contracts.js';
 import type { PersistedGrant, Store } from '../store/store.js';
-import { InvalidGrant, InvalidScope } from './errors.js';
+import { InvalidGrant, InvalidScope, type OAuthError } from './errors.js';
+import { revokeFamily } from './grant-family.js';
 import { newHandle } from './handles.js';
 
 interface FamilyData {
@@ -31,70 +36,86 @@ export interface RedeemedRefreshToken extends RefreshTokenData {
 }
 
 export interface RefreshTokenService {
-  /** Starts a family, or continues the one named by `grant.sessionId` (rotation). */
-  issue(request: { client: Client; grant: GrantSuccess; scopes: readonly string[] }): Promise<string>;
   /**
-   * Consumes the handle for this client or throws `invalid_grant`. `requestedScopes` beyond
-   * the original grant are refused with `invalid_scope` before the token is used up.
+   * A new refresh token of `familyId` and the records to store for it: the token, and the
+   * family's record when the grant starts the family. Continuing a family (`grant.sessionId`,
+   * a rotation) that is gone is `invalid_grant`.
+   */
+  prepare(request: { client: Client; grant: GrantSuccess; scopes: readonly string[]; familyId: string }): Promise<{ handle: string; records: PersistedGrant[] }>;
+  /**
+   * Checks the handle for this client without using it up, or throws `invalid_grant`.
+   * `requestedScopes` beyond the original grant are refused with `invalid_scope`.
    */
   redeem(handle: string, client: Client, requestedScopes?: readonly string[]): Promise<RedeemedRefreshToken>;
+  /** The answer to a refresh token that another request used first; revokes its family when that was longer ago than the reuse interval. */
+  refuseSpent(handle: string, client: Client): Promise<OAuthError>;
 }
 
 const familyKey = (familyId: string): string => `family:${familyId}`;
+const invalid = (logDetail: string) => new InvalidGrant('The refresh token is invalid.', { logDetail });
 
 export function createRefreshTokenService({ store, clock, logger }: { store: Store; clock: Clock; logger: Logger }): RefreshTokenService {
-  async function startFamily(client: Client, grant: GrantSuccess, scopes: readonly string[], now: number): Promise<PersistedGrant> {
-    const familyId = randomUUID();
-    const family: PersistedGrant = {
+  function newFamily(client: Client, grant: GrantSuccess, scopes: readonly string[], familyId: string, now: number): PersistedGrant {
+    return {
       key: familyKey(familyId), type: 'refresh_family', clientId: client.clientId, subjectId: grant.subject,
       sessionId: familyId, createdAt: now, expiresAt: now + client.absoluteRefreshTokenLifetime * 1000, consumedAt: undefined,
       data: JSON.stringify({ scopes, audience: grant.audience } satisfies FamilyData),
     };
-    await store.add(family);
-    return family;
   }
 
-  async function revokeFamily(record: PersistedGrant, client: Client, why: string): Promise<never> {
-    const revoked = record.sessionId ? await store.removeAll({ sessionId: record.sessionId }) : 0;
-    logger.warn({ clientId: client.clientId, revoked }, `${why}; refresh token family revoked`);
-    throw new InvalidGrant('The refresh token is invalid.', { logDetail: why });
+  async function refuse(record: PersistedGrant, client: Client): Promise<OAuthError> {
+    if (record.consumedAt === undefined) return new InvalidGrant('The refresh token has expired.');
+    const sinceUse = clock.now() - record.consumedAt;
+    if (sinceUse < client.refreshTokenReuseInterval * 1000) {
+      logger.info({ clientId: client.clientId }, 'refresh token presented again within the reuse interval; refused, family kept');
+      return invalid('refresh token reuse within the reuse interval');
+    }
+    const revoked = record.sessionId ? await revokeFamily(store, record.sessionId) : 0;
+    logger.warn({ clientId: client.clientId, revoked }, 'refresh token reuse; refresh token family revoked');
+    return invalid('refresh token reuse');
   }
 
   return {
-    async issue({ client, grant, scopes }) {
+    async prepare({ client, grant, scopes, familyId }) {
       const now = clock.now();
-      const family = grant.sessionId === undefined ? undefined : await store.get(familyKey(grant.sessionId));
-      if (grant.sessionId !== undefined && !family) {
-        throw new InvalidGrant('The refresh token is invalid.', { logDetail: 'refresh token family is gone (revoked or expired)' });
+      const records: PersistedGrant[] = [];
+      let family: PersistedGrant | undefined;
+      if (grant.sessionId !== undefined) {
+        family = await store.get(familyKey(grant.sessionId));
+        if (!family) throw invalid('refresh token family is gone (revoked or expired)');
+      } else {
+        family = newFamily(client, grant, scopes, familyId, now);
+        records.push(family);
       }
-      const current = family ?? (await startFamily(client, grant, scopes, now));
-      const shared = JSON.parse(current.data) as FamilyData;
+      const shared = JSON.parse(family.data) as FamilyData;
       const sliding = client.slidingRefreshTokenLifetime;
-      const expiresAt = sliding > 0 ? Math.min(current.expiresAt, now + sliding * 1000) : current.expiresAt;
+      const expiresAt = sliding > 0 ? Math.min(family.expiresAt, now + sliding * 1000) : family.expiresAt;
       const data: RefreshTokenData = { ...shared, authTime: grant.authTime, claims: grant.claims ?? {}, grantType: grant.grantType };
       const handle = newHandle();
-      await store.add({
+      records.push({
         key: handle, type: 'refresh_token', clientId: client.clientId, subjectId: grant.subject,
-        sessionId: current.sessionId, createdAt: now, expiresAt, consumedAt: undefined, data: JSON.stringify(data),
+        sessionId: familyId, createdAt: now, expiresAt, consumedAt: undefined, data: JSON.stringify(data),
       });
-      return handle;
+      return { handle, records };
     },
 
     async redeem(handle, client, requestedScopes) {
-      const now = clock.now();
       const record = await store.get(handle);
       if (!record || record.type !== 'refresh_token' || record.clientId !== client.clientId) {
-        throw new InvalidGrant('The refresh token is invalid.', { logDetail: record ? 'refresh token of another client' : 'unknown refresh token' });
+        throw invalid(record ? 'refresh token of another client' : 'unknown refresh token');
       }
-      if (record.consumedAt !== undefined) return revokeFamily(record, client, 'refresh token reuse');
-      if (record.expiresAt <= now) throw new InvalidGrant('The refresh token has expired.');
+      if (record.consumedAt !== undefined) throw await refuse(record, client);
+      if (record.expiresAt <= clock.now()) throw new InvalidGrant('The refresh token has expired.');
       const data = JSON.parse(record.data) as RefreshTokenData;
       const wider = requestedScopes?.find((s) => !data.scopes.includes(s));
       if (wider !== undefined) throw new InvalidScope('A requested scope was not granted originally.', { logDetail: `scope ${JSON.stringify(wider)} was not granted originally` });
-      const won = await store.consume(handle, now);
-      // Another request consumed it first: the same token was presented twice.
-      if (!won) return revokeFamily(record, client, 'refresh token reuse (concurrent)');
-      return { ...data, subject: won.subjectId ?? '', familyId: won.sessionId ?? '' };
+      return { ...data, subject: record.subjectId ?? '', familyId: record.sessionId ?? '' };
+    },
+
+    async refuseSpent(handle, client) {
+      const record = await store.get(handle);
+      if (!record || record.type !== 'refresh_token' || record.clientId !== client.clientId) return invalid('refresh token gone before it was used');
+      return refuse(record, client);
     },
   };
 }

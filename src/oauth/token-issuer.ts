@@ -2,15 +2,20 @@
  * Mints every token the service issues: access tokens (RFC 9068 JWTs or reference handles),
  * refresh tokens and ID tokens. Grants decide who the subject is; only this module decides
  * what a token says.
+ *
+ * `prepare` signs and builds but stores nothing: it returns the records to store, and the token
+ * endpoint stores them in one transaction with the one-time grant the request spends
+ * (`Store.commit`). A JWT signed for a request whose commit fails is never returned.
  */
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, GrantSuccess, JsonValue } from '../sdk/contracts.js';
-import type { Store } from '../store/store.js';
+import type { PersistedGrant, Store } from '../store/store.js';
 import type { KeyRing } from './keys/key-ring.js';
 import type { IdTokenIssuer } from './id-token-issuer.js';
 import type { RefreshTokenService } from './refresh-tokens.js';
 import { offlineAccess } from './scopes.js';
 import { newHandle, newTokenId } from './handles.js';
+import { familyOfSpentGrant, newFamilyId } from './grant-family.js';
 
 /** Claims a grant can never set: the issuer owns them. */
 const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'cnf']);
@@ -34,7 +39,16 @@ export interface IssueRequest {
   customResponse?: Readonly<Record<string, JsonValue>>;
 }
 
+/** A token response not yet given out, and the records to store before it is. */
+export interface PreparedIssuance {
+  readonly response: TokenResponse;
+  readonly records: readonly PersistedGrant[];
+}
+
 export interface TokenIssuer {
+  /** Builds the response and the records it needs stored; stores nothing. */
+  prepare(request: IssueRequest): Promise<PreparedIssuance>;
+  /** `prepare`, then stores the records (no one-time grant spent); for callers outside the token endpoint. */
   issue(request: IssueRequest): Promise<TokenResponse>;
   /** Builds and signs (or stores) an access token only. */
   issueAccessToken(request: IssueRequest): Promise<{ token: string; expiresIn: number }>;
@@ -65,7 +79,10 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     return aud.size === 1 ? [...aud][0]! : [...aud];
   }
 
-  async function issueAccessToken({ client, grant, scopes }: IssueRequest): Promise<{ token: string; expiresIn: number }> {
+  function buildAccessToken(
+    { client, grant, scopes }: IssueRequest,
+    familyId: string | undefined,
+  ): { token: string; expiresIn: number; record?: PersistedGrant } {
     const now = Math.floor(clock.now() / 1000);
     const expiresIn = client.accessTokenLifetime;
     const claims: Record<string, JsonValue> = {};
@@ -85,18 +102,18 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
 
     if (client.accessTokenType === 'reference') {
       const handle = newHandle();
-      await store.add({
+      const record: PersistedGrant = {
         key: handle,
         type: 'reference_token',
         clientId: client.clientId,
         subjectId: grant.subject,
-        sessionId: grant.sessionId,
+        sessionId: familyId,
         createdAt: now * 1000,
         expiresAt: (now + expiresIn) * 1000,
         consumedAt: undefined,
         data: JSON.stringify(claims),
-      });
-      return { token: handle, expiresIn };
+      };
+      return { token: handle, expiresIn, record };
     }
     const key = keyRing.signingKey(alg);
     // RFC 9068 §2.1: typ "at+jwt" tells access tokens from ID tokens and other JWTs.
@@ -104,30 +121,48 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     return { token, expiresIn };
   }
 
+  async function prepare(request: IssueRequest): Promise<PreparedIssuance> {
+    const { client, grant, scopes, customResponse } = request;
+    // A token that represents a user can be refreshed; a client-only token never. A refresh
+    // (the grant continues a family) always rotates, whatever scope this request narrowed to.
+    const refreshable = grant.sessionId !== undefined || (scopes.includes(offlineAccess) && client.allowOfflineAccess && grant.authTime !== undefined);
+    // Tokens that can be revoked together share a family; a lone client token needs none (and
+    // stays out of the session index).
+    const familyId = grant.sessionId ?? (grant.consumes !== undefined ? familyOfSpentGrant(grant.consumes) : refreshable ? newFamilyId() : undefined);
+    const records: PersistedGrant[] = [];
+    const access = buildAccessToken(request, familyId);
+    if (access.record) records.push(access.record);
+    const response: TokenResponse = {
+      access_token: access.token,
+      token_type: 'Bearer',
+      expires_in: access.expiresIn,
+      scope: scopes.join(' '),
+    };
+    if (refreshable) {
+      const refresh = await refreshTokens.prepare({ client, grant, scopes, familyId: familyId! });
+      records.push(...refresh.records);
+      response.refresh_token = refresh.handle;
+    }
+    if (scopes.includes('openid') && grant.authTime !== undefined) {
+      response.id_token = await idTokens.issue({ client, grant, scopes });
+    }
+    for (const [name, value] of Object.entries(customResponse ?? {})) {
+      if (!standardResponseMembers.has(name) && !(name in response)) response[name] = value;
+    }
+    return { response, records };
+  }
+
   return {
-    issueAccessToken,
+    prepare,
     async issue(request) {
-      const { client, grant, scopes, customResponse } = request;
-      const access = await issueAccessToken(request);
-      const response: TokenResponse = {
-        access_token: access.token,
-        token_type: 'Bearer',
-        expires_in: access.expiresIn,
-        scope: scopes.join(' '),
-      };
-      // A token that represents a user can be refreshed; a client-only token never. A refresh
-      // (the grant continues a family) always rotates, whatever scope this request narrowed to.
-      const rotation = grant.sessionId !== undefined;
-      if (rotation || (scopes.includes(offlineAccess) && client.allowOfflineAccess && grant.authTime !== undefined)) {
-        response.refresh_token = await refreshTokens.issue({ client, grant, scopes });
-      }
-      if (scopes.includes('openid') && grant.authTime !== undefined) {
-        response.id_token = await idTokens.issue({ client, grant, scopes });
-      }
-      for (const [name, value] of Object.entries(customResponse ?? {})) {
-        if (!standardResponseMembers.has(name) && !(name in response)) response[name] = value;
-      }
+      const { response, records } = await prepare(request);
+      if (records.length > 0) await store.commit({ add: records });
       return response;
+    },
+    async issueAccessToken(request) {
+      const { token, expiresIn, record } = buildAccessToken(request, request.grant.sessionId);
+      if (record) await store.add(record);
+      return { token, expiresIn };
     },
   };
 }

@@ -134,6 +134,14 @@ export interface GrantSuccess {
   readonly audience?: readonly string[];
   /** Refresh token family to continue (refresh grant only). */
   readonly sessionId?: string;
+  /**
+   * The handle of a one-time grant in the store (e.g. a device code) that this success spends.
+   * Leave it unconsumed: the host consumes it in the same transaction that stores the issued
+   * tokens, so a store failure leaves it usable for a retry. When another request spent it
+   * first, nothing is issued and the grant's `spent` answers instead. Its tokens form one family,
+   * revoked together when the grant is redeemed again.
+   */
+  readonly consumes?: string;
 }
 
 export type GrantResult = GrantError | GrantSuccess;
@@ -169,6 +177,12 @@ export interface GrantContext {
 export interface ExtensionGrantValidator {
   readonly grantType: string;
   validate(context: GrantContext): void | Promise<void>;
+  /**
+   * For grants that answer with `consumes`: what the client hears when the one-time grant was
+   * spent by another request between `validate` and the host storing the tokens (a race). It
+   * may revoke what the first redemption issued. Without it the answer is `invalid_grant`.
+   */
+  spent?(handle: string, request: ValidatedTokenRequest): Promise<GrantError>;
 }
 
 /** Claims of a validated access token. */

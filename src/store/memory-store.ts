@@ -33,6 +33,18 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
 
   const withKey = (key: string, grant: StoredGrant): PersistedGrant => ({ key, ...grant });
 
+  const isHeld = (hash: string, grant: PersistedGrant): boolean => {
+    const existing = grants.get(hash);
+    return existing !== undefined && existing.expiresAt > grant.createdAt;
+  };
+
+  function put(hash: string, { key: _handle, ...stored }: PersistedGrant): void {
+    grants.set(hash, stored);
+  }
+
+  const consumable = (grant: StoredGrant | undefined, now: number): grant is StoredGrant =>
+    grant !== undefined && grant.consumedAt === undefined && grant.expiresAt > now;
+
   function matches(grant: StoredGrant, filter: GrantFilter): boolean {
     return (
       (filter.subjectId === undefined || grant.subjectId === filter.subjectId) &&
@@ -48,10 +60,8 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
     async add(grant) {
       pruneNowAndThen();
       const hash = hashKey(grant.key);
-      const existing = grants.get(hash);
-      if (existing && existing.expiresAt > grant.createdAt) throw new DuplicateKeyError();
-      const { key: _handle, ...stored } = grant;
-      grants.set(hash, stored);
+      if (isHeld(hash, grant)) throw new DuplicateKeyError();
+      put(hash, grant);
     },
 
     async get(key) {
@@ -61,9 +71,21 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
 
     async consume(key, now) {
       const grant = grants.get(hashKey(key));
-      if (!grant || grant.consumedAt !== undefined || grant.expiresAt <= now) return undefined;
+      if (!consumable(grant, now)) return undefined;
       grant.consumedAt = now;
       return withKey(key, grant);
+    },
+
+    // Synchronous from the first check to the last write, so nothing can run in between: all or nothing.
+    async commit({ consume, add }) {
+      pruneNowAndThen();
+      const spent = consume === undefined ? undefined : grants.get(hashKey(consume.key));
+      if (consume !== undefined && !consumable(spent, consume.now)) return false;
+      const hashes = add.map((grant) => hashKey(grant.key));
+      if (hashes.some((hash, i) => isHeld(hash, add[i]!) || hashes.indexOf(hash) !== i)) throw new DuplicateKeyError();
+      if (spent !== undefined) spent.consumedAt = consume!.now;
+      add.forEach((grant, i) => put(hashes[i]!, grant));
+      return true;
     },
 
     async update(key, { data, subjectId, expectedData }) {

@@ -53,6 +53,18 @@ export interface GrantFilter {
   type?: GrantType;
 }
 
+/**
+ * Writes that succeed or fail together: the one-time grant a token request spends and the
+ * grants it yields (issue 14). Nothing is written when the consume loses or any insert fails,
+ * so a failed request leaves the spent grant usable for the client's retry.
+ */
+export interface WriteBatch {
+  /** Consumed as by `consume`; when it is already consumed, expired or gone, nothing is written. */
+  readonly consume?: { readonly key: string; readonly now: number };
+  /** Inserted as by `add`; a live grant holding one of the keys fails the batch with `DuplicateKeyError`. */
+  readonly add: readonly PersistedGrant[];
+}
+
 export interface Store {
   /** Creates tables and runs pending migrations; idempotent and safe when nodes start together. */
   migrate(): Promise<void>;
@@ -65,6 +77,12 @@ export interface Store {
    * nodes; returns the record (with `consumedAt` set) only to the one caller that won.
    */
   consume(key: string, now: number): Promise<PersistedGrant | undefined>;
+  /**
+   * Runs the batch in one transaction; resolves `false` (having written nothing) when the
+   * consume lost, `true` when everything was written. Rejects, having written nothing, when the
+   * store fails.
+   */
+  commit(batch: WriteBatch): Promise<boolean>;
   /** Replaces `data` (and optionally `subjectId`) when the grant is still unconsumed; returns whether it did. */
   update(key: string, changes: { data: string; subjectId?: string; expectedData?: string }): Promise<boolean>;
   remove(key: string): Promise<void>;

@@ -50,6 +50,7 @@ describe('defaults', () => {
     const c = config.clients[0]!;
     expect(c.requireClientSecret).toBe(true);
     expect(c.accessTokenLifetime).toBe(3600);
+    expect(c.refreshTokenReuseInterval).toBe(5);
     expect(c.clientSecrets[0]).toEqual({
       value: hashSecret('resolve-secret'),
       type: 'SharedSecret',

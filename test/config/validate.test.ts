@@ -49,6 +49,16 @@ describe('validateUserConfig', () => {
     ]);
   });
 
+  it('names a refresh token reuse interval that is not a whole number of seconds from 0 to 300', () => {
+    expect(validateUserConfig(withClient(0, { refreshTokenReuseInterval: 0 }))).toEqual([]);
+    expect(validateUserConfig(withClient(0, { refreshTokenReuseInterval: 300 }))).toEqual([]);
+    for (const [bad, shown] of [[-1, 'number -1'], [2.5, 'number 2.5'], [301, 'number 301'], ['5', '"5"']] as const) {
+      expect(validateUserConfig(withClient(0, { refreshTokenReuseInterval: bad }))).toEqual([
+        `clients[0].refreshTokenReuseInterval: expected a whole number from 0 to 300, got ${shown}`,
+      ]);
+    }
+  });
+
   it('names a duplicate clientId at the second occurrence', () => {
     expect(validateUserConfig(withClient(1, { clientId: 'a' }))).toEqual(['clients[1].clientId: duplicate clientId "a"']);
   });

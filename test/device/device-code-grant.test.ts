@@ -6,15 +6,17 @@ import { userCodeScheme } from '../../src/device/user-code.js';
 import { createDeviceCodeGrant, deviceCodeGrantType } from '../../src/grants/device-code.js';
 import type { Client } from '../../src/config/schema.js';
 import type { GrantContext, GrantResult } from '../../src/sdk/contracts.js';
+import { familyOfSpentGrant } from '../../src/oauth/grant-family.js';
 import { manualClock } from './helpers.js';
 
-const client = (clientId: string) => ({ clientId }) as Client;
+const client = (clientId: string) => ({ clientId, pollingInterval: 5 }) as Client;
+const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 
 function setup() {
   const clock = manualClock(Date.parse('2030-01-01T00:00:00Z'));
   const store = createMemoryStore(clock);
   const flows = createDeviceFlowStore({ store, clock });
-  const grant = createDeviceCodeGrant({ store, clock });
+  const grant = createDeviceCodeGrant({ store, clock, logger: silent });
   async function poll(deviceCode: string | undefined, clientId = 'tv'): Promise<GrantResult | undefined> {
     const raw = new Map(deviceCode === undefined ? [] : [['device_code', deviceCode]]);
     const ctx: GrantContext = {
@@ -31,7 +33,7 @@ function setup() {
     const read = (await flows.getFlow(userCode))!;
     await flows.setFlow(userCode, read, { ...read.value, status, ...(status === 'approved' ? { subject: 'alice', authTime: 1_893_456_000 } : {}) });
   }
-  return { clock, grant, poll, startFlow, decide };
+  return { clock, store, grant, poll, startFlow, decide };
 }
 
 describe('device_code grant', () => {
@@ -40,16 +42,49 @@ describe('device_code grant', () => {
   });
 
   it('walks pending, slow_down, approved, used', async () => {
-    const { clock, poll, startFlow, decide } = setup();
+    const { clock, store, poll, startFlow, decide } = setup();
     const { deviceCode, userCode } = await startFlow();
     expect(await poll(deviceCode)).toMatchObject({ error: 'authorization_pending' });
     clock.advance(1);
     expect(await poll(deviceCode)).toMatchObject({ error: 'slow_down' });
     await decide(userCode, 'approved');
     clock.advance(10);
-    expect(await poll(deviceCode)).toEqual({ subject: 'alice', grantType: deviceCodeGrantType, authTime: 1_893_456_000, scopes: ['openid', 'api1.read'] });
+    // The grant names the code to spend; the token endpoint spends it with the tokens.
+    expect(await poll(deviceCode)).toEqual({
+      subject: 'alice', grantType: deviceCodeGrantType, authTime: 1_893_456_000, scopes: ['openid', 'api1.read'], consumes: deviceCode,
+    });
+    await store.consume(deviceCode, clock.now());
     clock.advance(10);
     expect(await poll(deviceCode)).toEqual({ error: 'invalid_grant', description: 'The device code has already been used.' });
+  });
+
+  it('answers a too-fast poll of an approved code with the decision, not slow_down', async () => {
+    const { clock, poll, startFlow, decide } = setup();
+    const { deviceCode, userCode } = await startFlow();
+    await decide(userCode, 'approved');
+    expect(await poll(deviceCode)).toMatchObject({ subject: 'alice', consumes: deviceCode });
+    clock.advance(1);
+    expect(await poll(deviceCode)).toMatchObject({ subject: 'alice', consumes: deviceCode });
+  });
+
+  it('revokes the family of the first redemption when redeemed again after the polling interval, and not within it', async () => {
+    const { clock, store, grant, poll, startFlow, decide } = setup();
+    const { deviceCode, userCode } = await startFlow();
+    await decide(userCode, 'approved');
+    await poll(deviceCode);
+    const family = familyOfSpentGrant(deviceCode);
+    await store.commit({
+      consume: { key: deviceCode, now: clock.now() },
+      add: [{ key: 'issued-token', type: 'reference_token', clientId: 'tv', subjectId: 'alice', sessionId: family, createdAt: clock.now(), expiresAt: clock.now() + 60_000, consumedAt: undefined, data: '{}' }],
+    });
+    const request = { client: client('tv'), grantType: deviceCodeGrantType, requestedScopes: [], scopeRequested: false, raw: new Map() };
+
+    clock.advance(4);
+    expect(await grant.spent!(deviceCode, request)).toEqual({ error: 'invalid_grant', description: 'The device code has already been used.' });
+    expect(await store.get('issued-token')).toBeDefined();
+    clock.advance(1);
+    expect(await poll(deviceCode)).toEqual({ error: 'invalid_grant', description: 'The device code has already been used.' });
+    expect(await store.get('issued-token')).toBeUndefined();
   });
 
   it('answers access_denied, expired_token, invalid_grant and invalid_request', async () => {

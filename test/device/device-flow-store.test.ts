@@ -24,11 +24,16 @@ describe('device flow records', () => {
     expect(flow?.value).toEqual({ flowId: expect.any(String), clientId: 'tv', scopes: ['api1.read'], status: 'pending', expiresAt: started.expiresAt });
     const device = await flows.getDeviceCode(started.deviceCode);
     expect(device).toEqual({
-      clientId: 'tv', redeemed: false,
-      state: { value: { flowId: flow!.value.flowId, userCode: started.userCode, expiresAt: started.expiresAt, interval: 5 }, version: expect.any(String) },
+      clientId: 'tv', redeemedAt: undefined,
+      state: { value: { flowId: flow!.value.flowId, userCodeDigest: expect.any(String), expiresAt: started.expiresAt, interval: 5 }, version: expect.any(String) },
     });
-    // Nothing stored holds the device code.
-    for (const key of [started.deviceCode, `user_code:${started.userCode}`]) expect((await store.get(key))!.data).not.toContain(started.deviceCode);
+    expect(await flows.getFlowOf(device!.state.value)).toEqual(flow);
+    // Nothing stored holds either code in plain.
+    const records = await Promise.all([store.get(started.deviceCode), store.get(`user_code:${device!.state.value.userCodeDigest}`)]);
+    for (const record of records) {
+      expect(record!.data).not.toContain(started.deviceCode);
+      expect(record!.data).not.toContain(started.userCode);
+    }
   });
 
   it('pick another user code when the first is held by a live flow', async () => {
@@ -62,12 +67,12 @@ describe('device flow records', () => {
     expect((await flows.getFlow(userCode))!.value.status).toBe('approved');
   });
 
-  it('redeem a device code once, after which its polling state is frozen', async () => {
-    const { flows } = setup();
+  it('tell when a device code was redeemed, after which its polling state is frozen', async () => {
+    const { flows, store, clock } = setup();
     const { deviceCode } = await flows.start({ ...start, userCodes: base20 });
     const before = (await flows.getDeviceCode(deviceCode))!.state;
-    expect(await Promise.all([flows.redeem(deviceCode), flows.redeem(deviceCode)])).toEqual([true, false]);
-    expect((await flows.getDeviceCode(deviceCode))!.redeemed).toBe(true);
+    await store.consume(deviceCode, clock.now());
+    expect((await flows.getDeviceCode(deviceCode))!.redeemedAt).toBe(clock.now());
     expect(await flows.setDeviceCode(deviceCode, before, { ...before.value, lastPolledAt: 1 })).toBe(false);
   });
 

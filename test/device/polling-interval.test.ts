@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { recordPoll } from '../../src/device/polling-interval.js';
 import type { DeviceCodeState } from '../../src/device/device-flow-store.js';
 
-const state: DeviceCodeState = { flowId: 'f', userCode: 'BCDFGHJK', expiresAt: 1_000_000, interval: 5 };
+const state: DeviceCodeState = { flowId: 'f', userCodeDigest: 'digest', expiresAt: 1_000_000, interval: 5 };
 
 describe('recordPoll (RFC 8628 §3.5)', () => {
   it('never calls the first poll too fast', () => {

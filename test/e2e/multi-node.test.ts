@@ -85,6 +85,8 @@ describe.skipIf(skip)('two nodes sharing one PostgreSQL database', () => {
           allowedScopes: ['api1.read'],
           accessTokenType: 'reference',
           allowOfflineAccess: true,
+          // The replay below follows the first use at once: with the reuse interval on it would only be refused.
+          refreshTokenReuseInterval: 0,
         },
         {
           clientId: 'jwt-app',

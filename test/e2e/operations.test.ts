@@ -253,6 +253,7 @@ describe('metrics when the store fails', () => {
     const store: Store = {
       ...memory,
       add: (grant) => (storeDown ? Promise.reject(new StoreUnavailableError('connection refused')) : memory.add(grant)),
+      commit: (batch) => (storeDown ? Promise.reject(new StoreUnavailableError('connection refused')) : memory.commit(batch)),
     };
     server = await startServer(
       {

@@ -1,15 +1,16 @@
 /**
- * One refresh token presented twice at the same moment is reuse too (RFC 9700 §4.14.2; issue 5):
- * at most one request gets tokens, and afterwards no refresh token of that family works — not
- * even one the winner was just given.
+ * One refresh token presented twice at the same moment is reuse too (RFC 9700 §4.14.2; issue 5)
+ * for a client that turned the reuse interval off (`refreshTokenReuseInterval: 0`): at most one
+ * request gets tokens, and afterwards no refresh token of that family works — not even one the
+ * winner was just given. With the interval on, see refresh-token-reuse-interval.test.ts.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
-import { baseConfig, invalidGrant, tokenRequest, userToken } from '../fixtures/grant-plugins/world.js';
+import { baseConfig, clients, invalidGrant, tokenRequest, userToken } from '../fixtures/grant-plugins/world.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer(baseConfig);
+  server = await startServer({ ...baseConfig, clients: Object.values(clients).map((c) => (c.clientId === 'web' ? { ...c, refreshTokenReuseInterval: 0 } : c)) });
 });
 afterAll(() => server.close());
 

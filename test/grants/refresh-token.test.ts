@@ -23,7 +23,8 @@ function setup(redeem: RefreshTokenService['redeem']) {
   const requested: Array<readonly string[] | undefined> = [];
   const grant = createRefreshTokenGrant({
     refreshTokens: {
-      issue: async () => 'unused',
+      prepare: async () => ({ handle: 'unused', records: [] }),
+      refuseSpent: async () => new InvalidGrant('The refresh token is invalid.'),
       redeem: async (handle, c, scopes) => (presented.push(handle), requested.push(scopes), redeem(handle, c, scopes)),
     },
   });
@@ -40,13 +41,24 @@ describe('refresh_token grant', () => {
     const { run, presented } = setup(async () => redeemed);
     expect(await run({ refresh_token: 'rt' })).toEqual({
       subject: 'alice', grantType: 'refresh_token', authTime: 1_800_000_000, scopes: ['a', 'b', 'offline_access'],
-      claims: { act: { client_id: 'web' } }, sessionId: 'fam-1',
+      claims: { act: { client_id: 'web' } }, sessionId: 'fam-1', consumes: 'rt',
     });
     expect(presented).toEqual(['rt']);
   });
 
   it('grants a narrower scope', async () => {
     expect(await setup(async () => redeemed).run({ refresh_token: 'rt', scope: 'a offline_access' })).toMatchObject({ scopes: ['a', 'offline_access'] });
+  });
+
+  it('answers the service’s refusal when another request spent the token first', async () => {
+    const { spent } = createRefreshTokenGrant({
+      refreshTokens: {
+        prepare: async () => ({ handle: 'unused', records: [] }),
+        redeem: async () => redeemed,
+        refuseSpent: async (handle, c) => new InvalidGrant(`refused ${handle} for ${c.clientId}`),
+      },
+    });
+    expect(await spent!('rt', grantContext(client, 'refresh_token', {}, []).request)).toEqual({ error: 'invalid_grant', description: 'refused rt for web' });
   });
 
   it('hands the requested scope to the service, which refuses a wider one before using the token up', async () => {

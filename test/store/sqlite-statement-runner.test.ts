@@ -89,6 +89,31 @@ describe('sqliteStatementRunner (group commit)', () => {
     ]);
   });
 
+  it('keeps a group of statements all or nothing inside the turn, while the other writes of the turn commit', async () => {
+    const { execute, executeAll } = sqliteStatementRunner(database, prepare);
+    database.exec("insert into t (k, v) values ('spent', 'unused')");
+    const spend = { sql: "update t set v = 'used' where k = ? and v = 'unused'", parameters: ['spent'] };
+    const add = (k: string) => ({ sql: insert, parameters: [k, `value ${k}`] });
+
+    const [first, second, failing, single] = await Promise.allSettled([
+      executeAll([spend, add('a')]),
+      executeAll([spend, add('b')]),
+      executeAll([add('c'), add('a')]),
+      execute(insert, ['d', 'value d']),
+    ]);
+
+    expect(first).toEqual({ status: 'fulfilled', value: undefined });
+    expect(second).toEqual({ status: 'fulfilled', value: 0 });
+    expect(failing).toMatchObject({ status: 'rejected', reason: { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' } });
+    expect(single.status).toBe('fulfilled');
+    expect(commits).toBe(1);
+    expect(rows()).toEqual([
+      { k: 'a', v: 'value a' },
+      { k: 'd', v: 'value d' },
+      { k: 'spent', v: 'used' },
+    ]);
+  });
+
   it('fails every write of the batch, and keeps none, when the commit fails', async () => {
     const { execute } = sqliteStatementRunner(database, prepare);
     commitOverride = () => {

@@ -123,6 +123,54 @@ for (const backend of backends) {
       expect((await store.get('race'))?.consumedAt).toBe(winners[0]!.consumedAt);
     });
 
+    it('commits a consume and its inserts together, and writes nothing when the consume loses', async () => {
+      await store.add(grant('spent'));
+      await store.add(grant('gone', { expiresAt: T0 + 10 }));
+      const yielded = [grant('access-1', { type: 'reference_token' }), grant('refresh-2')];
+
+      expect(await store.commit({ consume: { key: 'spent', now: T0 + 5 }, add: yielded })).toBe(true);
+      expect((await store.get('spent'))?.consumedAt).toBe(T0 + 5);
+      expect(await store.get('access-1')).toEqual(yielded[0]);
+      expect(await store.get('refresh-2')).toEqual(yielded[1]);
+
+      const again = [grant('access-3', { type: 'reference_token' })];
+      expect(await store.commit({ consume: { key: 'spent', now: T0 + 6 }, add: again })).toBe(false);
+      expect(await store.commit({ consume: { key: 'gone', now: T0 + 10 }, add: again })).toBe(false);
+      expect(await store.commit({ consume: { key: 'unknown', now: T0 }, add: again })).toBe(false);
+      expect(await store.get('access-3')).toBeUndefined();
+      expect((await store.get('gone'))?.consumedAt).toBeUndefined();
+      expect(await store.commit({ add: again })).toBe(true);
+      expect(await store.get('access-3')).toBeDefined();
+    });
+
+    it('writes nothing of a batch whose insert hits a live key, and leaves the grant unconsumed', async () => {
+      await store.add(grant('spent'));
+      await store.add(grant('taken'));
+
+      await expect(
+        store.commit({ consume: { key: 'spent', now: T0 + 1 }, add: [grant('fresh'), grant('taken', { data: 'other' })] }),
+      ).rejects.toBeInstanceOf(DuplicateKeyError);
+
+      expect((await store.get('spent'))?.consumedAt).toBeUndefined();
+      expect(await store.get('fresh')).toBeUndefined();
+      expect((await store.get('taken'))?.data).toBe(grant('taken').data);
+    });
+
+    it('lets exactly one of 20 concurrent batches spending one grant on two store instances write', async () => {
+      const other = database.open();
+      await store.add(grant('race'));
+
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 === 0 ? store : other).commit({ consume: { key: 'race', now: T0 + 1 }, add: [grant(`yield-${i}`)] }),
+        ),
+      );
+
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const written = await Promise.all(results.map((_, i) => store.get(`yield-${i}`)));
+      expect(written.map((g) => g !== undefined)).toEqual(results);
+    });
+
     it('updates data only while unconsumed, and only when expectedData still matches', async () => {
       await store.add(grant('u'));
 

@@ -9,7 +9,16 @@
  */
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
 
-export type PreparedQuery<P, R> = (params: P) => Promise<QueryResult<R>>;
+export interface PreparedQuery<P, R> {
+  (params: P): Promise<QueryResult<R>>;
+  /** The SQL text with these parameter values, to run as part of `StatementRunner.executeAll`. */
+  bind(params: P): BoundStatement;
+}
+
+export interface BoundStatement {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
 
 /** Runs one SQL text with positional parameters. */
 export type ExecuteSql = <R>(sql: string, parameters: readonly unknown[]) => Promise<QueryResult<R>>;
@@ -17,16 +26,48 @@ export type ExecuteSql = <R>(sql: string, parameters: readonly unknown[]) => Pro
 /** How a backend runs the prepared queries (SQLite: straight on its connection, with group commit). */
 export interface StatementRunner {
   readonly execute: ExecuteSql;
+  /**
+   * Runs the statements in order in one transaction, all or nothing: at the first one that
+   * changes no row, every one is undone and its index is the answer; `undefined` means all
+   * were kept. A statement that fails undoes them all and rejects.
+   */
+  executeAll(statements: readonly BoundStatement[]): Promise<number | undefined>;
   /** Runs any statement still waiting; called before the store closes. */
   drain(): void;
 }
 
 /** Runs statements through Kysely's driver (PostgreSQL's pool, for one). */
 export function kyselyRunner<DB>(db: Kysely<DB>): StatementRunner {
+  const execute = <R>(sql: string, parameters: readonly unknown[]) => db.executeQuery(CompiledQuery.raw(sql, [...parameters]) as CompiledQuery<R>);
   return {
-    execute: <R>(sql: string, parameters: readonly unknown[]) => db.executeQuery(CompiledQuery.raw(sql, [...parameters]) as CompiledQuery<R>),
+    execute,
+    async executeAll(statements) {
+      try {
+        // One transaction on one pooled connection.
+        await db.transaction().execute(async (trx) => {
+          for (const [index, { sql, parameters }] of statements.entries()) {
+            if (!changedRows(await trx.executeQuery(CompiledQuery.raw(sql, [...parameters])))) throw new Unchanged(index);
+          }
+        });
+        return undefined;
+      } catch (error) {
+        if (error instanceof Unchanged) return error.index;
+        throw error;
+      }
+    },
     drain: () => {},
   };
+}
+
+/** Thrown inside a transaction to roll it back when a statement changed nothing. */
+class Unchanged extends Error {
+  constructor(readonly index: number) {
+    super('statement changed no row');
+  }
+}
+
+export function changedRows(result: QueryResult<unknown>): boolean {
+  return Number(result.numAffectedRows ?? 0) > 0 || result.rows.length > 0;
 }
 
 export function prepareQuery<P extends object, R, DB>(
@@ -49,5 +90,7 @@ export function prepareQuery<P extends object, R, DB>(
     return name;
   });
   const { execute } = runner;
-  return (params) => execute<R>(compiled.sql, order.map((name) => params[name]));
+  const query = (params: P) => execute<R>(compiled.sql, order.map((name) => params[name]));
+  query.bind = (params: P): BoundStatement => ({ sql: compiled.sql, parameters: order.map((name) => params[name]) });
+  return query;
 }

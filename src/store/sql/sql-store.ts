@@ -10,7 +10,7 @@ import {
 } from '../store.js';
 import { connectivityReason, isUniqueViolation } from './connectivity-error.js';
 import { runMigrations } from './run-migrations.js';
-import { kyselyRunner, prepareQuery, type StatementRunner } from './prepared-query.js';
+import { changedRows, kyselyRunner, prepareQuery, type StatementRunner } from './prepared-query.js';
 import type { Database, PersistedGrantsTable, SigningKeysTable } from './schema.js';
 
 /** What differs between SQLite and PostgreSQL; everything else is shared SQL. */
@@ -70,6 +70,17 @@ interface UpdateParams extends KeyParam {
   subjectId: string | null;
   expectedData: string | null;
 }
+const grantParams = (grant: PersistedGrant): GrantParams => ({
+  key: hashKey(grant.key),
+  type: grant.type,
+  clientId: grant.clientId,
+  subjectId: grant.subjectId ?? null,
+  sessionId: grant.sessionId ?? null,
+  createdAt: grant.createdAt,
+  expiresAt: grant.expiresAt,
+  consumedAt: grant.consumedAt ?? null,
+  data: grant.data,
+});
 const grantColumns = ['key', 'type', 'clientId', 'subjectId', 'sessionId', 'createdAt', 'expiresAt', 'consumedAt', 'data'] as const;
 
 /** The per-request queries, compiled once (see prepared-query.ts). */
@@ -130,6 +141,15 @@ function grantQueries(db: Kysely<Database>, runner: StatementRunner) {
         .where('expires_at', '>', p.now)
         .returningAll(),
     ),
+    // The same condition as `consume`, without reading the row back: a batch needs only whether it won.
+    consumeOnly: prepare<KeyParam & { now: number }, never>(['key', 'now'], (p) =>
+      db
+        .updateTable('persisted_grants')
+        .set({ consumed_at: p.now })
+        .where('key', '=', p.key)
+        .where('consumed_at', 'is', null)
+        .where('expires_at', '>', p.now),
+    ),
     update: [
       [updateQuery(false, false), updateQuery(false, true)],
       [updateQuery(true, false), updateQuery(true, true)],
@@ -141,8 +161,8 @@ function grantQueries(db: Kysely<Database>, runner: StatementRunner) {
 /** The `Store` over SQL; one implementation for every dialect. */
 export function createSqlStore(backend: SqlBackend): Store {
   const { db } = backend;
-  const statements = backend.statements ?? kyselyRunner(db);
-  const queries = grantQueries(db, statements);
+  const runner = backend.statements ?? kyselyRunner(db);
+  const queries = grantQueries(db, runner);
   let closed: Promise<void> | undefined;
 
   // Connectivity failures become `StoreUnavailableError` (503); the message names only the
@@ -165,17 +185,7 @@ export function createSqlStore(backend: SqlBackend): Store {
 
     add: (grant) =>
       guard('add', async () => {
-        const result = await queries.add({
-          key: hashKey(grant.key),
-          type: grant.type,
-          clientId: grant.clientId,
-          subjectId: grant.subjectId ?? null,
-          sessionId: grant.sessionId ?? null,
-          createdAt: grant.createdAt,
-          expiresAt: grant.expiresAt,
-          consumedAt: grant.consumedAt ?? null,
-          data: grant.data,
-        });
+        const result = await queries.add(grantParams(grant));
         if (Number(result.numAffectedRows ?? 0) === 0) throw new DuplicateKeyError();
       }),
 
@@ -183,6 +193,24 @@ export function createSqlStore(backend: SqlBackend): Store {
       guard('get', async () => {
         const [row] = (await queries.get({ key: hashKey(key) })).rows;
         return row && toGrant(key, row);
+      }),
+
+    commit: ({ consume, add }) =>
+      guard('commit', async () => {
+        const statements = [
+          ...(consume === undefined ? [] : [queries.consumeOnly.bind({ key: hashKey(consume.key), now: consume.now })]),
+          ...add.map((grant) => queries.add.bind(grantParams(grant))),
+        ];
+        if (statements.length === 0) return true;
+        // A lone statement is atomic by itself: it skips the savepoint (SQLite) or transaction
+        // (PostgreSQL), which keeps a plain reference-token issue as cheap as an `add`.
+        const unchanged =
+          statements.length === 1
+            ? changedRows(await runner.execute(statements[0]!.sql, statements[0]!.parameters)) ? undefined : 0
+            : await runner.executeAll(statements);
+        if (unchanged === undefined) return true;
+        if (consume !== undefined && unchanged === 0) return false;
+        throw new DuplicateKeyError();
       }),
 
     consume: (key, now) =>
@@ -276,7 +304,7 @@ export function createSqlStore(backend: SqlBackend): Store {
       }),
 
     close: () => {
-      statements.drain();
+      runner.drain();
       return (closed ??= db.destroy());
     },
   };

@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { QueryResult } from 'kysely';
-import type { StatementRunner } from './prepared-query.js';
+import { changedRows, type StatementRunner } from './prepared-query.js';
 
 /**
  * Runs the store's per-request statements straight on the better-sqlite3 connection, with
@@ -14,6 +14,10 @@ import type { StatementRunner } from './prepared-query.js';
  *
  * Reads run at once: a write still in the batch has not been answered, so no caller can yet
  * depend on seeing it.
+ *
+ * `executeAll` (spend a one-time grant and store what it yields) joins the same batch under a
+ * savepoint of its own: when its consume finds nothing or an insert fails, the savepoint is
+ * rolled back and the rest of the turn's writes still commit.
  */
 export function sqliteStatementRunner(
   database: BetterSqlite3.Database,
@@ -23,6 +27,11 @@ export function sqliteStatementRunner(
   const begin = prepare('begin immediate');
   const commit = prepare('commit');
   const rollback = prepare('rollback');
+  // A group of statements that must be kept together (`executeAll`) runs inside the turn's
+  // transaction under a savepoint: undoing it undoes only its own statements, not the batch.
+  const savepoint = prepare('savepoint svc_group');
+  const rollbackToSavepoint = prepare('rollback to svc_group');
+  const releaseSavepoint = prepare('release svc_group');
 
   function flush(): void {
     if (batch.length === 0) return;
@@ -34,7 +43,7 @@ export function sqliteStatementRunner(
     }
     const writes = batch;
     batch = [];
-    const results: Array<QueryResult<unknown> | undefined> = [];
+    const kept: PendingWrite[] = [];
     try {
       begin.run();
     } catch (error) {
@@ -43,16 +52,16 @@ export function sqliteStatementRunner(
     }
     for (const write of writes) {
       try {
-        results.push(run(write.statement, write.parameters));
+        write.apply();
+        kept.push(write);
       } catch (error) {
-        // A constraint failure undoes only its own statement; an I/O or full-disk error can
-        // roll the whole transaction back, and then no write of the batch was kept.
+        // A constraint failure undoes only its own statement (or group); an I/O or full-disk
+        // error can roll the whole transaction back, and then no write of the batch was kept.
         if (!database.inTransaction) {
           for (const other of writes) other.reject(error);
           return;
         }
         write.reject(error);
-        results.push(undefined);
       }
     }
     try {
@@ -68,10 +77,36 @@ export function sqliteStatementRunner(
       for (const write of writes) write.reject(error);
       return;
     }
-    writes.forEach((write, i) => {
-      const result = results[i];
-      if (result !== undefined) write.resolve(result);
+    for (const write of kept) write.settle();
+  }
+
+  function enqueue<T>(apply: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (batch.length === 0) setImmediate(flush);
+      let result: T;
+      batch.push({
+        apply: () => void (result = apply()),
+        settle: () => resolve(result),
+        reject,
+      });
     });
+  }
+
+  function runGroup(statements: readonly { statement: BetterSqlite3.Statement; parameters: readonly unknown[] }[]): number | undefined {
+    savepoint.run();
+    try {
+      const unchanged = statements.findIndex(({ statement, parameters }) => !changedRows(run(statement, parameters)));
+      if (unchanged >= 0) rollbackToSavepoint.run();
+      releaseSavepoint.run();
+      return unchanged >= 0 ? unchanged : undefined;
+    } catch (error) {
+      // The statement's failure left the transaction open: undo the group's other statements.
+      if (database.inTransaction) {
+        rollbackToSavepoint.run();
+        releaseSavepoint.run();
+      }
+      throw error;
+    }
   }
 
   return {
@@ -83,10 +118,16 @@ export function sqliteStatementRunner(
       } catch (error) {
         return Promise.reject(error);
       }
-      return new Promise<QueryResult<R>>((resolve, reject) => {
-        if (batch.length === 0) setImmediate(flush);
-        batch.push({ statement, parameters, resolve: resolve as (result: QueryResult<unknown>) => void, reject });
-      });
+      return enqueue(() => run(statement, parameters) as QueryResult<R>);
+    },
+    executeAll(statements) {
+      let prepared;
+      try {
+        prepared = statements.map(({ sql, parameters }) => ({ statement: prepare(sql), parameters }));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return enqueue(() => runGroup(prepared));
     },
     // Commits what is waiting before the connection closes, so no answered write is dropped.
     drain: () => {
@@ -95,10 +136,10 @@ export function sqliteStatementRunner(
   };
 }
 
+/** One write waiting for the turn's transaction: run in it, then answered after its commit. */
 interface PendingWrite {
-  readonly statement: BetterSqlite3.Statement;
-  readonly parameters: readonly unknown[];
-  resolve(result: QueryResult<unknown>): void;
+  apply(): void;
+  settle(): void;
   reject(error: unknown): void;
 }
 

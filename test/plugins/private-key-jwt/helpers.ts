@@ -108,6 +108,7 @@ export function makeClient(clientId: string, clientSecrets: readonly Secret[], p
     allowedGrantTypes: ['client_credentials'],
     allowedScopes: ['api'],
     accessTokenLifetime: 3600,
+    refreshTokenReuseInterval: 5,
     accessTokenType: 'jwt',
     allowOfflineAccess: false,
     absoluteRefreshTokenLifetime: 2_592_000,
@@ -170,6 +171,7 @@ export class FakeStore implements Store {
   migrate = unused('migrate');
   get = unused('get');
   consume = unused('consume');
+  commit = unused('commit');
   update = unused('update');
   remove = unused('remove');
   removeAll = unused('removeAll');
