@@ -1,7 +1,7 @@
 // The sample deployment: one client per flow, with demo secrets. Every secret below is stored
 // hashed; the comment next to it gives the demo plain text the README's curl examples use.
 // Replace all of them before running anything real (`npx svc hash-secret <secret>`).
-import { defineConfig } from 'svc/sdk';
+import { defineConfig } from 'svc/config';
 
 export default defineConfig({
   // issuer defaults to http://localhost:<port>

@@ -3,7 +3,10 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   resolve: {
-    alias: { 'svc/sdk': fileURLToPath(new URL('./src/sdk/index.ts', import.meta.url)) },
+    alias: {
+      'svc/sdk': fileURLToPath(new URL('./src/sdk/index.ts', import.meta.url)),
+      'svc/config': fileURLToPath(new URL('./src/config/define-config.ts', import.meta.url)),
+    },
   },
   test: {
     include: ['test/**/*.test.ts'],

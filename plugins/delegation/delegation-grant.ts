@@ -1,10 +1,10 @@
-import type { ExtensionGrantValidator, JsonValue, PluginDependencies, ResolvedConfig } from 'svc/sdk';
+import { InvalidGrant, type ExtensionGrantValidator, type JsonValue, type PluginConfig, type PluginDependencies } from 'svc/sdk';
 
 /**
  * Every client allowed this grant must name the APIs it fronts, or it could exchange nothing:
  * say so at start-up rather than refusing every request.
  */
-function requireFrontedApis(config: ResolvedConfig): void {
+function requireFrontedApis(config: PluginConfig): void {
   config.clients.forEach((client, i) => {
     if (client.allowedGrantTypes.includes('delegation') && client.allowedSubjectTokenAudiences.length === 0) {
       throw new Error(
@@ -28,33 +28,30 @@ export function createDelegationGrant({ tokenValidator, logger, config }: Pick<P
   requireFrontedApis(config);
   return {
     grantType: 'delegation',
+    parameters: [{ name: 'token', maxLength: 16_384 }],
     async validate(ctx) {
       const token = ctx.request.raw.get('token');
       if (token === undefined) {
-        ctx.result = { error: 'invalid_grant', description: 'The token parameter is missing.' };
-        return;
+        throw new InvalidGrant('The token parameter is missing.');
       }
       const validation = await tokenValidator.validateAccessToken(token);
       if (!validation.active) {
         logger.info({ clientId: ctx.request.client.clientId, reason: validation.reason }, 'delegation: token rejected');
-        ctx.result = { error: 'invalid_grant', description: 'The token is invalid.' };
-        return;
+        throw new InvalidGrant('The token is invalid.');
       }
       const { sub, auth_time: authTime, client_id: clientId, act, aud } = validation.claims;
       // A client_credentials token's sub is the client itself and it has no auth_time: no user to act for.
       if (typeof authTime !== 'number') {
-        ctx.result = { error: 'invalid_grant', description: 'The token does not represent a user.' };
-        return;
+        throw new InvalidGrant('The token does not represent a user.');
       }
       const fronted = ctx.request.client.allowedSubjectTokenAudiences;
       if (!(typeof aud === 'string' ? [aud] : aud).some((a) => fronted.includes(a))) {
         logger.info({ clientId: ctx.request.client.clientId, aud, allowed: fronted }, 'delegation: token addressed to an API the client does not front');
-        ctx.result = { error: 'invalid_grant', description: 'The token was not issued to an API this client acts for.' };
-        return;
+        throw new InvalidGrant('The token was not issued to an API this client acts for.');
       }
       const actor: Record<string, JsonValue> = { client_id: clientId };
       if (act !== undefined) actor.act = act;
-      ctx.result = { subject: sub, grantType: 'delegation', authTime, claims: { act: actor } };
+      ctx.result = { subject: { kind: 'user', id: sub, authTime }, claims: { act: actor } };
     },
   };
 }

@@ -4,25 +4,13 @@
  * would let anyone forge assertions (the key-confusion attack).
  */
 
-export const SUPPORTED_ALGORITHMS = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-  'Ed25519',
-] as const;
+import { isJwsAlgorithm, jwsAlgorithms, type JwsAlgorithm } from 'svc/sdk';
 
-export type SupportedAlgorithm = (typeof SUPPORTED_ALGORITHMS)[number];
+export const SUPPORTED_ALGORITHMS = jwsAlgorithms;
 
-export function isSupportedAlgorithm(value: unknown): value is SupportedAlgorithm {
-  return typeof value === 'string' && (SUPPORTED_ALGORITHMS as readonly string[]).includes(value);
-}
+export type SupportedAlgorithm = JwsAlgorithm;
+
+export const isSupportedAlgorithm: (value: unknown) => value is SupportedAlgorithm = isJwsAlgorithm;
 
 export type Curve = 'P-256' | 'P-384' | 'P-521' | 'Ed25519';
 

@@ -2,10 +2,12 @@
  * Finds a JWT client assertion in the form body (RFC 7521 §4.2, RFC 7523 §2.2). Only decodes it,
  * to learn the client id from `sub`; the validator checks everything.
  */
-import { InvalidClient, type CredentialSource, type ParsedSecret, type PluginDependencies, type SecretParser } from 'svc/sdk';
-import { MalformedJws, parseCompactJws, type CompactJws } from './compact-jws.js';
+import {
+  InvalidClient, MalformedJws, parseCompactJws,
+  type CompactJws, type CredentialSource, type ParsedSecret, type PluginDependencies, type SecretParser,
+} from 'svc/sdk';
 import { JWT_BEARER } from './constants.js';
-import { readOptions } from './options.js';
+import type { PrivateKeyJwtOptions } from './options.js';
 import { show } from './rejection.js';
 
 // Every problem answers invalid_client (RFC 7521 §4.2.1), the same to the caller whatever went wrong.
@@ -17,13 +19,12 @@ function param(source: CredentialSource, name: string): string | undefined {
   return value === '' ? undefined : value;
 }
 
-// The validator gets the same ParsedSecret object: it reads the decoded assertion from here
-// instead of decoding it a second time.
-const decoded = new WeakMap<ParsedSecret, CompactJws>();
+const isCompactJws = (value: unknown): value is CompactJws =>
+  typeof value === 'object' && value !== null && Buffer.isBuffer((value as CompactJws).signingInput);
 
-/** The assertion of a secret this parser made, decoded; anything else is decoded now (and may throw `MalformedJws`). */
+/** The assertion as this parser decoded it (`parsed.decoded`); anything else is decoded now (and may throw `MalformedJws`). */
 export function decodedAssertion(parsed: ParsedSecret): CompactJws {
-  return decoded.get(parsed) ?? parseCompactJws(parsed.credential);
+  return isCompactJws(parsed.decoded) ? parsed.decoded : parseCompactJws(parsed.credential);
 }
 
 export function parseAssertion(source: CredentialSource): ParsedSecret | undefined {
@@ -45,17 +46,21 @@ export function parseAssertion(source: CredentialSource): ParsedSecret | undefin
   if (typeof sub !== 'string' || sub === '') throw fail(`client_assertion has no sub naming the client (sub ${show(sub)})`);
   const clientId = param(source, 'client_id');
   if (clientId !== undefined && clientId !== sub) throw fail(`client_id ${show(clientId)} differs from the assertion's sub ${show(sub)}`);
-  const parsed: ParsedSecret = { id: sub, credential: assertion, type: JWT_BEARER };
-  decoded.set(parsed, jws);
-  return parsed;
+  // The validator reads the decoded assertion from here instead of decoding it a second time.
+  return { id: sub, credential: assertion, type: JWT_BEARER, decoded: jws };
 }
 
 /** The `private_key_jwt` parser; discovery lists the algorithms the validator accepts. */
-export function createAssertionParser({ pluginOptions }: Pick<PluginDependencies, 'pluginOptions'>): SecretParser {
-  const { algorithms } = readOptions(pluginOptions);
+export function createAssertionParser({ options }: Pick<PluginDependencies<PrivateKeyJwtOptions>, 'options'>): SecretParser {
+  const { algorithms } = options;
   return {
     authenticationMethod: 'private_key_jwt',
     parsedSecretType: JWT_BEARER,
+    // RFC 7521 §4.2: both are credentials; neither reaches a grant, a log line or an event.
+    parameters: [
+      { name: 'client_assertion', maxLength: 51_200, credential: true },
+      { name: 'client_assertion_type', maxLength: 200, credential: true },
+    ],
     discoveryMetadata: { token_endpoint_auth_signing_alg_values_supported: [...algorithms] },
     parse: parseAssertion,
   };

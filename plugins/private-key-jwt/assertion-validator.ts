@@ -4,21 +4,24 @@
  * single-use `jti` is recorded last, so a forged or stale assertion cannot burn a `jti`.
  */
 import type { JWTPayload } from 'jose';
-import type {
-  PluginDependencies,
-  SecretHolder,
-  SecretValidationContext,
-  SecretValidationResult,
-  SecretValidator,
+import {
+  isDuplicateKeyError,
+  MalformedJws,
+  verifyCompactJws,
+  type CompactJws,
+  type PluginDependencies,
+  type SecretHolder,
+  type SecretValidationContext,
+  type SecretValidationResult,
+  type SecretValidator,
 } from 'svc/sdk';
 import { describeKey, keyFitsAlgorithm, type SupportedAlgorithm } from './algorithms.js';
 import { decodedAssertion } from './assertion-parser.js';
 import { audienceRule, checkAudienceProperties } from './audience.js';
 import { checkClaims } from './claims.js';
 import { ClientKeys, KEY_SECRET_TYPES, type CandidateKey } from './client-keys.js';
-import { MalformedJws, verifySignature, type CompactJws } from './compact-jws.js';
 import { JWT_BEARER } from './constants.js';
-import { readOptions } from './options.js';
+import type { PrivateKeyJwtOptions } from './options.js';
 import { AssertionRejected, reject, show } from './rejection.js';
 import { CLIENT_AUTHENTICATION_TYP, isClientAuthenticationTyp } from './typ.js';
 
@@ -74,7 +77,7 @@ function selectKeys(all: readonly CandidateKey[], unusable: readonly string[], h
 
 /** Tries each candidate under the header's alg, the only one checked against the key; the first that verifies wins. */
 function verifiedClaims(jws: CompactJws, alg: SupportedAlgorithm, candidates: readonly CandidateKey[]): JWTPayload {
-  if (!candidates.some(({ key }) => verifySignature(jws, alg, key.key))) {
+  if (!candidates.some(({ key }) => verifyCompactJws(jws, alg, key.key))) {
     reject(`signature does not verify with ${candidates.length === 1 ? 'the' : `any of ${candidates.length}`} candidate key${candidates.length === 1 ? '' : 's'}`);
   }
   return jws.claims as JWTPayload;
@@ -95,8 +98,8 @@ async function consumeJti(store: PluginDependencies['store'], holderId: string, 
       data: '{}',
     });
   } catch (error) {
-    // The SDK does not export DuplicateKeyError; its name is its contract. Anything else (store down) propagates.
-    if (error instanceof Error && error.name === 'DuplicateKeyError') reject(`jti ${show(jti)} was already used (replay)`);
+    // Anything else (store down) propagates.
+    if (isDuplicateKeyError(error)) reject(`jti ${show(jti)} was already used (replay)`);
     throw error;
   }
 }
@@ -110,10 +113,10 @@ function holderIdOf(holder: SecretHolder): string {
  * start-up with an Error naming it. Requests then do one signature check and one store write.
  */
 export function createAssertionValidator(
-  deps: Pick<PluginDependencies, 'config' | 'urls' | 'clock' | 'store' | 'pluginOptions'>,
+  deps: Pick<PluginDependencies<PrivateKeyJwtOptions>, 'config' | 'urls' | 'clock' | 'store' | 'options'>,
 ): SecretValidator {
   const { urls, clock, store } = deps;
-  const { algorithms, audience, clockSkew, maxLifetime } = readOptions(deps.pluginOptions);
+  const { algorithms, audience, clockSkew, maxLifetime } = deps.options;
   checkAudienceProperties(deps.config.clients);
   const clientKeys = ClientKeys.fromConfig(deps.config);
 

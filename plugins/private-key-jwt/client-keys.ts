@@ -4,7 +4,7 @@
  * secret stops start-up and a request never parses a certificate.
  */
 import { X509Certificate, createHash, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import type { ResolvedConfig, Secret } from 'svc/sdk';
+import type { PluginConfig, Secret } from 'svc/sdk';
 import { describeKey, isSupportedAlgorithm, keyFitsAlgorithm, type Curve, type KeyShape } from './algorithms.js';
 
 export const CERTIFICATE_SECRET = 'X509CertificateBase64';
@@ -146,7 +146,7 @@ export class ClientKeys {
   readonly #bySecret = new WeakMap<Secret, VerificationKey>();
 
   /** Parses every key secret of every client and API resource; throws naming the first bad one. */
-  static fromConfig(config: Pick<ResolvedConfig, 'clients' | 'apiResources'>): ClientKeys {
+  static fromConfig(config: Pick<PluginConfig, 'clients' | 'apiResources'>): ClientKeys {
     const keys = new ClientKeys();
     const holders = [
       ...config.clients.map((c) => ({ name: `client "${c.clientId}" clientSecrets`, secrets: c.clientSecrets })),

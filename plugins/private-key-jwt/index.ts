@@ -5,9 +5,11 @@
 import { definePlugin } from 'svc/sdk';
 import { createAssertionParser } from './assertion-parser.js';
 import { createAssertionValidator } from './assertion-validator.js';
+import { readOptions } from './options.js';
 
 export default definePlugin({
   name: 'private-key-jwt',
+  options: readOptions,
   secretParsers: [createAssertionParser],
   secretValidators: [createAssertionValidator],
 });

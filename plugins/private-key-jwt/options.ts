@@ -4,6 +4,7 @@
  * @example
  * plugins: { 'private-key-jwt': { clockSkew: 30, maxLifetime: 600, audience: 'compat' } }
  */
+import { OptionsError } from 'svc/sdk';
 import { SUPPORTED_ALGORITHMS, isSupportedAlgorithm, type SupportedAlgorithm } from './algorithms.js';
 
 export type AudienceMode = 'strict' | 'compat';
@@ -31,15 +32,15 @@ export const DEFAULT_OPTIONS: PrivateKeyJwtOptions = Object.freeze({
 
 const optionNames = Object.keys(DEFAULT_OPTIONS);
 
-function invalid(name: string, expected: string, found: unknown): Error {
-  return new Error(`plugins["private-key-jwt"].${name}: expected ${expected}, found ${JSON.stringify(found) ?? String(found)}`);
+function invalid(name: string, expected: string, found: unknown): OptionsError {
+  return new OptionsError(name, `expected ${expected}, found ${JSON.stringify(found) ?? String(found)}`);
 }
 
-/** Reads the plugin's options slice; a bad or unknown option stops start-up with an Error naming it. */
+/** The plugin's options parser (run once by the host); a bad or unknown option stops start-up naming it. */
 export function readOptions(raw: Readonly<Record<string, unknown>>): PrivateKeyJwtOptions {
   for (const name of Object.keys(raw)) {
     if (!optionNames.includes(name)) {
-      throw new Error(`plugins["private-key-jwt"].${name}: unknown option; expected one of ${optionNames.join(', ')}`);
+      throw new OptionsError(name, `unknown option; expected one of ${optionNames.join(', ')}`);
     }
   }
   const { clockSkew = DEFAULT_OPTIONS.clockSkew, maxLifetime = DEFAULT_OPTIONS.maxLifetime } = raw;

@@ -5,6 +5,8 @@ export function createPostBodyParser(): SecretParser {
   return {
     authenticationMethod: 'client_secret_post',
     parsedSecretType: 'SharedSecret',
+    // The secret never travels further than client authentication (RFC 6749 §2.3.1).
+    parameters: [{ name: 'client_secret', maxLength: 100, credential: true }],
     parse({ params }) {
       const secret = params.get('client_secret');
       if (secret === undefined) return undefined;

@@ -1,10 +1,13 @@
-import type { AccessTokenClaims, ExtensionGrantValidator, GrantContext, JsonValue, PluginDependencies, ResolvedConfig } from 'svc/sdk';
+import {
+  InvalidRequest, InvalidTarget,
+  type AccessTokenClaims, type ExtensionGrantValidator, type GrantContext, type JsonValue, type PluginConfig, type PluginDependencies,
+} from 'svc/sdk';
 
 const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
 const grantType = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
 /** A client allowed token exchange with no audience to exchange is a config mistake: say so at start-up. */
-function requireExchangeableAudiences(config: ResolvedConfig): void {
+function requireExchangeableAudiences(config: PluginConfig): void {
   config.clients.forEach((client, i) => {
     if (client.allowedGrantTypes.includes(grantType) && client.allowedSubjectTokenAudiences.length === 0) {
       throw new Error(
@@ -26,7 +29,9 @@ function addressedTo(claims: AccessTokenClaims, allowed: readonly string[]): boo
  *   (§4.1) names the actor (`sub`, `client_id`), nested on the subject token's own `act`.
  *
  * Only access tokens of this service are accepted as subject and actor tokens; any other
- * token type is `invalid_request` (§2.2.2). A subject token must be addressed to an API the
+ * token type is `invalid_request` (§2.2.2), and so is a subject or actor token that is not
+ * valid (§2.2.2: "If ... the subject_token or actor_token is invalid for any reason, ... the
+ * invalid_request error code"). A subject token must be addressed to an API the
  * client may exchange tokens of (`allowedSubjectTokenAudiences`); any other is "unacceptable
  * based on policy", `invalid_request` too (§2.2.2). `audience` and `resource` name API
  * resources and narrow the new token's `aud`; an unknown one, or one the requested scopes do
@@ -36,58 +41,48 @@ export function createTokenExchangeGrant({ tokenValidator, config, logger }: Pic
   requireExchangeableAudiences(config);
   const resourceScopes = new Map(config.apiResources.map((r) => [r.name, r.scopes]));
 
-  async function validToken(ctx: GrantContext, role: 'subject' | 'actor'): Promise<AccessTokenClaims | 'absent' | undefined> {
+  async function validToken(ctx: GrantContext, role: 'subject' | 'actor'): Promise<AccessTokenClaims | undefined> {
     const token = ctx.request.raw.get(`${role}_token`);
     const type = ctx.request.raw.get(`${role}_token_type`);
     if (token === undefined) {
-      if (type !== undefined) ctx.result = { error: 'invalid_request', description: `${role}_token_type without ${role}_token.` };
-      return role === 'actor' && type === undefined ? 'absent' : undefined;
-    }
-    if (type === undefined) {
-      ctx.result = { error: 'invalid_request', description: `The ${role}_token_type parameter is missing.` };
+      if (type !== undefined) throw new InvalidRequest(`${role}_token_type without ${role}_token.`);
       return undefined;
     }
-    if (type !== accessTokenType) {
-      ctx.result = { error: 'invalid_request', description: `Unsupported ${role}_token_type; only ${accessTokenType} is accepted.` };
-      return undefined;
-    }
+    if (type === undefined) throw new InvalidRequest(`The ${role}_token_type parameter is missing.`);
+    if (type !== accessTokenType) throw new InvalidRequest(`Unsupported ${role}_token_type; only ${accessTokenType} is accepted.`);
     const validation = await tokenValidator.validateAccessToken(token);
     if (!validation.active) {
-      ctx.result = { error: 'invalid_grant', description: `The ${role}_token is invalid.` };
-      return undefined;
+      throw new InvalidRequest(`The ${role}_token is invalid.`, { logDetail: `token exchange: ${role}_token rejected: ${validation.reason}` });
     }
     return validation.claims;
   }
 
   return {
     grantType,
+    parameters: [
+      { name: 'subject_token', maxLength: 16_384 },
+      { name: 'actor_token', maxLength: 16_384 },
+    ],
     async validate(ctx) {
-      if (ctx.request.raw.get('subject_token') === undefined) {
-        ctx.result = { error: 'invalid_request', description: 'The subject_token parameter is missing.' };
-        return;
-      }
-      const subject = await validToken(ctx, 'subject');
-      if (subject === undefined || subject === 'absent') return;
+      if (ctx.request.raw.get('subject_token') === undefined) throw new InvalidRequest('The subject_token parameter is missing.');
+      const subject = (await validToken(ctx, 'subject'))!;
       const exchangeable = ctx.request.client.allowedSubjectTokenAudiences;
       if (!addressedTo(subject, exchangeable)) {
         logger.info({ clientId: ctx.request.client.clientId, aud: subject.aud, allowed: exchangeable }, 'token exchange: subject_token addressed to an audience the client may not exchange');
-        ctx.result = { error: 'invalid_request', description: 'The subject_token was not issued to an audience this client may exchange.' };
-        return;
+        throw new InvalidRequest('The subject_token was not issued to an audience this client may exchange.');
       }
       const actor = await validToken(ctx, 'actor');
-      if (actor === undefined) return;
 
       const targets = ['audience', 'resource'].map((n) => ctx.request.raw.get(n)).filter((v): v is string => v !== undefined);
       for (const target of targets) {
         const scopes = resourceScopes.get(target);
         if (!scopes || !scopes.some((s) => ctx.request.requestedScopes.includes(s))) {
-          ctx.result = { error: 'invalid_target', description: 'The requested audience or resource is unknown or not covered by the requested scopes.' };
-          return;
+          throw new InvalidTarget('The requested audience or resource is unknown or not covered by the requested scopes.');
         }
       }
 
       const claims: Record<string, JsonValue> = {};
-      if (actor !== 'absent') {
+      if (actor !== undefined) {
         const act: Record<string, JsonValue> = { sub: actor.sub, client_id: actor.client_id };
         if (subject.act !== undefined) act.act = subject.act;
         claims.act = act;
@@ -96,9 +91,10 @@ export function createTokenExchangeGrant({ tokenValidator, config, logger }: Pic
       }
       ctx.customResponse.issued_token_type = accessTokenType;
       ctx.result = {
-        subject: subject.sub,
-        grantType: this.grantType,
-        ...(typeof subject.auth_time === 'number' ? { authTime: subject.auth_time } : {}),
+        // A token with auth_time represents a user; one without, a client acting for itself.
+        subject: typeof subject.auth_time === 'number'
+          ? { kind: 'user', id: subject.sub, authTime: subject.auth_time }
+          : { kind: 'client', id: subject.sub },
         claims,
         ...(targets.length > 0 ? { audience: targets } : {}),
       };

@@ -1,7 +1,9 @@
 /**
- * Builds the whole service from a resolved config: store, keys, container, plugins, endpoints,
- * Koa app. Start-up order matters: nothing serves a request before every plugin has passed
- * its checks.
+ * The composition root: builds the whole service from a resolved config — store, keys, core
+ * services, plugins, endpoints, Koa app — by plain calls, in the one order that works, here and
+ * nowhere else. Every service is a factory over a small deps type; plugins get only the frozen
+ * `PluginDependencies` the plugin registry builds. Nothing serves a request before every plugin
+ * has passed its checks.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,7 +18,12 @@ import { startExpiredGrantSweeper } from '../store/expired-grant-sweeper.js';
 import type { Store } from '../store/store.js';
 import { createKeyRing } from '../oauth/keys/key-ring.js';
 import { createClientAuthenticator } from '../oauth/client-authenticator.js';
-import type { TokenIssuer } from '../oauth/token-issuer.js';
+import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
+import { createTokenValidator } from '../oauth/token-validator.js';
+import { createConfigUserValidator } from '../oauth/config-user-validator.js';
+import { createRefreshTokenService } from '../oauth/refresh-tokens.js';
+import { createIdTokenIssuer } from '../oauth/id-token-issuer.js';
+import { buildParameterTable, hostParameters } from '../oauth/form-params.js';
 import { loadPluginFolders } from '../plugin-host/load-plugins.js';
 import { createPluginRegistrar, type PluginRegistry } from '../plugin-host/plugin-registry.js';
 import { checkConfigAgainstPlugins } from '../plugin-host/check-config.js';
@@ -44,7 +51,7 @@ import { createEventService } from '../events/event-service.js';
 import { logEvents } from '../events/index.js';
 import { requestId } from '../http/request-id.js';
 import { singleAuthorization } from '../http/single-authorization.js';
-import { createServiceContainer, systemClock } from './container.js';
+import { systemClock } from './system-clock.js';
 import { closableServer } from './close-server.js';
 
 export interface CreateAppOptions {
@@ -99,17 +106,23 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
 
 async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock, store: Store): Promise<App> {
   const keyRing = await createKeyRing({ config, store, clock, logger });
-  // Sinks come from plugins, which are registered after the container exists: the service is
-  // created first and handed its sinks once they are built.
+  // Sinks come from plugins, which are built later: the service is created first and handed its
+  // sinks once they are built.
   const events = createEventService(logger, () => clock.now());
-  const container = createServiceContainer({ config, logger, clock, store, keyRing, events });
+  const urls = endpointUrls(config.issuer);
+  const tokenValidator = createTokenValidator({ config, keyRing, store, clock });
 
-  const registrar = createPluginRegistrar(container, config, logger);
+  const registrar = createPluginRegistrar({ config, urls, logger, clock, store, tokenValidator, configUsers: createConfigUserValidator({ config }) });
   const folders = await loadPluginFolders(config.pluginDirs);
-  // A plugin's user store goes in first: the password grant and the device page are built with it.
+  // A plugin's user store goes in first: the password grant, the device page and ID tokens are built with it.
   for (const { plugin, folder } of folders) await registrar.useResourceOwnerValidator(plugin, folder.dir);
-  await registrar.registerPlugin(standardGrants, '(built-in)');
-  await registrar.registerPlugin(logEvents, '(built-in)');
+  const resourceOwnerValidator = registrar.resourceOwnerValidator();
+  const refreshTokens = createRefreshTokenService({ store, clock, logger });
+  const idTokens = createIdTokenIssuer({ config, keyRing, clock, resourceOwnerValidator });
+  const tokenIssuer = createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens });
+
+  await registrar.registerPlugin(standardGrants({ config, refreshTokens, events, store }), '(built-in)');
+  await registrar.registerPlugin(logEvents(config.logLevel), '(built-in)');
   for (const { plugin, folder } of folders) {
     await registrar.registerPlugin(plugin, folder.dir);
   }
@@ -130,18 +143,21 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
     throttle: createAuthThrottle(config.authThrottle),
     events,
   });
-  const tokenIssuer = container.resolve<TokenIssuer>('tokenIssuer');
+  // Caps and credentials from what the host and every registered contribution declared.
+  const parameterTable = buildParameterTable([...hostParameters, ...registry.parameters]);
   const scopeCatalog = {
     apiScopes: new Set(config.apiScopes.map((s) => s.name)),
     identityScopes: new Set(config.identityResources.map((r) => r.name)),
   };
-  const urls = endpointUrls(config.issuer);
   const corsOrigins = new Set(config.clients.flatMap((c) => c.allowedCorsOrigins));
   const router = createRouter(
     {
-      token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events }),
+      token: createTokenEndpoint({
+        clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events,
+        credentialParameters: parameterTable.credentials,
+      }),
       introspection: createIntrospectionEndpoint({
-        clientAuthenticator, tokenValidator: container.resolve('tokenValidator'), clock, events,
+        clientAuthenticator, tokenValidator, clock, events,
         inactiveLimit: memoryWindowLimit({ limit: config.introspectionLimit.maxInactive, window: config.introspectionLimit.window }),
       }),
       revocation: createRevocationEndpoint({ issuer: config.issuer, clientAuthenticator, store, logger, events }),
@@ -155,13 +171,13 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
         },
         events,
       }),
-      devicePage: createDevicePage({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), events }),
+      devicePage: createDevicePage({ config, store, clock, logger, resourceOwnerValidator, events }),
       ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),
       jwksJson: () => keyRing.jwksJson(),
       homePage: homePage(config.issuer),
     },
-    config.limits,
+    { ...config.limits, parameterTable },
   );
   addOperationRoutes(router, { store, metrics, metricsToken: config.metrics.bearerToken });
 

@@ -9,7 +9,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
-import { systemClock } from '../app/container.js';
+import { systemClock } from '../app/system-clock.js';
 import { BootError } from '../config/boot-error.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { createLogger, type AppLogger } from '../log/logger.js';

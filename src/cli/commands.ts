@@ -5,7 +5,7 @@
  */
 import type { ParseArgsConfig } from 'node:util';
 import { hashPassword } from '../oauth/password-hash.js';
-import { hashSecret } from '../oauth/secret-hash.js';
+import { hashSecret } from '../sdk/hash.js';
 import { readSecret } from './read-secret.js';
 import { CliError } from './user-facing-error.js';
 

@@ -7,10 +7,12 @@ import { createJiti } from 'jiti';
 import { fileURLToPath } from 'node:url';
 
 const sdkEntry = fileURLToPath(new URL('../sdk/index.ts', import.meta.url));
+const configEntry = fileURLToPath(new URL('./define-config.ts', import.meta.url));
 
 const jiti = createJiti(import.meta.url, {
-  // A dropped-in plugin or a config file anywhere on disk imports the SDK by this name.
-  alias: { 'svc/sdk': sdkEntry },
+  // A dropped-in plugin or a config file anywhere on disk imports the SDK (and a config file
+  // `defineConfig`) by these names.
+  alias: { 'svc/sdk': sdkEntry, 'svc/config': configEntry },
   interopDefault: true,
   moduleCache: true,
 });

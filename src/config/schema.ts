@@ -4,6 +4,7 @@
  * is complete and frozen, and is the only shape the rest of the service reads.
  * Field names mirror IdentityServer's model in camelCase, so configs move over.
  */
+import type { ApiResource, ApiScope, Client, IdentityResource, Secret } from '../sdk/model.js';
 
 /** A secret held by a client or an API resource (spec §2.1). */
 export interface SecretConfig {
@@ -238,53 +239,9 @@ export interface UserConfig {
   connections?: ConnectionsConfig;
 }
 
-/** A secret ready for use: expiration parsed once at start-up. */
-export interface Secret {
-  readonly value: string;
-  readonly type: string;
-  readonly description: string | undefined;
-  /** Epoch milliseconds, or `undefined` when the secret does not expire. */
-  readonly expiresAt: number | undefined;
-}
-
-export interface Client {
-  readonly clientId: string;
-  readonly clientName: string | undefined;
-  readonly clientSecrets: readonly Secret[];
-  readonly requireClientSecret: boolean;
-  readonly allowedGrantTypes: readonly string[];
-  readonly allowedScopes: readonly string[];
-  readonly accessTokenLifetime: number;
-  readonly accessTokenType: 'jwt' | 'reference';
-  readonly allowOfflineAccess: boolean;
-  readonly absoluteRefreshTokenLifetime: number;
-  readonly slidingRefreshTokenLifetime: number;
-  readonly refreshTokenReuseInterval: number;
-  readonly deviceCodeLifetime: number;
-  readonly pollingInterval: number;
-  readonly properties: Readonly<Record<string, string>>;
-  readonly allowedCorsOrigins: readonly string[];
-  /** `undefined`: any method the client holds secrets for. */
-  readonly tokenEndpointAuthMethods: readonly string[] | undefined;
-  readonly allowedSubjectTokenAudiences: readonly string[];
-}
-
-export interface ApiScope {
-  readonly name: string;
-  readonly description: string | undefined;
-}
-
-export interface ApiResource {
-  readonly name: string;
-  readonly scopes: readonly string[];
-  readonly secrets: readonly Secret[];
-}
-
-export interface IdentityResource {
-  readonly name: string;
-  readonly description: string | undefined;
-  readonly claims: readonly string[];
-}
+// The registered model (secrets, clients, API scopes and resources, identity resources) is what
+// plugins see too, so it is defined in the SDK; the host's resolved config holds those types.
+export type { ApiResource, ApiScope, Client, IdentityResource, Secret };
 
 export interface User {
   readonly subjectId: string;

@@ -23,10 +23,9 @@ export interface TokenEndpointDeps {
   clock: Clock;
   logger: Logger;
   events?: EventService;
+  /** Parameters declared `credential` by the loaded contributions: they never travel further than client authentication. */
+  credentialParameters: ReadonlySet<string>;
 }
-
-/** Credentials never travel further than client authentication. */
-const credentialParams = ['client_secret', 'client_assertion', 'client_assertion_type'];
 
 export function createTokenEndpoint(deps: TokenEndpointDeps) {
   function checkGrantType(request: FormRequest): ExtensionGrantValidator {
@@ -46,13 +45,13 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     }
     const requestedScopes = resolveRequestedScopes(client, request.params.get('scope'), deps.scopeCatalog);
     const raw = new Map(request.params);
-    for (const name of credentialParams) raw.delete(name);
+    for (const name of deps.credentialParameters) raw.delete(name);
     const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress };
     const outcome = await runGrant(grant, validated, deps.logger);
-    const issuance = await deps.tokenIssuer.prepare({ client, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse });
+    const issuance = await deps.tokenIssuer.prepare({ client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse });
     const response = await commit(grant, validated, outcome, issuance);
     deps.events?.raise(
-      { type: 'token.issued', clientId: client.clientId, grantType: grant.grantType, subject: outcome.success.subject, scopes: outcome.scopes },
+      { type: 'token.issued', clientId: client.clientId, grantType: grant.grantType, subject: outcome.success.subject.id, scopes: outcome.scopes },
       request.requestId,
     );
     return response;

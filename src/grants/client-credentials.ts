@@ -1,4 +1,4 @@
-import type { ExtensionGrantValidator, PluginDependencies } from '../sdk/contracts.js';
+import { InvalidScope, type ExtensionGrantValidator, type PluginDependencies } from '../sdk/index.js';
 import { offlineAccess } from '../oauth/scopes.js';
 
 /**
@@ -11,11 +11,8 @@ export function createClientCredentialsGrant({ config }: Pick<PluginDependencies
     grantType: 'client_credentials',
     validate(ctx) {
       const userOnly = ctx.request.requestedScopes.find((s) => s === offlineAccess || identityScopes.has(s));
-      if (userOnly) {
-        ctx.result = { error: 'invalid_scope', description: 'Identity scopes and offline_access need a user; client_credentials has none.' };
-        return;
-      }
-      ctx.result = { subject: ctx.request.client.clientId, grantType: 'client_credentials' };
+      if (userOnly) throw new InvalidScope('Identity scopes and offline_access need a user; client_credentials has none.');
+      ctx.result = { subject: { kind: 'client', id: ctx.request.client.clientId } };
     },
   };
 }

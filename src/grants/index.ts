@@ -1,20 +1,33 @@
 /**
- * The standard grants, registered through the same call as a plugin folder's grants.
+ * The standard grants, as a plugin: the same `Plugin` contract and the same registration as a
+ * plugin folder's grants. Their factories also close over the host services a stranger's grant
+ * cannot reach (the refresh token service, the whole store, the event service).
  */
-import type { ExtensionGrantValidator, Plugin, PluginDependencies } from '../sdk/contracts.js';
+import type { Plugin } from '../sdk/index.js';
 import type { RefreshTokenService } from '../oauth/refresh-tokens.js';
 import type { EventService } from '../events/event-service.js';
+import type { Store } from '../store/store.js';
+import type { ResolvedConfig } from '../config/schema.js';
 import { createClientCredentialsGrant } from './client-credentials.js';
 import { createDeviceCodeGrant } from './device-code.js';
 import { createPasswordGrant } from './password.js';
 import { createRefreshTokenGrant } from './refresh-token.js';
 
-/** Core grants may also ask for core-only services, which the same container holds. */
-type CoreGrantFactory = (deps: PluginDependencies & { refreshTokens: RefreshTokenService; events: EventService }) => ExtensionGrantValidator;
+export interface StandardGrantServices {
+  readonly config: ResolvedConfig;
+  readonly refreshTokens: RefreshTokenService;
+  readonly events: EventService;
+  readonly store: Store;
+}
 
-const factories: CoreGrantFactory[] = [createClientCredentialsGrant, createPasswordGrant, createRefreshTokenGrant, createDeviceCodeGrant];
-
-export const standardGrants: Plugin = {
-  name: 'standard-grants',
-  extensionGrants: factories as unknown as Plugin['extensionGrants'],
-};
+export function standardGrants({ config, refreshTokens, events, store }: StandardGrantServices): Plugin {
+  return {
+    name: 'standard-grants',
+    extensionGrants: [
+      createClientCredentialsGrant,
+      (deps) => createPasswordGrant({ ...deps, events, passwordThrottle: config.passwordThrottle }),
+      () => createRefreshTokenGrant({ refreshTokens }),
+      ({ clock, logger }) => createDeviceCodeGrant({ store, clock, logger }),
+    ],
+  };
+}

@@ -1,5 +1,6 @@
-import type { ExtensionGrantValidator, PluginDependencies } from '../sdk/contracts.js';
+import { InvalidGrant, InvalidRequest, type ExtensionGrantValidator, type PluginDependencies } from '../sdk/index.js';
 import type { EventService } from '../events/event-service.js';
+import type { ResolvedConfig } from '../config/schema.js';
 import { createPasswordThrottle } from '../oauth/password-throttle.js';
 
 /**
@@ -8,18 +9,20 @@ import { createPasswordThrottle } from '../oauth/password-throttle.js';
  * the endpoint against brute force attacks). The check itself is the `resourceOwnerValidator`,
  * which a deployment can replace with its own user store.
  */
-export function createPasswordGrant({ resourceOwnerValidator, clock, config, events }: Pick<PluginDependencies, 'resourceOwnerValidator' | 'clock' | 'config'> & {
+export function createPasswordGrant({ resourceOwnerValidator, clock, passwordThrottle, events }: Pick<PluginDependencies, 'resourceOwnerValidator' | 'clock'> & {
+  passwordThrottle: ResolvedConfig['passwordThrottle'];
   events?: EventService;
 }): ExtensionGrantValidator {
-  const throttle = createPasswordThrottle(config.passwordThrottle);
+  const throttle = createPasswordThrottle(passwordThrottle);
   return {
     grantType: 'password',
+    // The password reaches this grant (it checks it), so it is not a `credential` parameter.
+    parameters: [{ name: 'username', maxLength: 100 }, { name: 'password', maxLength: 100 }],
     async validate(ctx) {
       const username = ctx.request.raw.get('username');
       const password = ctx.request.raw.get('password');
       if (username === undefined || password === undefined) {
-        ctx.result = { error: 'invalid_request', description: 'The username and password parameters are required.' };
-        return;
+        throw new InvalidRequest('The username and password parameters are required.');
       }
       const address = ctx.request.remoteAddress;
       throttle.attempt(username, address, clock.now());
@@ -27,12 +30,11 @@ export function createPasswordGrant({ resourceOwnerValidator, clock, config, eve
       if (!user) {
         throttle.failed(address, clock.now());
         events?.raise({ type: 'user.sign_in_failed', via: 'password_grant', reason: 'wrong username or password' });
-        ctx.result = { error: 'invalid_grant', description: 'The username or password is incorrect.' };
-        return;
+        throw new InvalidGrant('The username or password is incorrect.');
       }
       throttle.succeeded(username, address);
       events?.raise({ type: 'user.signed_in', subject: user.subjectId, via: 'password_grant' });
-      ctx.result = { subject: user.subjectId, grantType: 'password', authTime: Math.floor(clock.now() / 1000) };
+      ctx.result = { subject: { kind: 'user', id: user.subjectId, authTime: Math.floor(clock.now() / 1000) } };
     },
   };
 }

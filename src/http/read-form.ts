@@ -6,11 +6,18 @@
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware, Next } from 'koa';
 import { InvalidRequest } from '../oauth/errors.js';
-import { parseFormParams } from '../oauth/form-params.js';
+import { parseFormParams, type ParameterTable } from '../oauth/form-params.js';
 import type { FormRequest } from '../endpoints/form-request.js';
 
 /** Reads a form body into flat parameters; every failure while reading is the client's (see `unreadableBody`). */
-export function formBodyReader(limits: { bodyBytes: number; parameters: number }): (ctx: Context) => Promise<Map<string, string>> {
+/** Size limits, and the parameter caps declared by the loaded contributions (the host's alone when absent). */
+export interface FormLimits {
+  readonly bodyBytes: number;
+  readonly parameters: number;
+  readonly parameterTable?: ParameterTable;
+}
+
+export function formBodyReader(limits: FormLimits): (ctx: Context) => Promise<Map<string, string>> {
   const readText = bodyParser({
     enableTypes: ['text'],
     extendTypes: { text: ['application/x-www-form-urlencoded'] },
@@ -26,11 +33,11 @@ export function formBodyReader(limits: { bodyBytes: number; parameters: number }
     } catch (err) {
       throw unreadableBody(err);
     }
-    return parseFormParams(typeof body === 'string' ? body : '', limits.parameters);
+    return parseFormParams(typeof body === 'string' ? body : '', limits.parameters, limits.parameterTable);
   };
 }
 
-export function readForm(limits: { bodyBytes: number; parameters: number }): Middleware {
+export function readForm(limits: FormLimits): Middleware {
   const readBody = formBodyReader(limits);
   return async function readFormBody(ctx: Context, next: Next): Promise<void> {
     if (!ctx.request.is('application/x-www-form-urlencoded')) {

@@ -7,7 +7,7 @@ import type { Context, Middleware } from 'koa';
 import { paths } from '../endpoints/urls.js';
 import type { FormRequest } from '../endpoints/form-request.js';
 import { InvalidRequest } from '../oauth/errors.js';
-import { formOf, readForm } from './read-form.js';
+import { formOf, readForm, type FormLimits } from './read-form.js';
 
 export interface Endpoints {
   token(request: FormRequest): Promise<object>;
@@ -38,7 +38,7 @@ function sendJson(ctx: Context, json: string, cache: 'no-store' | 'public'): voi
   }
 }
 
-export function createRouter(endpoints: Endpoints, limits: { bodyBytes: number; parameters: number }): Router {
+export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
   const router = new Router();
   const form = readForm(limits);
   const post = (path: string, handler: ((r: FormRequest) => Promise<object | undefined>) | undefined, browser = false): void => {

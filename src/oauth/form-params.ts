@@ -2,45 +2,68 @@
  * Form parameters as flat strings. The body is parsed with URLSearchParams, never `qs`, so
  * `a[]=1` and `a.b=1` stay literal names with string values.
  */
+import type { ParameterDeclaration } from '../sdk/contracts.js';
 import { InvalidRequest } from './errors.js';
 
-/** Longest accepted value per parameter (IdentityServer's caps where it has them). */
-export const parameterCaps: Readonly<Record<string, number>> = {
-  client_id: 100,
-  client_secret: 100,
-  scope: 300,
-  grant_type: 200,
-  username: 100,
-  password: 100,
-  client_assertion: 51_200,
-  client_assertion_type: 200,
-  token: 16_384,
-  subject_token: 16_384,
-  actor_token: 16_384,
-  refresh_token: 100,
-  device_code: 100,
-  user_code: 100,
-};
+/**
+ * The host's own parameters: its endpoints' and its device page's (IdentityServer's caps where it
+ * has them). Grants and secret parsers declare theirs (`ParameterDeclaration`); the table of
+ * every cap is built from both at start-up.
+ */
+export const hostParameters: readonly ParameterDeclaration[] = [
+  { name: 'client_id', maxLength: 100 },
+  { name: 'grant_type', maxLength: 200 },
+  { name: 'scope', maxLength: 300 },
+  { name: 'token', maxLength: 16_384 },
+  { name: 'user_code', maxLength: 100 },
+  { name: 'username', maxLength: 100 },
+  { name: 'password', maxLength: 100 },
+];
 /** Cap for any other parameter. */
 export const defaultParameterCap = 2048;
+
+/** Every declared parameter's cap, and which are credentials; built once at start-up. */
+export interface ParameterTable {
+  readonly caps: ReadonlyMap<string, number>;
+  /** Parameters that never reach a grant, a log line or an event. */
+  readonly credentials: ReadonlySet<string>;
+}
+
+/**
+ * Merges declarations: a name declared by several contributions gets the largest cap, and is a
+ * credential when any of them says so (the safe reading of a disagreement).
+ */
+export function buildParameterTable(declarations: Iterable<ParameterDeclaration>): ParameterTable {
+  const caps = new Map<string, number>();
+  const credentials = new Set<string>();
+  for (const { name, maxLength, credential } of declarations) {
+    caps.set(name, Math.max(caps.get(name) ?? 0, maxLength));
+    if (credential === true) credentials.add(name);
+  }
+  return { caps, credentials };
+}
+
+/** The host's parameters alone: for forms no contribution reads (the device page). */
+export const hostParameterTable: ParameterTable = buildParameterTable(hostParameters);
 
 /**
  * Parses `application/x-www-form-urlencoded` text. Rejects a parameter given twice
  * (RFC 6749 §3.2) and values over their cap; drops empty values, which RFC 6749 §3.1 says are
  * treated as omitted.
  */
-export function parseFormParams(body: string, maxParameters: number): Map<string, string> {
+export function parseFormParams(body: string, maxParameters: number, table: ParameterTable = hostParameterTable): Map<string, string> {
   const params = new Map<string, string>();
   const seen = new Set<string>();
   let count = 0;
   for (const [name, value] of new URLSearchParams(body)) {
     if (++count > maxParameters) throw new InvalidRequest(`Too many parameters (at most ${maxParameters}).`);
     if (seen.has(name)) {
-      throw new InvalidRequest(`${describeParameter(name)} is included more than once.`, { logDetail: `parameter ${logName(name)} given twice` });
+      throw new InvalidRequest(`${describeParameter(name, table)} is included more than once.`, { logDetail: `parameter ${logName(name)} given twice` });
     }
     seen.add(name);
-    if (value.length > (parameterCaps[name] ?? defaultParameterCap)) {
-      throw new InvalidRequest(`${describeParameter(name)} is too long (at most ${parameterCaps[name] ?? defaultParameterCap} characters).`, {
+    const cap = table.caps.get(name) ?? defaultParameterCap;
+    if (value.length > cap) {
+      throw new InvalidRequest(`${describeParameter(name, table)} is too long (at most ${cap} characters).`, {
         logDetail: `parameter ${logName(name)} has ${value.length} characters`,
       });
     }
@@ -50,11 +73,11 @@ export function parseFormParams(body: string, maxParameters: number): Map<string
 }
 
 /**
- * How a description refers to a parameter: by name when it is one of the protocol's (our own
- * word, not the caller's), else generically, so a description never echoes the request.
+ * How a description refers to a parameter: by name when it is a declared one (our own word, not
+ * the caller's), else generically, so a description never echoes the request.
  */
-function describeParameter(name: string): string {
-  return Object.hasOwn(parameterCaps, name) ? `Parameter ${name}` : 'A parameter';
+function describeParameter(name: string, table: ParameterTable): string {
+  return table.caps.has(name) ? `Parameter ${name}` : 'A parameter';
 }
 
 /** A parameter name for the log: quoted, short. */

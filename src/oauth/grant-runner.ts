@@ -1,20 +1,15 @@
 /**
- * Runs a grant validator on a validated token request and turns its result into either a
- * success or an OAuth error. A grant that sets no result denies (`invalid_grant`); one that
- * throws is logged and answered `server_error`. Neither crashes the pipeline.
+ * Runs a grant validator on a validated token request and turns what it did into either a
+ * success or an OAuth error. One channel: a grant refuses by throwing an `OAuthError` with one of
+ * `tokenRequestErrorCodes`. A grant that sets no result denies (`invalid_grant`); one that throws
+ * anything else, or an error code a token request cannot have, is logged and answered
+ * `server_error`. Nothing a grant does crashes the pipeline.
  */
-import type {
-  ExtensionGrantValidator, GrantContext, GrantError, GrantSuccess, JsonValue, Logger, TokenRequestErrorCode, ValidatedTokenRequest,
-} from '../sdk/contracts.js';
-import { isGrantError } from '../sdk/contracts.js';
-import { StoreUnavailableError } from '../store/store.js';
-import { InvalidGrant, InvalidScope, isOAuthError, OAuthError, ServerError } from './errors.js';
+import type { ExtensionGrantValidator, GrantContext, GrantSuccess, JsonValue, Logger, ValidatedTokenRequest } from '../sdk/contracts.js';
+import { isStoreUnavailableError } from '../sdk/store-errors.js';
+import { InvalidGrant, InvalidScope, isOAuthError, ServerError, tokenRequestErrorCodes } from './errors.js';
 
-/** RFC 6749 §5.2 and RFC 8628 §3.5: what a grant may answer. */
-const tokenRequestErrors: ReadonlySet<string> = new Set<TokenRequestErrorCode>([
-  'invalid_request', 'invalid_grant', 'unauthorized_client', 'invalid_scope', 'invalid_target',
-  'authorization_pending', 'slow_down', 'access_denied', 'expired_token',
-]);
+const tokenRequestErrors: ReadonlySet<string> = new Set(tokenRequestErrorCodes);
 
 export interface GrantOutcome {
   readonly success: GrantSuccess;
@@ -22,23 +17,30 @@ export interface GrantOutcome {
   readonly customResponse: Readonly<Record<string, JsonValue>>;
 }
 
+const subjectKinds: ReadonlySet<unknown> = new Set(['user', 'client']);
+
+/** A subject a token can be about; anything else is the grant's bug, not the client's. */
+function wellFormedSubject(success: GrantSuccess): boolean {
+  const subject = success.subject as unknown as Record<string, unknown> | undefined;
+  if (typeof subject !== 'object' || subject === null || !subjectKinds.has(subject.kind)) return false;
+  if (typeof subject.id !== 'string' || subject.id.length === 0) return false;
+  return subject.kind === 'client' || (typeof subject.authTime === 'number' && Number.isFinite(subject.authTime));
+}
+
 export async function runGrant(grant: ExtensionGrantValidator, request: ValidatedTokenRequest, logger: Logger): Promise<GrantOutcome> {
   const context: GrantContext = { request, result: undefined, customResponse: {} };
   try {
     await grant.validate(context);
   } catch (err) {
-    if (isOAuthError(err) || err instanceof StoreUnavailableError) throw err;
-    logger.error({ err, grantType: request.grantType, clientId: request.client.clientId }, 'grant validator threw');
-    throw new ServerError();
+    throw refusal(err, request, logger, 'grant validator threw');
   }
   const result = context.result;
   if (result === undefined) {
     logger.warn({ grantType: request.grantType, clientId: request.client.clientId }, 'grant validator set no result; denied');
     throw new InvalidGrant();
   }
-  if (isGrantError(result)) throw toOAuthError(result, request, logger);
-  if (typeof result.subject !== 'string' || result.subject.length === 0) {
-    logger.error({ grantType: request.grantType }, 'grant validator returned a success without a subject');
+  if (!wellFormedSubject(result)) {
+    logger.error({ grantType: request.grantType }, 'grant validator returned a success without a well-formed subject { kind, id, authTime? }');
     throw new ServerError();
   }
   const scopes = result.scopes ?? request.requestedScopes;
@@ -61,29 +63,28 @@ export async function runGrant(grant: ExtensionGrantValidator, request: Validate
  */
 export async function answerSpentGrant(
   grant: ExtensionGrantValidator, handle: string, request: ValidatedTokenRequest, logger: Logger,
-): Promise<OAuthError> {
+): Promise<Error> {
   if (!grant.spent) return new InvalidGrant('The grant has already been used.');
-  let answer: GrantError;
+  let answer: unknown;
   try {
     answer = await grant.spent(handle, request);
   } catch (err) {
-    if (isOAuthError(err) || err instanceof StoreUnavailableError) throw err;
-    logger.error({ err, grantType: request.grantType, clientId: request.client.clientId }, 'grant spent rule threw');
-    return new ServerError();
+    answer = err;
   }
-  return toOAuthError(answer, request, logger);
+  return refusal(answer, request, logger, 'grant spent rule failed');
 }
 
-function toOAuthError(result: GrantError, request: ValidatedTokenRequest, logger: Logger): OAuthError {
-  if (!tokenRequestErrors.has(result.error)) {
-    logger.error({ grantType: request.grantType, code: String(result.error).slice(0, 100) }, 'grant validator answered with an error code a token request cannot have');
+/**
+ * What the client hears for what a grant threw (or `spent` answered): an OAuth error with a
+ * token request's code as it is; a store outage as it is (503); anything else `server_error`.
+ */
+function refusal(err: unknown, request: ValidatedTokenRequest, logger: Logger, what: string): Error {
+  if (isStoreUnavailableError(err)) return err as Error;
+  if (isOAuthError(err)) {
+    if (tokenRequestErrors.has(err.code)) return err;
+    logger.error({ grantType: request.grantType, code: String(err.code).slice(0, 100) }, 'grant answered with an error code a token request cannot have');
     return new ServerError();
   }
-  // OAuthError keeps the description within RFC 6749 §5.2's characters and 500 long, whatever the grant wrote.
-  const description = typeof result.description === 'string' ? result.description : defaultDescription(result.error);
-  return new OAuthError(result.error, description);
-}
-
-function defaultDescription(code: string): string {
-  return code === 'invalid_grant' ? 'The grant is invalid.' : `The request failed: ${code}.`;
+  logger.error({ err, grantType: request.grantType, clientId: request.client.clientId }, what);
+  return new ServerError();
 }

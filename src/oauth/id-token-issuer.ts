@@ -5,14 +5,15 @@
  */
 import { SignJWT } from 'jose';
 import type { Client, ResolvedConfig } from '../config/schema.js';
-import type { Clock, GrantSuccess, JsonValue, ResourceOwnerValidator } from '../sdk/contracts.js';
+import type { Clock, GrantSubject, JsonValue, ResourceOwnerValidator } from '../sdk/contracts.js';
 import type { KeyRing } from './keys/key-ring.js';
 import { newTokenId } from './handles.js';
 
 export const idTokenLifetime = 300;
 
 export interface IdTokenIssuer {
-  issue(request: { client: Client; grant: GrantSuccess; scopes: readonly string[] }): Promise<string>;
+  /** Only a user has an ID token; the type says so. */
+  issue(request: { client: Client; user: Extract<GrantSubject, { kind: 'user' }>; scopes: readonly string[] }): Promise<string>;
 }
 
 export function createIdTokenIssuer(deps: {
@@ -23,9 +24,9 @@ export function createIdTokenIssuer(deps: {
 }): IdTokenIssuer {
   const claimsByScope = new Map(deps.config.identityResources.map((r) => [r.name, r.claims]));
   return {
-    async issue({ client, grant, scopes }) {
+    async issue({ client, user: subject, scopes }) {
       const now = Math.floor(deps.clock.now() / 1000);
-      const user = await deps.resourceOwnerValidator.findBySubject(grant.subject);
+      const user = await deps.resourceOwnerValidator.findBySubject(subject.id);
       const claims: Record<string, JsonValue> = {};
       for (const scope of scopes) {
         for (const name of claimsByScope.get(scope) ?? []) {
@@ -34,10 +35,10 @@ export function createIdTokenIssuer(deps: {
         }
       }
       const key = deps.keyRing.signingKey('RS256');
-      return new SignJWT({ ...claims, auth_time: grant.authTime, jti: newTokenId() })
+      return new SignJWT({ ...claims, auth_time: subject.authTime, jti: newTokenId() })
         .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid })
         .setIssuer(deps.config.issuer)
-        .setSubject(grant.subject)
+        .setSubject(subject.id)
         .setAudience(client.clientId)
         .setIssuedAt(now)
         .setExpirationTime(now + idTokenLifetime)

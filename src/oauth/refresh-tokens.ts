@@ -13,7 +13,7 @@
  * them in the same transaction that consumes the presented token (see `Store.commit`).
  */
 import type { Client } from '../config/schema.js';
-import type { Clock, GrantSuccess, JsonValue, Logger } from '../sdk/contracts.js';
+import type { Clock, GrantSubject, GrantSuccess, JsonValue, Logger } from '../sdk/contracts.js';
 import type { PersistedGrant, Store } from '../store/store.js';
 import { InvalidGrant, InvalidScope, type OAuthError } from './errors.js';
 import { revokeFamily } from './grant-family.js';
@@ -31,7 +31,7 @@ export interface RefreshTokenData extends FamilyData {
 }
 
 export interface RedeemedRefreshToken extends RefreshTokenData {
-  readonly subject: string;
+  readonly subject: GrantSubject;
   readonly familyId: string;
 }
 
@@ -41,7 +41,7 @@ export interface RefreshTokenService {
    * family's record when the grant starts the family. Continuing a family (`grant.sessionId`,
    * a rotation) that is gone is `invalid_grant`.
    */
-  prepare(request: { client: Client; grant: GrantSuccess; scopes: readonly string[]; familyId: string }): Promise<{ handle: string; records: PersistedGrant[] }>;
+  prepare(request: { client: Client; grantType: string; grant: GrantSuccess; scopes: readonly string[]; familyId: string }): Promise<{ handle: string; records: PersistedGrant[] }>;
   /**
    * Checks the handle for this client without using it up, or throws `invalid_grant`.
    * `requestedScopes` beyond the original grant are refused with `invalid_scope`.
@@ -57,7 +57,7 @@ const invalid = (logDetail: string) => new InvalidGrant('The refresh token is in
 export function createRefreshTokenService({ store, clock, logger }: { store: Store; clock: Clock; logger: Logger }): RefreshTokenService {
   function newFamily(client: Client, grant: GrantSuccess, scopes: readonly string[], familyId: string, now: number): PersistedGrant {
     return {
-      key: familyKey(familyId), type: 'refresh_family', clientId: client.clientId, subjectId: grant.subject,
+      key: familyKey(familyId), type: 'refresh_family', clientId: client.clientId, subjectId: grant.subject.id,
       sessionId: familyId, createdAt: now, expiresAt: now + client.absoluteRefreshTokenLifetime * 1000, consumedAt: undefined,
       data: JSON.stringify({ scopes, audience: grant.audience } satisfies FamilyData),
     };
@@ -76,7 +76,7 @@ export function createRefreshTokenService({ store, clock, logger }: { store: Sto
   }
 
   return {
-    async prepare({ client, grant, scopes, familyId }) {
+    async prepare({ client, grantType, grant, scopes, familyId }) {
       const now = clock.now();
       const records: PersistedGrant[] = [];
       let family: PersistedGrant | undefined;
@@ -90,10 +90,10 @@ export function createRefreshTokenService({ store, clock, logger }: { store: Sto
       const shared = JSON.parse(family.data) as FamilyData;
       const sliding = client.slidingRefreshTokenLifetime;
       const expiresAt = sliding > 0 ? Math.min(family.expiresAt, now + sliding * 1000) : family.expiresAt;
-      const data: RefreshTokenData = { ...shared, authTime: grant.authTime, claims: grant.claims ?? {}, grantType: grant.grantType };
+      const data: RefreshTokenData = { ...shared, authTime: grant.subject.kind === 'user' ? grant.subject.authTime : undefined, claims: grant.claims ?? {}, grantType };
       const handle = newHandle();
       records.push({
-        key: handle, type: 'refresh_token', clientId: client.clientId, subjectId: grant.subject,
+        key: handle, type: 'refresh_token', clientId: client.clientId, subjectId: grant.subject.id,
         sessionId: familyId, createdAt: now, expiresAt, consumedAt: undefined, data: JSON.stringify(data),
       });
       return { handle, records };
@@ -109,7 +109,9 @@ export function createRefreshTokenService({ store, clock, logger }: { store: Sto
       const data = JSON.parse(record.data) as RefreshTokenData;
       const wider = requestedScopes?.find((s) => !data.scopes.includes(s));
       if (wider !== undefined) throw new InvalidScope('A requested scope was not granted originally.', { logDetail: `scope ${JSON.stringify(wider)} was not granted originally` });
-      return { ...data, subject: record.subjectId ?? '', familyId: record.sessionId ?? '' };
+      const id = record.subjectId ?? '';
+      const subject: GrantSubject = data.authTime === undefined ? { kind: 'client', id } : { kind: 'user', id, authTime: data.authTime };
+      return { ...data, subject, familyId: record.sessionId ?? '' };
     },
 
     async refuseSpent(handle, client) {

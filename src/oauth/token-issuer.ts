@@ -34,6 +34,8 @@ export interface TokenResponse {
 
 export interface IssueRequest {
   client: Client;
+  /** The grant type of the request (kept with a refresh token). */
+  grantType: string;
   grant: GrantSuccess;
   scopes: readonly string[];
   customResponse?: Readonly<Record<string, JsonValue>>;
@@ -89,7 +91,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     for (const [name, value] of Object.entries(grant.claims ?? {})) if (!registeredClaims.has(name)) claims[name] = value;
     Object.assign(claims, {
       iss: config.issuer,
-      sub: grant.subject,
+      sub: grant.subject.id,
       aud: audienceFor(scopes, grant.audience),
       client_id: client.clientId,
       scope: scopes.join(' '),
@@ -98,7 +100,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
       exp: now + expiresIn,
       jti: newTokenId(),
     });
-    if (grant.authTime !== undefined) claims.auth_time = grant.authTime;
+    if (grant.subject.kind === 'user') claims.auth_time = grant.subject.authTime;
 
     if (client.accessTokenType === 'reference') {
       const handle = newHandle();
@@ -106,7 +108,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
         key: handle,
         type: 'reference_token',
         clientId: client.clientId,
-        subjectId: grant.subject,
+        subjectId: grant.subject.id,
         sessionId: familyId,
         createdAt: now * 1000,
         expiresAt: (now + expiresIn) * 1000,
@@ -122,10 +124,11 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
   }
 
   async function prepare(request: IssueRequest): Promise<PreparedIssuance> {
-    const { client, grant, scopes, customResponse } = request;
+    const { client, grantType, grant, scopes, customResponse } = request;
+    const user = grant.subject.kind === 'user' ? grant.subject : undefined;
     // A token that represents a user can be refreshed; a client-only token never. A refresh
     // (the grant continues a family) always rotates, whatever scope this request narrowed to.
-    const refreshable = grant.sessionId !== undefined || (scopes.includes(offlineAccess) && client.allowOfflineAccess && grant.authTime !== undefined);
+    const refreshable = grant.sessionId !== undefined || (scopes.includes(offlineAccess) && client.allowOfflineAccess && user !== undefined);
     // Tokens that can be revoked together share a family; a lone client token needs none (and
     // stays out of the session index).
     const familyId = grant.sessionId ?? (grant.consumes !== undefined ? familyOfSpentGrant(grant.consumes) : refreshable ? newFamilyId() : undefined);
@@ -139,12 +142,12 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
       scope: scopes.join(' '),
     };
     if (refreshable) {
-      const refresh = await refreshTokens.prepare({ client, grant, scopes, familyId: familyId! });
+      const refresh = await refreshTokens.prepare({ client, grantType, grant, scopes, familyId: familyId! });
       records.push(...refresh.records);
       response.refresh_token = refresh.handle;
     }
-    if (scopes.includes('openid') && grant.authTime !== undefined) {
-      response.id_token = await idTokens.issue({ client, grant, scopes });
+    if (scopes.includes('openid') && user !== undefined) {
+      response.id_token = await idTokens.issue({ client, user, scopes });
     }
     for (const [name, value] of Object.entries(customResponse ?? {})) {
       if (!standardResponseMembers.has(name) && !(name in response)) response[name] = value;

@@ -4,10 +4,10 @@
  */
 import { BootError } from '../config/boot-error.js';
 import type { ExtensionGrantValidator, Plugin, ResourceOwnerValidator, SecretParser, SecretValidator } from '../sdk/contracts.js';
-import type { ServiceEventType } from '../events/service-event.js';
+import type { ServiceEventType } from '../sdk/events.js';
 import type { PluginFolder } from './discover.js';
 
-const pluginKeys = ['name', 'description', 'secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'resourceOwnerValidator'];
+const pluginKeys = ['name', 'description', 'options', 'secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'resourceOwnerValidator'];
 export const factoryLists = ['secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks'] as const;
 export type FactoryList = (typeof factoryLists)[number];
 /** What a plugin can provide: a list of parts, or the one resource owner validator. */
@@ -20,7 +20,7 @@ export function checkPluginExport(value: unknown, folder: PluginFolder): Plugin 
   const fail = (msg: string): never => {
     throw new BootError('PLUGIN_INVALID', `plugin folder ${folder.dir}: ${msg}`);
   };
-  if (!isObject(value)) fail(`the index must default-export a plugin object { name, secretParsers?, secretValidators?, extensionGrants?, eventSinks?, resourceOwnerValidator? }, found ${kind(value)}`);
+  if (!isObject(value)) fail(`the index must default-export a plugin object { name, options?, secretParsers?, secretValidators?, extensionGrants?, eventSinks?, resourceOwnerValidator? }, found ${kind(value)}`);
   const plugin = value as Record<string, unknown>;
   for (const key of Object.keys(plugin)) {
     if (!pluginKeys.includes(key)) fail(`unknown member "${key}" (known: ${pluginKeys.join(', ')})`);
@@ -36,6 +36,7 @@ export function checkPluginExport(value: unknown, folder: PluginFolder): Plugin 
       if (typeof f !== 'function') fail(`${list}[${i}] must be a factory function (deps) => ..., found ${kind(f)}`);
     });
   }
+  if (plugin.options !== undefined && typeof plugin.options !== 'function') fail(`options must be a parser function (raw) => options, found ${kind(plugin.options)}`);
   const owners = plugin.resourceOwnerValidator;
   if (owners !== undefined && typeof owners !== 'function') fail(`resourceOwnerValidator must be a factory function (deps) => ..., found ${kind(owners)}`);
   return plugin as unknown as Plugin;
@@ -48,6 +49,24 @@ const eventTypes: ReadonlySet<string> = new Set(Object.keys({
   'device.authorized': true, 'device.approved': true, 'device.denied': true, 'user.signed_in': true,
   'user.sign_in_failed': true, 'plugin.loaded': true,
 } satisfies Record<ServiceEventType, true>));
+
+/** A contribution's `parameters`, when given: `{ name, maxLength, credential? }` each, no name twice. */
+function checkParameters(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) return `parameters, when given, must be an array of { name, maxLength, credential? }, found ${kind(value)}`;
+  const seen = new Set<string>();
+  for (const [i, p] of value.entries()) {
+    if (!isObject(p)) return `parameters[${i}] must be an object { name, maxLength, credential? }, found ${kind(p)}`;
+    if (typeof p.name !== 'string' || p.name.length === 0) return `parameters[${i}].name must be a non-empty string`;
+    if (typeof p.maxLength !== 'number' || !Number.isInteger(p.maxLength) || p.maxLength < 1) {
+      return `parameters[${i}].maxLength must be a positive whole number of characters, found ${JSON.stringify(p.maxLength) ?? kind(p.maxLength)}`;
+    }
+    if (p.credential !== undefined && typeof p.credential !== 'boolean') return `parameters[${i}].credential, when given, must be true or false`;
+    if (seen.has(p.name)) return `parameters: "${p.name}" is declared twice`;
+    seen.add(p.name);
+  }
+  return undefined;
+}
 
 const isStringList = (v: unknown): v is string[] =>
   Array.isArray(v) && v.length > 0 && v.every((s) => typeof s === 'string' && s.length > 0);
@@ -63,7 +82,7 @@ export function checkInstance(list: PluginPart, value: unknown): string | undefi
       if (p.parsedSecretType !== undefined && (typeof p.parsedSecretType !== 'string' || !p.parsedSecretType)) {
         return 'parsedSecretType, when given, must be a non-empty string';
       }
-      return undefined;
+      return checkParameters(p.parameters);
     }
     case 'secretValidators': {
       const v = value as Partial<SecretValidator>;
@@ -95,7 +114,8 @@ export function checkInstance(list: PluginPart, value: unknown): string | undefi
       const g = value as Partial<ExtensionGrantValidator>;
       if (typeof g.grantType !== 'string' || !g.grantType) return 'grantType must be a non-empty string';
       if (typeof g.validate !== 'function') return 'validate must be a function';
-      return undefined;
+      if (g.spent !== undefined && typeof g.spent !== 'function') return 'spent, when given, must be a function';
+      return checkParameters(g.parameters);
     }
   }
 }

@@ -1,13 +1,20 @@
 /**
- * Builds every plugin's parts through the container and indexes them. Built-in grants come
- * through the same `registerPlugin` call as a dropped-in folder. Conflicts stop start-up.
+ * Builds every plugin's parts and indexes them. Built-in grants come through the same
+ * `registerPlugin` call as a dropped-in folder. Each plugin's factories receive one frozen set
+ * of the dependencies the SDK documents (`PluginDependencies`), built once for the plugin: its
+ * parsed options, a logger naming it, a store of its own records. Conflicts stop start-up.
  */
-import { asValue, type AwilixContainer } from 'awilix';
 import { BootError } from '../config/boot-error.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import type { ExtensionGrantValidator, Logger, Plugin, ResourceOwnerValidator, SecretParser, SecretValidator } from '../sdk/contracts.js';
-import type { EventSink } from '../events/service-event.js';
+import type {
+  Clock, EndpointUrls, ExtensionGrantValidator, Logger, ParameterDeclaration, Plugin, PluginConfig, PluginDependencies,
+  ResourceOwnerValidator, SecretParser, SecretValidator, TokenValidator,
+} from '../sdk/contracts.js';
+import type { EventSink } from '../sdk/events.js';
+import { isOptionsError } from '../sdk/errors.js';
+import type { Store } from '../store/store.js';
 import { checkInstance, type FactoryList, type PluginPart } from './check.js';
+import { pluginStore } from './plugin-store.js';
 import { refuseClientSubjects } from '../oauth/client-subject-guard.js';
 
 export interface PluginSummary {
@@ -27,33 +34,89 @@ export interface PluginRegistry {
   readonly secretValidators: readonly SecretValidator[];
   readonly grants: ReadonlyMap<string, ExtensionGrantValidator>;
   readonly eventSinks: readonly EventSink[];
+  /** Every form parameter the registered parsers and grants declared. */
+  readonly parameters: readonly ParameterDeclaration[];
 }
 
-export function createPluginRegistrar(container: AwilixContainer, config: ResolvedConfig, logger: Logger) {
+/** The host services plugins are given parts of. */
+export interface PluginHostServices {
+  readonly config: ResolvedConfig;
+  readonly urls: EndpointUrls;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly store: Store;
+  readonly tokenValidator: TokenValidator;
+  /** The config's `users`, unless a plugin's user store replaces it. */
+  readonly configUsers: ResourceOwnerValidator;
+}
+
+/** The parts of the config a plugin may read, frozen once for every plugin. */
+function pluginConfigOf(config: ResolvedConfig): PluginConfig {
+  return Object.freeze({
+    issuer: config.issuer,
+    clients: config.clients,
+    apiScopes: config.apiScopes,
+    apiResources: config.apiResources,
+    identityResources: config.identityResources,
+  });
+}
+
+export function createPluginRegistrar(services: PluginHostServices) {
+  const { config, logger } = services;
+  const pluginConfig = pluginConfigOf(config);
   const plugins: PluginSummary[] = [];
   const secretParsers: SecretParser[] = [];
   const secretValidators: SecretValidator[] = [];
   const grants = new Map<string, ExtensionGrantValidator>();
   const eventSinks: EventSink[] = [];
+  const parameters: ParameterDeclaration[] = [];
   const methodOwner = new Map<string, string>();
   const grantOwner = new Map<string, string>();
   const names = new Map<string, string>();
+  const depsOf = new Map<Plugin, PluginDependencies>();
+  let resourceOwnerValidator = services.configUsers;
   let resourceOwnersFrom: string | undefined;
+
+  /** The plugin's dependencies: its options parsed once (a bad one stops start-up naming `plugins.<name>.<field>`). */
+  function dependencies(plugin: Plugin, source: string): PluginDependencies {
+    const known = depsOf.get(plugin);
+    if (known) return known;
+    const raw = Object.freeze({ ...(config.plugins[plugin.name] ?? {}) });
+    let options: Readonly<Record<string, unknown>> = raw;
+    if (plugin.options !== undefined) {
+      try {
+        options = plugin.options(raw) as Readonly<Record<string, unknown>>;
+      } catch (err) {
+        const where = isOptionsError(err) ? `plugins.${plugin.name}.${err.field}: ${err.problem}` : `plugins.${plugin.name}: ${(err as Error).message}`;
+        throw new BootError('CONFIG_INVALID', `${where} (plugin "${plugin.name}", ${source})`, { cause: err });
+      }
+    }
+    const deps: PluginDependencies = Object.freeze({
+      config: pluginConfig,
+      urls: services.urls,
+      options,
+      pluginOptions: raw,
+      logger: logger.child({ plugin: plugin.name }),
+      clock: services.clock,
+      store: pluginStore(services.store, plugin.name),
+      tokenValidator: services.tokenValidator,
+      resourceOwnerValidator,
+    });
+    depsOf.set(plugin, deps);
+    return deps;
+  }
 
   async function build<T>(plugin: Plugin, source: string, list: PluginPart): Promise<T[]> {
     const single = list === 'resourceOwnerValidator';
     const factories: readonly unknown[] = single ? [plugin.resourceOwnerValidator] : (plugin[list as FactoryList] ?? []);
+    if (factories.length === 0) return [];
     const at = (i: number): string => (single ? list : `${list}[${i}]`);
-    const scope = container.createScope();
-    scope.register({
-      pluginOptions: asValue(Object.freeze({ ...(config.plugins[plugin.name] ?? {}) })),
-      logger: asValue(logger.child({ plugin: plugin.name })),
-    });
+    const deps = dependencies(plugin, source);
     const built: T[] = [];
     for (const [i, factory] of factories.entries()) {
       let instance: unknown;
       try {
-        instance = await (factory as (deps: unknown) => unknown)(scope.cradle);
+        instance = await (factory as (deps: unknown) => unknown)(deps);
       } catch (err) {
         throw new BootError('PLUGIN_INVALID', `plugin "${plugin.name}" (${source}): ${at(i)} failed to start: ${(err as Error).message}`, { cause: err });
       }
@@ -76,9 +139,13 @@ export function createPluginRegistrar(container: AwilixContainer, config: Resolv
         throw new BootError('PLUGIN_CONFLICT', `plugins "${resourceOwnersFrom}" and "${plugin.name}" both provide the resourceOwnerValidator (remove one)`);
       }
       const [validator] = await build<ResourceOwnerValidator>(plugin, source, 'resourceOwnerValidator');
-      container.register({ resourceOwnerValidator: asValue(refuseClientSubjects(validator!, config.clients, logger)) });
+      // The plugin's own other parts, built later, see its user store too.
+      depsOf.delete(plugin);
+      resourceOwnerValidator = refuseClientSubjects(validator!, config.clients, logger);
       resourceOwnersFrom = plugin.name;
     },
+    /** The user store in force: a plugin's, or the config's `users`. */
+    resourceOwnerValidator: (): ResourceOwnerValidator => resourceOwnerValidator,
     async registerPlugin(plugin: Plugin, source: string): Promise<void> {
       const earlier = names.get(plugin.name);
       if (earlier) throw new BootError('PLUGIN_CONFLICT', `two plugins are named "${plugin.name}": ${earlier} and ${source} (rename or remove one)`);
@@ -92,12 +159,14 @@ export function createPluginRegistrar(container: AwilixContainer, config: Resolv
         const owner = methodOwner.get(p.authenticationMethod);
         if (owner) throw new BootError('PLUGIN_CONFLICT', `plugins "${owner}" and "${plugin.name}" both provide the authentication method "${p.authenticationMethod}" (remove one)`);
         methodOwner.set(p.authenticationMethod, plugin.name);
+        parameters.push(...(p.parameters ?? []));
       }
       for (const g of grantValidators) {
         const owner = grantOwner.get(g.grantType);
         if (owner) throw new BootError('PLUGIN_CONFLICT', `plugins "${owner}" and "${plugin.name}" both provide the grant type "${g.grantType}" (remove one)`);
         grantOwner.set(g.grantType, plugin.name);
         grants.set(g.grantType, g);
+        parameters.push(...(g.parameters ?? []));
       }
       secretParsers.push(...parsers);
       secretValidators.push(...validators);
@@ -112,8 +181,7 @@ export function createPluginRegistrar(container: AwilixContainer, config: Resolv
       });
     },
     registry(): PluginRegistry {
-      return { plugins, secretParsers, secretValidators, grants, eventSinks };
+      return { plugins, secretParsers, secretValidators, grants, eventSinks, parameters };
     },
   };
 }
-

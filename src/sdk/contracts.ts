@@ -1,11 +1,14 @@
 /**
  * The contracts a plugin implements. First-party plugins (`plugins/shared-secret`,
- * `plugins/private-key-jwt`, `plugins/delegation`) use exactly these, nothing more.
+ * `plugins/private-key-jwt`, `plugins/delegation`, `plugins/token-exchange`) and the standard
+ * grants (`src/grants`) use exactly these, nothing more. This module imports nothing from the
+ * host: the host implements these contracts.
  */
-import type { OAuthErrorCode } from '../oauth/errors.js';
-import type { ApiResource, Client, ResolvedConfig, Secret } from '../config/schema.js';
-import type { Store } from '../store/store.js';
-import type { EventSink } from '../events/service-event.js';
+import type { OAuthError, TokenRequestErrorCode } from './errors.js';
+import type { ApiResource, ApiScope, Client, IdentityResource, Secret } from './model.js';
+import type { EventSink } from './events.js';
+
+export type { TokenRequestErrorCode };
 
 /** A JSON value, for claims and custom response parameters. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -30,6 +33,26 @@ export interface ParsedSecret {
   readonly credential: string;
   /** What kind of credential this is; selects validators, e.g. `"SharedSecret"`. */
   readonly type: string;
+  /**
+   * What the parser already learned from the credential (e.g. a decoded JWT), handed to the
+   * validators as is, so they need not decode it again. Never logged.
+   */
+  readonly decoded?: unknown;
+}
+
+/**
+ * A form parameter a contribution reads. The host builds its tables from these declarations at
+ * start-up: the length cap every request is held to, and which parameters are credentials.
+ */
+export interface ParameterDeclaration {
+  readonly name: string;
+  /** Longest accepted value in characters; a longer one is `invalid_request`. */
+  readonly maxLength: number;
+  /**
+   * A credential (a secret, an assertion): it never reaches a grant's `raw` parameters, a log
+   * line or an event. Secret parsers declare their credential parameters this way.
+   */
+  readonly credential?: boolean;
 }
 
 /**
@@ -55,6 +78,8 @@ export interface SecretParser {
   readonly parsedSecretType?: string;
   /** Extra discovery metadata this method implies, merged into the discovery document. */
   readonly discoveryMetadata?: Readonly<Record<string, JsonValue>>;
+  /** The form parameters this parser reads; mark the ones that carry the credential. */
+  readonly parameters?: readonly ParameterDeclaration[];
   parse(source: CredentialSource): ParsedSecret | undefined | Promise<ParsedSecret | undefined>;
 }
 
@@ -95,37 +120,23 @@ export interface ValidatedTokenRequest {
   readonly requestedScopes: readonly string[];
   /** Whether `scope` was sent at all. */
   readonly scopeRequested: boolean;
-  /** Every form parameter, custom ones included (client credentials removed). */
+  /** Every form parameter, custom ones included; credential parameters (see `ParameterDeclaration`) removed. */
   readonly raw: ReadonlyMap<string, string>;
   /** The caller's network address, when known (for rate limits). */
   readonly remoteAddress?: string | undefined;
 }
 
-/** The error codes a grant may answer with (RFC 6749 §5.2 and the device flow's). */
-export type TokenRequestErrorCode = Extract<
-  OAuthErrorCode,
-  | 'invalid_request'
-  | 'invalid_grant'
-  | 'unauthorized_client'
-  | 'invalid_scope'
-  | 'invalid_target'
-  | 'authorization_pending'
-  | 'slow_down'
-  | 'access_denied'
-  | 'expired_token'
->;
-
-export interface GrantError {
-  readonly error: TokenRequestErrorCode;
-  readonly description?: string;
-}
+/**
+ * Who a token is about. A `user` signed in at `authTime` (epoch seconds): their tokens may carry
+ * refresh and ID tokens. A `client` acts for itself (`id` is a client id): no user, so never a
+ * refresh token or an ID token (RFC 9068 §2.2).
+ */
+export type GrantSubject =
+  | { readonly kind: 'user'; readonly id: string; readonly authTime: number }
+  | { readonly kind: 'client'; readonly id: string };
 
 export interface GrantSuccess {
-  /** The subject of the issued token: a user's `subjectId`, or the client's id for client-only grants. */
-  readonly subject: string;
-  readonly grantType: string;
-  /** When the user authenticated (epoch seconds); absent for tokens that represent no user. */
-  readonly authTime?: number;
+  readonly subject: GrantSubject;
   /** Scopes to grant instead of the requested ones (must be a subset of them). */
   readonly scopes?: readonly string[];
   /** Extra access token claims; registered claims (`iss`, `sub`, `aud`, `exp`, ...) cannot be overridden. */
@@ -144,19 +155,15 @@ export interface GrantSuccess {
   readonly consumes?: string;
 }
 
-export type GrantResult = GrantError | GrantSuccess;
-
-export function isGrantError(result: GrantResult): result is GrantError {
-  return 'error' in result;
-}
-
 export interface GrantContext {
   readonly request: ValidatedTokenRequest;
   /**
-   * Set this. It starts unset, and an unset result is answered `invalid_grant`: a grant that
-   * forgets to decide denies.
+   * Set this on success. It starts unset, and an unset result is answered `invalid_grant`: a
+   * grant that forgets to decide denies. To refuse, throw an `OAuthError` whose code is one of
+   * `tokenRequestErrorCodes` (e.g. `throw new InvalidGrant('The code has expired.')`); any other
+   * code, and any other throw, is logged and answered `server_error`.
    */
-  result: GrantResult | undefined;
+  result: GrantSuccess | undefined;
   /** Extra members for the token response; standard members can never be overridden. */
   readonly customResponse: Record<string, JsonValue>;
 }
@@ -168,21 +175,25 @@ export interface GrantContext {
  * @example
  * const grant: ExtensionGrantValidator = {
  *   grantType: 'urn:example:magic',
+ *   parameters: [{ name: 'word', maxLength: 20 }],
  *   validate(ctx) {
- *     const word = ctx.request.raw.get('word');
- *     ctx.result = word === 'please' ? { subject: 'alice', grantType: this.grantType } : { error: 'invalid_grant' };
+ *     if (ctx.request.raw.get('word') !== 'please') throw new InvalidGrant('Say the magic word.');
+ *     ctx.result = { subject: { kind: 'user', id: 'alice', authTime: Math.floor(Date.now() / 1000) } };
  *   },
  * };
  */
 export interface ExtensionGrantValidator {
   readonly grantType: string;
+  /** The form parameters this grant reads (their length caps). Undeclared ones are capped at 2048. */
+  readonly parameters?: readonly ParameterDeclaration[];
   validate(context: GrantContext): void | Promise<void>;
   /**
    * For grants that answer with `consumes`: what the client hears when the one-time grant was
    * spent by another request between `validate` and the host storing the tokens (a race). It
-   * may revoke what the first redemption issued. Without it the answer is `invalid_grant`.
+   * may revoke what the first redemption issued, and returns the error to answer with. Without
+   * it the answer is `invalid_grant`.
    */
-  spent?(handle: string, request: ValidatedTokenRequest): Promise<GrantError>;
+  spent?(handle: string, request: ValidatedTokenRequest): Promise<OAuthError>;
 }
 
 /** Claims of a validated access token. */
@@ -267,34 +278,86 @@ export interface EndpointUrls {
   readonly byEndpoint: Readonly<Record<string, string>>;
 }
 
-/** What a plugin factory may ask for by name. */
-export interface PluginDependencies {
-  readonly config: ResolvedConfig;
+/** The parts of the resolved configuration a plugin may read (frozen). */
+export interface PluginConfig {
+  readonly issuer: string;
+  readonly clients: readonly Client[];
+  readonly apiScopes: readonly ApiScope[];
+  readonly apiResources: readonly ApiResource[];
+  readonly identityResources: readonly IdentityResource[];
+}
+
+/** A record a plugin keeps in the store, e.g. a used assertion id (epoch milliseconds throughout). */
+export interface PluginRecord {
+  /** The plugin's own key; the store keeps only its hash. */
+  readonly key: string;
+  /** The plugin's name for its kind of record, e.g. `"assertion_jti"`. */
+  readonly type: string;
+  readonly clientId: string;
+  readonly subjectId: string | undefined;
+  readonly sessionId: string | undefined;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly consumedAt: number | undefined;
+  /** JSON text owned by the plugin. */
+  readonly data: string;
+}
+
+/**
+ * The plugin's own records, and nothing else: keys live in a namespace of the plugin's, so a
+ * plugin can neither read nor remove the service's tokens, keys or another plugin's records.
+ */
+export interface PluginStore {
+  /** Rejects with `DuplicateKeyError` (test with `isDuplicateKeyError`) when a live record holds the key. */
+  add(record: PluginRecord): Promise<void>;
+  get(key: string): Promise<PluginRecord | undefined>;
+  /** Marks the record consumed if it is unconsumed and unexpired at `now`; only the one winning caller gets it back. */
+  consume(key: string, now: number): Promise<PluginRecord | undefined>;
+  remove(key: string): Promise<void>;
+}
+
+/**
+ * What a plugin factory receives: built once at start-up, frozen, the same for every factory of
+ * the plugin. Nothing else of the service is reachable from a plugin.
+ */
+export interface PluginDependencies<Options = Readonly<Record<string, unknown>>> {
+  readonly config: PluginConfig;
   readonly urls: EndpointUrls;
-  /** This plugin's slice of `config.plugins`, `{}` when absent. */
+  /** This plugin's options, as its `options` parser returned them (the raw slice when it declares none). */
+  readonly options: Options;
+  /** This plugin's raw slice of `config.plugins`, `{}` when absent. */
   readonly pluginOptions: Readonly<Record<string, unknown>>;
   readonly logger: Logger;
   readonly clock: Clock;
-  readonly store: Store;
+  readonly store: PluginStore;
   readonly tokenValidator: TokenValidator;
   readonly resourceOwnerValidator: ResourceOwnerValidator;
 }
 
 /** A factory is called once at start-up with the service's parts; do expensive work here. */
-export type Factory<T> = (deps: PluginDependencies) => T | Promise<T>;
+export type Factory<T, Options = Readonly<Record<string, unknown>>> = (deps: PluginDependencies<Options>) => T | Promise<T>;
+
+/**
+ * Reads a plugin's raw options slice once at start-up. Throw an `OptionsError` naming the field
+ * (`new OptionsError('clockSkew', 'expected a non-negative number, found -1')`): start-up stops
+ * with `plugins.<name>.<field>: ...`.
+ */
+export type OptionsParser<Options> = (raw: Readonly<Record<string, unknown>>) => Options;
 
 /** What a plugin folder's `index` default-exports. */
-export interface Plugin {
+export interface Plugin<Options = Readonly<Record<string, unknown>>> {
   /** Must equal the folder's name. */
   readonly name: string;
-  readonly secretParsers?: ReadonlyArray<Factory<SecretParser>>;
-  readonly secretValidators?: ReadonlyArray<Factory<SecretValidator>>;
-  readonly extensionGrants?: ReadonlyArray<Factory<ExtensionGrantValidator>>;
+  /** Parses `config.plugins[name]` once; every factory then gets the result as `deps.options`. */
+  readonly options?: OptionsParser<Options>;
+  readonly secretParsers?: ReadonlyArray<Factory<SecretParser, Options>>;
+  readonly secretValidators?: ReadonlyArray<Factory<SecretValidator, Options>>;
+  readonly extensionGrants?: ReadonlyArray<Factory<ExtensionGrantValidator, Options>>;
   /** Receivers of the service's events (token issued, authentication failed, ...). */
-  readonly eventSinks?: ReadonlyArray<Factory<EventSink>>;
+  readonly eventSinks?: ReadonlyArray<Factory<EventSink, Options>>;
   /**
    * The deployment's own user store, in place of the config's `users`: the password grant, the
    * device page's sign-in and ID token claims all ask it. At most one plugin may provide it.
    */
-  readonly resourceOwnerValidator?: Factory<ResourceOwnerValidator>;
+  readonly resourceOwnerValidator?: Factory<ResourceOwnerValidator, Options>;
 }

@@ -1,24 +1,16 @@
 /**
- * The one module plugin authors and `svc.config.ts` import: `import { definePlugin } from 'svc/sdk'`.
+ * The one module plugin authors import: `import { definePlugin } from 'svc/sdk'`. It imports
+ * nothing from the service itself; the service implements these contracts.
  */
 export type * from './contracts.js';
-export type { ServiceEvent, RaisedEvent, EventSink, ServiceEventType } from '../events/service-event.js';
-export { isGrantError } from './contracts.js';
-export type {
-  UserConfig,
-  ClientConfig,
-  SecretConfig,
-  ApiScopeConfig,
-  ApiResourceConfig,
-  IdentityResourceConfig,
-  ResolvedConfig,
-  Client,
-  ApiResource,
-  Secret,
-  User,
-} from '../config/schema.js';
-export * from '../oauth/errors.js';
-export { DuplicateKeyError, StoreUnavailableError } from '../store/store.js';
+export type * from './model.js';
+export type { ServiceEvent, RaisedEvent, EventSink, ServiceEventType } from './events.js';
+export * from './errors.js';
+export { DuplicateKeyError, StoreUnavailableError, isDuplicateKeyError, isStoreUnavailableError } from './store-errors.js';
 export { definePlugin } from './define-plugin.js';
-export { defineConfig } from '../config/define-config.js';
-export { hashSecret } from '../oauth/secret-hash.js';
+export { hashSecret } from './hash.js';
+export {
+  parseCompactJws, verifyCompactJws, signCompactJws, isJwsAlgorithm, jwsAlgorithms, MalformedJws,
+  type CompactJws, type CompactSigner, type JwsAlgorithm,
+} from './jws.js';
+export { defineConfig } from './define-config.js';

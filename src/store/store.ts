@@ -101,14 +101,4 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export class DuplicateKeyError extends Error {
-  override readonly name = 'DuplicateKeyError';
-  constructor() {
-    super('A live grant already holds this key.');
-  }
-}
-
-/** The store could not be reached or answered in time; endpoints answer 503. */
-export class StoreUnavailableError extends Error {
-  override readonly name = 'StoreUnavailableError';
-}
+export { DuplicateKeyError, isDuplicateKeyError, isStoreUnavailableError, StoreUnavailableError } from '../sdk/store-errors.js';

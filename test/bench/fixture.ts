@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClientKey } from '../../src/cli/create-client-key.js';
 import { hashPassword } from '../../src/oauth/password-hash.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { repoRoot } from './options.js';
 
 export const deviceGrantType = 'urn:ietf:params:oauth:grant-type:device_code';

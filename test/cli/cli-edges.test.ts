@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/oauth/password-hash.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { firstPartyPlugins, freePort } from '../support/server.js';
 import { runCli as svc, runCliWith, runSvc, until, type SvcProcess } from '../support/svc-process.js';
 

@@ -10,7 +10,7 @@ import { BootError } from '../../src/config/boot-error.js';
 import { checkConfig } from '../../src/config/load.js';
 import type { ClientConfig } from '../../src/config/schema.js';
 import { validateUserConfig } from '../../src/config/validate.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { firstPartyPlugins } from '../support/server.js';
 
 const quiet = new Writable({ write: (_chunk, _enc, done) => done() });

@@ -8,7 +8,7 @@ import { createApp } from '../../src/app/create-app.js';
 import { BootError } from '../../src/config/boot-error.js';
 import { checkConfig } from '../../src/config/load.js';
 import type { ClientConfig, UserConfig } from '../../src/config/schema.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { sharedSecretOnly, type TempPluginDir } from '../e2e/plugin-dirs.js';
 
 let pluginDir: TempPluginDir;

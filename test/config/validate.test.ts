@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { BootError } from '../../src/config/boot-error.js';
 import { checkConfig } from '../../src/config/load.js';
 import { validateUserConfig } from '../../src/config/validate.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 
 const secret = { value: hashSecret('validate-secret') };
 const valid = {

@@ -5,7 +5,8 @@ import { createDeviceFlowStore } from '../../src/device/device-flow-store.js';
 import { userCodeScheme } from '../../src/device/user-code.js';
 import { createDeviceCodeGrant, deviceCodeGrantType } from '../../src/grants/device-code.js';
 import type { Client } from '../../src/config/schema.js';
-import type { GrantContext, GrantResult } from '../../src/sdk/contracts.js';
+import type { GrantContext, GrantSuccess } from '../../src/sdk/contracts.js';
+import { isOAuthError } from '../../src/sdk/errors.js';
 import { familyOfSpentGrant } from '../../src/oauth/grant-family.js';
 import { manualClock } from './helpers.js';
 
@@ -17,14 +18,20 @@ function setup() {
   const store = createMemoryStore(clock);
   const flows = createDeviceFlowStore({ store, clock });
   const grant = createDeviceCodeGrant({ store, clock, logger: silent });
-  async function poll(deviceCode: string | undefined, clientId = 'tv'): Promise<GrantResult | undefined> {
+  /** The grant's success, or the error it threw as `{ error, description }`. */
+  async function poll(deviceCode: string | undefined, clientId = 'tv'): Promise<GrantSuccess | { error: string; description: string } | undefined> {
     const raw = new Map(deviceCode === undefined ? [] : [['device_code', deviceCode]]);
     const ctx: GrantContext = {
       request: { client: client(clientId), grantType: deviceCodeGrantType, requestedScopes: [], scopeRequested: false, raw },
       result: undefined,
       customResponse: {},
     };
-    await grant.validate(ctx);
+    try {
+      await grant.validate(ctx);
+    } catch (err) {
+      if (isOAuthError(err)) return { error: err.code, description: err.description };
+      throw err;
+    }
     return ctx.result;
   }
   const startFlow = () =>
@@ -51,7 +58,7 @@ describe('device_code grant', () => {
     clock.advance(10);
     // The grant names the code to spend; the token endpoint spends it with the tokens.
     expect(await poll(deviceCode)).toEqual({
-      subject: 'alice', grantType: deviceCodeGrantType, authTime: 1_893_456_000, scopes: ['openid', 'api1.read'], consumes: deviceCode,
+      subject: { kind: 'user', id: 'alice', authTime: 1_893_456_000 }, scopes: ['openid', 'api1.read'], consumes: deviceCode,
     });
     await store.consume(deviceCode, clock.now());
     clock.advance(10);
@@ -62,9 +69,9 @@ describe('device_code grant', () => {
     const { clock, poll, startFlow, decide } = setup();
     const { deviceCode, userCode } = await startFlow();
     await decide(userCode, 'approved');
-    expect(await poll(deviceCode)).toMatchObject({ subject: 'alice', consumes: deviceCode });
+    expect(await poll(deviceCode)).toMatchObject({ subject: { id: 'alice' }, consumes: deviceCode });
     clock.advance(1);
-    expect(await poll(deviceCode)).toMatchObject({ subject: 'alice', consumes: deviceCode });
+    expect(await poll(deviceCode)).toMatchObject({ subject: { id: 'alice' }, consumes: deviceCode });
   });
 
   it('revokes the family of the first redemption when redeemed again after the polling interval, and not within it', async () => {
@@ -80,7 +87,7 @@ describe('device_code grant', () => {
     const request = { client: client('tv'), grantType: deviceCodeGrantType, requestedScopes: [], scopeRequested: false, raw: new Map() };
 
     clock.advance(4);
-    expect(await grant.spent!(deviceCode, request)).toEqual({ error: 'invalid_grant', description: 'The device code has already been used.' });
+    expect(await grant.spent!(deviceCode, request)).toMatchObject({ code: 'invalid_grant', description: 'The device code has already been used.' });
     expect(await store.get('issued-token')).toBeDefined();
     clock.advance(1);
     expect(await poll(deviceCode)).toEqual({ error: 'invalid_grant', description: 'The device code has already been used.' });

@@ -3,7 +3,7 @@
  * and a cookie-keeping client that drives the verification page's forms over HTTP.
  */
 import { hashPassword } from '../../src/oauth/password-hash.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import type { ClientConfig, UserConfig } from '../../src/config/schema.js';
 import type { Clock } from '../../src/sdk/contracts.js';
 import { postForm, type TestServer } from '../support/server.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, firstPartyPlugins, freePort } from '../support/server.js';
 import { runSvc, until, type SvcProcess } from '../support/svc-process.js';
 

@@ -8,7 +8,7 @@ import * as oauth from 'oauth4webapi';
 import * as openid from 'openid-client';
 import { startServer, type TestServer } from '../support/server.js';
 import { alice, bob, decideOverHttp, deviceClients, deviceConfig, deviceGrantType } from '../device/helpers.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 
 let server: TestServer;
 let as: oauth.AuthorizationServer;

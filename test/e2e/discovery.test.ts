@@ -5,7 +5,7 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, startServer, type TestServer } from '../support/server.js';
 import { fixturePluginDir, sharedSecretOnly, type TempPluginDir } from './plugin-dirs.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, firstPartyPlugins, freePort, postForm, repoRoot } from '../support/server.js';
 
 const fixture = fileURLToPath(new URL('../fixtures/drop-in/api-key', import.meta.url));

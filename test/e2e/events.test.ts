@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
 import { hashPassword } from '../../src/oauth/password-hash.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { bootError } from '../support/boot-error.js';
 import type { RaisedEvent } from '../../src/sdk/index.js';
 import { basic, firstPartyPlugins, postForm, startServer, type TestServer } from '../support/server.js';

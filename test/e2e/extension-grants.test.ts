@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { postForm, startServer, type TestServer } from '../support/server.js';
 import type { RecordedCall } from '../fixtures/grant-plugins/plugins/test-grants/index.js';
 import { accessClaims, configWith, tokenRequest, withFixturePlugins } from '../fixtures/grant-plugins/world.js';
@@ -102,6 +102,20 @@ describe('what the validator sees', () => {
         raw: { grant_type: 'urn:test:echo', client_id: 'tester', scope: 'backend.read api1.read', tenant: 'acme', 'x-custom.param': 'a b&c=d' },
       },
     ]);
+  });
+
+  it('never gets a parameter a plugin declared a credential, whatever plugin reads it', async () => {
+    const res = await asTester({ grant_type: 'urn:test:echo', scope: 'api1.read', x_partner_key: 'k-123', tenant: 'acme' });
+    expect(res.status).toBe(200);
+    expect(calls()[0]!.raw).toEqual({ grant_type: 'urn:test:echo', scope: 'api1.read', tenant: 'acme' });
+  });
+
+  it('holds a declared parameter to its declared cap, naming it', async () => {
+    const within = await asTester({ grant_type: 'urn:test:echo', scope: 'api1.read', x_partner_key: 'k'.repeat(64) });
+    expect(within.status).toBe(200);
+    const over = await asTester({ grant_type: 'urn:test:echo', scope: 'api1.read', x_partner_key: 'k'.repeat(65) });
+    expect(over.status).toBe(400);
+    expect(over.body).toEqual({ error: 'invalid_request', error_description: 'Parameter x_partner_key is too long (at most 64 characters).' });
   });
 
   it('gets every API scope the client is allowed when no scope was sent', async () => {

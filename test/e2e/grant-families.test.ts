@@ -5,7 +5,7 @@
  * tokens of the first redemption (RFC 6749 §4.1.2 by analogy).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 import { auth, configWith, delegate, invalidGrant, manualClock, tokenRequest, userToken } from '../fixtures/grant-plugins/world.js';
 import { codesFor, decideOverHttp, deviceConfig, deviceClients, alice as deviceAlice, poll } from '../device/helpers.js';

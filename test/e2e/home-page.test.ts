@@ -3,7 +3,7 @@
  * discovery, not a JSON "Not found".
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { sharedSecretOnly, type TempPluginDir } from './plugin-dirs.js';
 

@@ -6,7 +6,7 @@ import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { sharedSecretOnly, type TempPluginDir } from './plugin-dirs.js';
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type { UserConfig } from '../../src/config/schema.js';
 import { hashPassword } from '../../src/oauth/password-hash.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 import { handlePattern } from '../support/handle-pattern.js';
 
@@ -204,7 +204,8 @@ describe('introspection of a token that is not active for the caller', () => {
     const client = s.app.config.clients.find((c) => c.clientId === 'jwt-client')!;
     const { token: narrowed } = await s.app.tokenIssuer.issueAccessToken({
       client,
-      grant: { subject: 'jwt-client', grantType: 'urn:ietf:params:oauth:grant-type:token-exchange', audience: ['backend'] },
+      grantType: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      grant: { subject: { kind: 'client', id: 'jwt-client' }, audience: ['backend'] },
       scopes: ['api1.read', 'backend.read'],
     });
     expect((await asApi1({ token: narrowed })).body).toStrictEqual(inactive);

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientConfig, UserConfig } from '../../src/config/schema.js';
 import { hashPassword } from '../../src/oauth/password-hash.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, firstPartyPlugins, postForm, startServer, type TestServer } from '../support/server.js';
 import { eventRecording, eventSinkPlugins, type EventRecording } from '../support/event-recorder.js';
 import { deviceGrantType, hiddenFields, PageClient, type PageResponse } from '../device/helpers.js';

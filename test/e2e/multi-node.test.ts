@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import type { UserConfig } from '../../src/config/schema.js';
 import { hashPassword } from '../../src/oauth/password-hash.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { createTestSchema, postgresSkipReason, type TestSchema } from '../support/pg.js';
 import { basic, firstPartyPlugins, freePort, postForm, repoRoot } from '../support/server.js';
 

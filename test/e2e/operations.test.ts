@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { StoreUnavailableError, type Store } from '../../src/store/store.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { demoConfig } from '../support/demo-config.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 

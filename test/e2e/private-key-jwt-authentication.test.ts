@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, createRemoteJWKSet, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SecretConfig, UserConfig } from '../../src/config/schema.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 import { certificateOf, hmacToken, makeKey, publicJwk, rawToken, type TestKey } from '../plugins/private-key-jwt/helpers.js';
 

@@ -5,7 +5,7 @@
  * after the interval is still reuse, and revokes the family (RFC 9700 §4.14.2).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { configWith, invalidGrant, manualClock, tokenRequest, userToken } from '../fixtures/grant-plugins/world.js';
 

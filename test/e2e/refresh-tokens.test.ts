@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { postForm, startServer, type TestServer } from '../support/server.js';
 import {
   accessClaims, alice, auth, baseConfig, configWith, invalidGrant, manualClock, tokenRequest, userToken,

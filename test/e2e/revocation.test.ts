@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type { ClientConfig, UserConfig } from '../../src/config/schema.js';
 import { hashPassword } from '../../src/oauth/password-hash.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 
 let s: TestServer;

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/oauth/password-hash.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, firstPartyPlugins, freePort, postForm } from '../support/server.js';
 import { runSvc, until, type SvcProcess } from '../support/svc-process.js';
 import { decideOverHttp, deviceGrantType } from '../device/helpers.js';

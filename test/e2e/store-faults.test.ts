@@ -13,7 +13,7 @@ import { createApp } from '../../src/app/create-app.js';
 import { BootError } from '../../src/config/boot-error.js';
 import { checkConfig } from '../../src/config/load.js';
 import type { UserConfig } from '../../src/config/schema.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { createTestSchema, postgresSkipReason, postgresUrl, type TestSchema } from '../support/pg.js';
 import { basic, firstPartyPlugins, postForm, startServer, type TestServer } from '../support/server.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';

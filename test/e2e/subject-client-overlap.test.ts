@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { hashPassword } from '../../src/oauth/password-hash.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { validateUserConfig } from '../../src/config/validate.js';
 import { firstPartyPlugins, startServer, type TestServer } from '../support/server.js';
 import { tokenRequest } from '../fixtures/grant-plugins/world.js';

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientConfig } from '../../src/config/schema.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 import { makeKey, publicJwk, type TestKey } from '../plugins/private-key-jwt/helpers.js';
 

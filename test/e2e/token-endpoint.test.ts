@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, startServer, type TestServer } from '../support/server.js';
 import { fixturePluginDir, leakPatterns, sharedSecretOnly, type TempPluginDir } from './plugin-dirs.js';
 

@@ -127,17 +127,17 @@ describe('request errors', () => {
     expect(res.body).toEqual(invalidRequest(`Unsupported actor_token_type; only ${accessTokenType} is accepted.`));
   });
 
-  it('answers invalid_grant for a subject_token or actor_token that does not validate', async () => {
+  it('answers invalid_request for a subject_token or actor_token that does not validate (RFC 8693 §2.2.2)', async () => {
     const user = await userToken(server);
     const bad = `${user.access_token.slice(0, -4)}AAAA`;
     const subject = await exchange({ subject_token: bad, subject_token_type: accessTokenType, scope: 'backend.read' });
     expect(subject.status).toBe(400);
-    expect(subject.body).toEqual({ error: 'invalid_grant', error_description: 'The subject_token is invalid.' });
+    expect(subject.body).toEqual({ error: 'invalid_request', error_description: 'The subject_token is invalid.' });
     const actor = await exchange({
       subject_token: user.access_token, subject_token_type: accessTokenType, actor_token: bad, actor_token_type: accessTokenType, scope: 'backend.read',
     });
     expect(actor.status).toBe(400);
-    expect(actor.body).toEqual({ error: 'invalid_grant', error_description: 'The actor_token is invalid.' });
+    expect(actor.body).toEqual({ error: 'invalid_request', error_description: 'The actor_token is invalid.' });
   });
 
   it('answers invalid_request for a subject_token addressed to an audience the client may not exchange (RFC 8693 §2.2.2; issue 14.1)', async () => {

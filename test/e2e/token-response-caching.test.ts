@@ -3,7 +3,7 @@
  * `Pragma: no-cache`): a token, and each kind of error the endpoint answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;

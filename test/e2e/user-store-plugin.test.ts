@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { listPlugins } from '../../src/cli/list-plugins.js';
 import { hashPassword } from '../../src/oauth/password-hash.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { firstPartyPlugins, startServer, type TestServer } from '../support/server.js';
 import { accessClaims, tokenRequest } from '../fixtures/grant-plugins/world.js';
 import { codesFor, decideOverHttp, deviceGrantType, poll } from '../device/helpers.js';

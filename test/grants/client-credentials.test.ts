@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClientCredentialsGrant } from '../../src/grants/client-credentials.js';
 import { checkConfig } from '../../src/config/load.js';
-import { grantContext } from '../fixtures/grant-plugins/grant-context.js';
+import { grantContext, settle } from '../fixtures/grant-plugins/grant-context.js';
 
 const config = checkConfig(
   {
@@ -17,13 +17,13 @@ const grant = createClientCredentialsGrant({ config });
 
 async function run(scopes: string[]) {
   const ctx = grantContext(client, 'client_credentials', {}, scopes);
-  await grant.validate(ctx);
+  await settle(grant, ctx);
   return ctx.result;
 }
 
 describe('client_credentials grant', () => {
   it('makes the client its own subject, with no auth_time', async () => {
-    expect(await run(['api1.read'])).toEqual({ subject: 'm2m', grantType: 'client_credentials' });
+    expect(await run(['api1.read'])).toEqual({ subject: { kind: 'client', id: 'm2m' } });
   });
 
   it.each(['offline_access', 'openid'])('refuses %s: it needs a user', async (scope) => {

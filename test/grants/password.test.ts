@@ -4,7 +4,7 @@ import { createPasswordGrant } from '../../src/grants/password.js';
 import { checkConfig } from '../../src/config/load.js';
 import type { User } from '../../src/config/schema.js';
 import type { ResourceOwnerValidator } from '../../src/sdk/contracts.js';
-import { grantContext } from '../fixtures/grant-plugins/grant-context.js';
+import { grantContext, settle } from '../fixtures/grant-plugins/grant-context.js';
 
 const config = checkConfig(
   { apiScopes: [{ name: 'api1.read' }], clients: [{ clientId: 'web', requireClientSecret: false, allowedGrantTypes: ['password'], allowedScopes: ['api1.read'] }] },
@@ -23,10 +23,10 @@ function setup() {
       return undefined;
     },
   };
-  const grant = createPasswordGrant({ resourceOwnerValidator, config, clock: { now: () => 1_900_000_000_500 } });
+  const grant = createPasswordGrant({ resourceOwnerValidator, passwordThrottle: config.passwordThrottle, clock: { now: () => 1_900_000_000_500 } });
   const run = async (raw: Record<string, string>) => {
     const ctx = grantContext(config.clients[0]!, 'password', raw, ['api1.read']);
-    await grant.validate(ctx);
+    await settle(grant, ctx);
     return ctx;
   };
   return { asked, grant, run };
@@ -36,7 +36,7 @@ describe('password grant', () => {
   it('succeeds for the user with that subjectId, auth_time now in seconds', async () => {
     const { run, grant } = setup();
     expect(grant.grantType).toBe('password');
-    expect((await run({ username: 'alice', password: 'right' })).result).toEqual({ subject: '818727', grantType: 'password', authTime: 1_900_000_000 });
+    expect((await run({ username: 'alice', password: 'right' })).result).toEqual({ subject: { kind: 'user', id: '818727', authTime: 1_900_000_000 } });
   });
 
   it('gives the same answer for a wrong password and an unknown user', async () => {

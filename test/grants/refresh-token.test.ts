@@ -5,7 +5,7 @@ import { checkConfig } from '../../src/config/load.js';
 import { InvalidGrant, InvalidScope } from '../../src/oauth/errors.js';
 import { StoreUnavailableError } from '../../src/store/store.js';
 import type { RedeemedRefreshToken, RefreshTokenService } from '../../src/oauth/refresh-tokens.js';
-import { grantContext } from '../fixtures/grant-plugins/grant-context.js';
+import { grantContext, settle } from '../fixtures/grant-plugins/grant-context.js';
 
 const config = checkConfig(
   { apiScopes: [{ name: 'a' }, { name: 'b' }], clients: [{ clientId: 'web', requireClientSecret: false, allowedGrantTypes: ['refresh_token'], allowedScopes: ['a', 'b'], allowOfflineAccess: true }] },
@@ -14,7 +14,7 @@ const config = checkConfig(
 const client = config.clients[0]!;
 
 const redeemed: RedeemedRefreshToken = {
-  subject: 'alice', familyId: 'fam-1', scopes: ['a', 'b', 'offline_access'], authTime: 1_800_000_000,
+  subject: { kind: 'user', id: 'alice', authTime: 1_800_000_000 }, familyId: 'fam-1', scopes: ['a', 'b', 'offline_access'], authTime: 1_800_000_000,
   claims: { act: { client_id: 'web' } }, grantType: 'password', audience: undefined,
 };
 
@@ -30,7 +30,7 @@ function setup(redeem: RefreshTokenService['redeem']) {
   });
   const run = async (raw: Record<string, string>) => {
     const ctx = grantContext(client, 'refresh_token', raw, []);
-    await grant.validate(ctx);
+    await settle(grant, ctx);
     return ctx.result;
   };
   return { presented, requested, run };
@@ -40,7 +40,7 @@ describe('refresh_token grant', () => {
   it('continues the family for the same subject, auth_time, claims and scopes', async () => {
     const { run, presented } = setup(async () => redeemed);
     expect(await run({ refresh_token: 'rt' })).toEqual({
-      subject: 'alice', grantType: 'refresh_token', authTime: 1_800_000_000, scopes: ['a', 'b', 'offline_access'],
+      subject: { kind: 'user', id: 'alice', authTime: 1_800_000_000 }, scopes: ['a', 'b', 'offline_access'],
       claims: { act: { client_id: 'web' } }, sessionId: 'fam-1', consumes: 'rt',
     });
     expect(presented).toEqual(['rt']);
@@ -58,7 +58,7 @@ describe('refresh_token grant', () => {
         refuseSpent: async (handle, c) => new InvalidGrant(`refused ${handle} for ${c.clientId}`),
       },
     });
-    expect(await spent!('rt', grantContext(client, 'refresh_token', {}, []).request)).toEqual({ error: 'invalid_grant', description: 'refused rt for web' });
+    expect(await spent!('rt', grantContext(client, 'refresh_token', {}, []).request)).toMatchObject({ code: 'invalid_grant', description: 'refused rt for web' });
   });
 
   it('hands the requested scope to the service, which refuses a wider one before using the token up', async () => {

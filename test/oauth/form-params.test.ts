@@ -5,14 +5,24 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { defaultParameterCap, parameterCaps, parseFormParams } from '../../src/oauth/form-params.js';
+import { buildParameterTable, defaultParameterCap, hostParameters, parseFormParams } from '../../src/oauth/form-params.js';
+import sharedSecret from '../../plugins/shared-secret/index.js';
+import privateKeyJwt from '../../plugins/private-key-jwt/index.js';
+import { readOptions } from '../../plugins/private-key-jwt/options.js';
+
+// The table a service with the two first-party client authentication plugins builds.
+const parsers = [
+  ...(sharedSecret.secretParsers ?? []).map((f) => f({} as never)),
+  ...(privateKeyJwt.secretParsers ?? []).map((f) => f({ options: readOptions({}) } as never)),
+] as Array<{ parameters?: readonly { name: string; maxLength: number; credential?: boolean }[] }>;
+const table = buildParameterTable([...hostParameters, ...parsers.flatMap((p) => p.parameters ?? [])]);
 import { InvalidRequest } from '../../src/oauth/errors.js';
 
-const parse = (body: string, max = 50) => Object.fromEntries(parseFormParams(body, max));
+const parse = (body: string, max = 50) => Object.fromEntries(parseFormParams(body, max, table));
 
 function rejection(body: string, max = 50): InvalidRequest {
   try {
-    parseFormParams(body, max);
+    parseFormParams(body, max, table);
   } catch (err) {
     expect(err).toBeInstanceOf(InvalidRequest);
     return err as InvalidRequest;
@@ -90,7 +100,7 @@ describe('parseFormParams', () => {
     ['scope', 300],
     ['client_assertion', 51_200],
   ])('caps %s at %i characters', (name, cap) => {
-    expect(parameterCaps[name]).toBe(cap);
+    expect(table.caps.get(name)).toBe(cap);
     expect(parse(`${name}=${'x'.repeat(cap)}`)[name]).toHaveLength(cap);
     expect(rejection(`${name}=${'x'.repeat(cap + 1)}`).description).toBe(`Parameter ${name} is too long (at most ${cap} characters).`);
   });

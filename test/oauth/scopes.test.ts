@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkConfig } from '../../src/config/load.js';
 import { InvalidScope } from '../../src/oauth/errors.js';
 import { parseScope, resolveRequestedScopes, type ScopeCatalog } from '../../src/oauth/scopes.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 
 const config = checkConfig(
   {

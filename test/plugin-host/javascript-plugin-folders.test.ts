@@ -3,7 +3,7 @@
  * JavaScript fixtures load through the same loader, register their grants and answer over HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 import { fixturePluginDir, sharedSecretOnly, type TempPluginDir } from '../e2e/plugin-dirs.js';
 

@@ -5,7 +5,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 import { fixturePluginDir, sharedSecretOnly, type TempPluginDir } from '../e2e/plugin-dirs.js';
 

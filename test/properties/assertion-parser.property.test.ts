@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { base64url, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAssertionParser } from '../../plugins/private-key-jwt/assertion-parser.js';
+import { readOptions } from '../../plugins/private-key-jwt/options.js';
 import { isOAuthError } from '../../src/oauth/errors.js';
 import type { ParsedSecret } from '../../src/sdk/index.js';
 import { postForm, startServer, type TestServer } from '../support/server.js';
@@ -38,7 +39,7 @@ const jwtLike = fc.oneof(
 );
 
 describe('the assertion parser, for any parameters', () => {
-  const parser = createAssertionParser({ pluginOptions: {} });
+  const parser = createAssertionParser({ options: readOptions({}) });
   const params = fc.record(
     {
       client_assertion_type: fc.oneof({ arbitrary: fc.constant(JWT_BEARER), weight: 4 }, fc.constant(''), fc.string()),
@@ -82,7 +83,7 @@ describe('the assertion parser, for any parameters', () => {
         }
         // Anything present but incomplete or foreign must have thrown.
         expect(type).toBe(JWT_BEARER);
-        expect(parsed).toEqual({ id: expect.any(String), credential: assertion, type: JWT_BEARER });
+        expect(parsed).toEqual({ id: expect.any(String), credential: assertion, type: JWT_BEARER, decoded: expect.anything() });
         expect(parsed!.id).toBe(decodeJwt(assertion!).sub);
         expect(parsed!.id).not.toBe('');
         if (p.client_id) expect(p.client_id).toBe(parsed!.id);

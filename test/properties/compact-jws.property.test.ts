@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { compactVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SupportedAlgorithm } from '../../plugins/private-key-jwt/algorithms.js';
-import { MalformedJws, parseCompactJws, verifySignature } from '../../plugins/private-key-jwt/compact-jws.js';
+import { MalformedJws, parseCompactJws, verifyCompactJws as verifySignature } from '../../src/sdk/jws.js';
 import { claimsFor, makeKey, sign, type KeyKind, type TestKey } from '../plugins/private-key-jwt/helpers.js';
 
 const setups: Array<[KeyKind, SupportedAlgorithm]> = [

@@ -9,6 +9,7 @@ import { isOAuthError } from '../../src/oauth/errors.js';
 import { createBasicParser } from '../../plugins/shared-secret/basic-parser.js';
 import { createPostBodyParser } from '../../plugins/shared-secret/post-body-parser.js';
 import { createAssertionParser } from '../../plugins/private-key-jwt/assertion-parser.js';
+import { readOptions } from '../../plugins/private-key-jwt/options.js';
 
 function outcome(run: () => unknown): 'ok' | 'oauth-error' {
   try {
@@ -61,7 +62,7 @@ describe('form parameters', () => {
 describe('client credential parsers', () => {
   const basic = createBasicParser();
   const post = createPostBodyParser();
-  const assertion = createAssertionParser({ pluginOptions: {} });
+  const assertion = createAssertionParser({ options: readOptions({}) });
   const source = (authorization: string | undefined, params: Map<string, string>) => ({ authorization, params, endpoint: 'token' });
 
   it('the Basic parser returns credentials or throws invalid_client for any header', () => {

@@ -96,7 +96,7 @@ describe.skipIf(skip)('assertion replay across two nodes on one PostgreSQL datab
       "select key, type, client_id, expires_at from persisted_grants where type = 'assertion_jti'",
     );
     expect(JSON.stringify(rows)).not.toContain(jti);
-    const row = rows.find((r) => r.key === hashKey(`jti:signer:${jti}`));
+    const row = rows.find((r) => r.key === hashKey(`plugin:private-key-jwt:jti:signer:${jti}`));
     expect(row).toMatchObject({ type: 'assertion_jti', client_id: 'signer' });
     // exp (120 s) plus the default clock skew (60 s): not sooner, so a replay stays refused while exp is valid.
     expect(Number(row!.expires_at)).toBeGreaterThanOrEqual(before + 179_000);

@@ -4,7 +4,7 @@
  * `slow_down`; the winner's tokens stay good.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { createTestSchema, postgresSkipReason, type TestSchema } from '../support/pg.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 import { codesFor, decideOverHttp, deviceClients, deviceConfig, alice, poll } from '../device/helpers.js';

@@ -93,7 +93,7 @@ describe('expired records, with cleanupInterval: 1', () => {
     const oldAssertion = await assertion(oldJti);
     const old = await token(oldAssertion);
     expect(old.status, JSON.stringify(old.body)).toBe(200);
-    const oldKeys = [hashKey(old.body.access_token as string), hashKey(`jti:ref-app:${oldJti}`)];
+    const oldKeys = [hashKey(old.body.access_token as string), hashKey(`plugin:private-key-jwt:jti:ref-app:${oldJti}`)];
     expect(rows().map((r) => r.key)).toEqual(expect.arrayContaining(oldKeys));
 
     // Ten minutes later: the token (60 s) and the jti record (exp + 60 s of skew) have expired.
@@ -101,7 +101,7 @@ describe('expired records, with cleanupInterval: 1', () => {
     const liveJti = randomUUID();
     const live = await token(await assertion(liveJti));
     expect(live.status, JSON.stringify(live.body)).toBe(200);
-    const liveKeys = [hashKey(live.body.access_token as string), hashKey(`jti:ref-app:${liveJti}`)];
+    const liveKeys = [hashKey(live.body.access_token as string), hashKey(`plugin:private-key-jwt:jti:ref-app:${liveJti}`)];
 
     const swept = await until(() => !rows().some((r) => oldKeys.includes(r.key)), 5_000);
     expect(swept, 'the expired records are gone').toBe(true);

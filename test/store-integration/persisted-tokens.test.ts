@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { UserConfig } from '../../src/config/schema.js';
 import { hashPassword } from '../../src/oauth/password-hash.js';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { hashKey } from '../../src/store/hash-key.js';
 import { createTestSchema, postgresSkipReason, type TestSchema } from '../support/pg.js';
 import { basic, firstPartyPlugins, postForm, startServer, type TestServer } from '../support/server.js';

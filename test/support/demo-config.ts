@@ -1,5 +1,5 @@
 /** A small config shared by HTTP-level tests; demo secrets in the comments. */
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import type { UserConfig } from '../../src/config/schema.js';
 
 export const demoConfig: UserConfig = {

@@ -8,7 +8,7 @@ import { calculateJwkThumbprint, exportJWK, importJWK, type CryptoKey, type JWK 
 import { BootError } from '../../config/boot-error.js';
 import type { KeySource } from '../../config/schema.js';
 import type { SigningKey } from './key-ring.js';
-import { createCompactSigner } from './compact-signer.js';
+import { signCompactJws } from '../../sdk/jws.js';
 
 function algFor(jwk: JWK): string | undefined {
   if (jwk.alg) return jwk.alg;
@@ -44,7 +44,7 @@ async function loadOne(source: KeySource, index: number): Promise<SigningKey> {
       privateKey,
       publicKey: (await importJWK(publicJwk, alg)) as CryptoKey,
       publicJwk,
-      sign: createCompactSigner(createPrivateKey({ key: privateJwk as never, format: 'jwk' }), alg),
+      sign: signCompactJws(createPrivateKey({ key: privateJwk as never, format: 'jwk' }), alg),
     };
   } catch (err) {
     if (err instanceof BootError) throw err;

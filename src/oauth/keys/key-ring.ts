@@ -19,7 +19,7 @@ import { BootError } from '../../config/boot-error.js';
 import type { ResolvedConfig, SigningAlgorithm } from '../../config/schema.js';
 import { DuplicateKeyError, StoreUnavailableError, type SigningKeyRecord, type Store } from '../../store/store.js';
 import { loadConfiguredKeys } from './configured-keys.js';
-import { createCompactSigner, type CompactSigner } from './compact-signer.js';
+import { signCompactJws, type CompactSigner } from '../../sdk/jws.js';
 import { createKeyProtector, type KeyProtector } from './key-protection.js';
 
 export interface SigningKey {
@@ -74,7 +74,7 @@ async function fromRecord(record: SigningKeyRecord, protector: KeyProtector): Pr
   const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = jwk;
   const publicJwk: JWK = { ...pub, kid: record.kid, alg: record.alg, use: 'sig' };
   const publicKey = (await importJWK(publicJwk, record.alg)) as CryptoKey;
-  const signer = createCompactSigner(createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' }), record.alg);
+  const signer = signCompactJws(createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' }), record.alg);
   return { kid: record.kid, alg: record.alg, privateKey, publicKey, publicJwk, sign: signer };
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createDelegationGrant } from '../../../plugins/delegation/delegation-grant.js';
 import delegationPlugin from '../../../plugins/delegation/index.js';
 import { checkConfig } from '../../../src/config/load.js';
-import { accessToken, fakeTokenValidator, grantContext, recordingLogger } from '../../fixtures/grant-plugins/grant-context.js';
+import { accessToken, fakeTokenValidator, grantContext, settle, recordingLogger } from '../../fixtures/grant-plugins/grant-context.js';
 
 const config = checkConfig(
   {
@@ -32,7 +32,7 @@ function setup() {
   const grant = createDelegationGrant({ tokenValidator, logger, config });
   const run = async (raw: Record<string, string>) => {
     const ctx = grantContext(client, 'delegation', { grant_type: 'delegation', scope: 'backend.read', ...raw }, ['backend.read']);
-    await grant.validate(ctx);
+    await settle(grant, ctx);
     return ctx;
   };
   return { grant, tokenValidator, logger, run };
@@ -49,13 +49,13 @@ describe('the delegation plugin', () => {
     const { run, tokenValidator } = setup();
     const ctx = await run({ token: 'user-token' });
     expect(tokenValidator.asked).toEqual(['user-token']);
-    expect(ctx.result).toEqual({ subject: 'alice', grantType: 'delegation', authTime: 1_899_999_000, claims: { act: { client_id: 'web' } } });
+    expect(ctx.result).toEqual({ subject: { kind: 'user', id: 'alice', authTime: 1_899_999_000 }, claims: { act: { client_id: 'web' } } });
     expect(ctx.customResponse).toEqual({});
   });
 
   it('nests an act the token already had', async () => {
     const ctx = await setup().run({ token: 'delegated-token' });
-    expect(ctx.result).toMatchObject({ subject: 'alice', claims: { act: { client_id: 'api1.client', act: { client_id: 'web' } } } });
+    expect(ctx.result).toMatchObject({ subject: { id: 'alice' }, claims: { act: { client_id: 'api1.client', act: { client_id: 'web' } } } });
   });
 
   it('answers invalid_grant without asking the validator when token is missing', async () => {
@@ -89,8 +89,8 @@ describe('the delegation plugin', () => {
     const tokenValidator = fakeTokenValidator({ t: accessToken({ sub: 'alice', client_id: 'web', auth_time: 1, role: 'admin', scope: 'api1.write' }) });
     const grant = createDelegationGrant({ tokenValidator, logger: recordingLogger(), config });
     const ctx = grantContext(client, 'delegation', { token: 't' }, ['backend.read']);
-    await grant.validate(ctx);
-    expect(ctx.result).toEqual({ subject: 'alice', grantType: 'delegation', authTime: 1, claims: { act: { client_id: 'web' } } });
+    await settle(grant, ctx);
+    expect(ctx.result).toEqual({ subject: { kind: 'user', id: 'alice', authTime: 1 }, claims: { act: { client_id: 'web' } } });
   });
 
   it('answers invalid_grant for a user token addressed to an API the client does not front (issue 14.1), and logs the audience', async () => {
@@ -103,7 +103,7 @@ describe('the delegation plugin', () => {
   });
 
   it('accepts a token one of whose audiences the client fronts', async () => {
-    expect((await setup().run({ token: 'both-token' })).result).toMatchObject({ subject: 'alice', grantType: 'delegation' });
+    expect((await setup().run({ token: 'both-token' })).result).toMatchObject({ subject: { kind: 'user', id: 'alice' } });
   });
 });
 

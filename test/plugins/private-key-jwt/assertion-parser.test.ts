@@ -38,8 +38,8 @@ describe('assertion parser', () => {
 
   it('returns the sub as id, the assertion as credential', async () => {
     const params = { client_assertion_type: JWT_BEARER, client_assertion: assertion };
-    expect(await parser.parse(source(params))).toEqual({ id: 'app', credential: assertion, type: JWT_BEARER });
-    expect(await parser.parse(source({ ...params, client_id: 'app' }))).toEqual({ id: 'app', credential: assertion, type: JWT_BEARER });
+    expect(await parser.parse(source(params))).toEqual({ id: 'app', credential: assertion, type: JWT_BEARER, decoded: expect.objectContaining({ claims: expect.objectContaining({ sub: 'app' }) }) });
+    expect(await parser.parse(source({ ...params, client_id: 'app' }))).toEqual({ id: 'app', credential: assertion, type: JWT_BEARER, decoded: expect.objectContaining({ claims: expect.objectContaining({ sub: 'app' }) }) });
   });
 
   it('reads a signed JWT without verifying it', async () => {
@@ -47,6 +47,8 @@ describe('assertion parser', () => {
     expect(await parser.parse(source({ client_assertion_type: JWT_BEARER, client_assertion: signed }))).toEqual({
       id: 'app',
       credential: signed,
+      // The parser hands the decoded assertion on, so the validator need not decode it again.
+      decoded: expect.objectContaining({ header: { alg: 'HS256' }, claims: { sub: 'app' } }),
       type: JWT_BEARER,
     });
   });

@@ -10,12 +10,13 @@ import type {
   Client,
   EndpointUrls,
   PluginDependencies,
-  ResolvedConfig,
   Secret,
   SecretHolder,
   SecretValidationContext,
 } from 'svc/sdk';
+import type { ResolvedConfig } from '../../../src/config/schema.js';
 import { DuplicateKeyError, type PersistedGrant, type Store } from '../../../src/store/store.js';
+import { readOptions, type PrivateKeyJwtOptions } from '../../../plugins/private-key-jwt/options.js';
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 /** The fixed "now" of every test: 2027-01-15T12:00:00Z. */
@@ -201,11 +202,12 @@ export interface DepsOptions {
   now?: () => number;
 }
 
-export function makeDeps(options: DepsOptions = {}): PluginDependencies & { store: FakeStore } {
+export function makeDeps(options: DepsOptions = {}): PluginDependencies<PrivateKeyJwtOptions> & { store: FakeStore } {
   const now = options.now ?? (() => NOW);
   return {
     config: makeConfig(options.clients ?? [], options.apiResources ?? []),
     urls,
+    options: readOptions(options.pluginOptions ?? {}),
     pluginOptions: options.pluginOptions ?? {},
     logger: silentLogger,
     clock: { now },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import plugin from '../../../plugins/private-key-jwt/index.js';
+import { readOptions } from '../../../plugins/private-key-jwt/options.js';
 import { JWT_BEARER, makeDeps } from './helpers.js';
 
 describe('private-key-jwt plugin', () => {
@@ -9,16 +10,15 @@ describe('private-key-jwt plugin', () => {
     expect(plugin.secretValidators).toHaveLength(1);
     expect(plugin).not.toHaveProperty('extensionGrants');
     const deps = makeDeps();
-    const parser = await plugin.secretParsers[0]!(deps);
-    const validator = await plugin.secretValidators[0]!(deps);
+    const parser = await plugin.secretParsers![0]!(deps);
+    const validator = await plugin.secretValidators![0]!(deps);
     expect(parser.authenticationMethod).toBe('private_key_jwt');
     expect(validator.parsedSecretTypes).toEqual([JWT_BEARER]);
     expect(validator.secretTypes).toEqual(['X509CertificateBase64', 'JsonWebKey']);
   });
 
-  it('stops start-up on a bad option', async () => {
-    const deps = makeDeps({ pluginOptions: { clockSkew: -5 } });
-    expect(() => plugin.secretParsers[0]!(deps)).toThrow('plugins["private-key-jwt"].clockSkew: expected a non-negative number of seconds');
-    expect(() => plugin.secretValidators[0]!(deps)).toThrow('plugins["private-key-jwt"].clockSkew: expected a non-negative number of seconds');
+  it('declares its options parser once; a bad option names the field', () => {
+    expect(plugin.options).toBe(readOptions);
+    expect(() => plugin.options!({ clockSkew: -5 })).toThrow(expect.objectContaining({ field: 'clockSkew', problem: 'expected a non-negative number of seconds, found -5' }));
   });
 });

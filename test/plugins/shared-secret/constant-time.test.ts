@@ -15,7 +15,7 @@ vi.mock('node:crypto', async (importOriginal) => {
 
 const { createHashedSecretValidator } = await import('../../../plugins/shared-secret/hashed-secret-validator.js');
 const { checkConfig } = await import('../../../src/config/load.js');
-const { hashSecret } = await import('../../../src/oauth/secret-hash.js');
+const { hashSecret } = await import('../../../src/sdk/hash.js');
 
 const sha256 = { value: hashSecret('two-five-six') };
 const sha512 = { value: hashSecret('five-twelve', 'sha512') };

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createHashedSecretValidator } from '../../../plugins/shared-secret/hashed-secret-validator.js';
 import { checkConfig } from '../../../src/config/load.js';
 import type { ResolvedConfig, Secret, UserConfig } from '../../../src/config/schema.js';
-import { hashSecret } from '../../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../../src/sdk/hash.js';
 import type { SecretValidationContext } from '../../../src/sdk/contracts.js';
 
 function configWith(user: UserConfig): ResolvedConfig {

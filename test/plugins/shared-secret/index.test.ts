@@ -5,7 +5,7 @@ import sharedSecret from '../../../plugins/shared-secret/index.js';
 import { createApp } from '../../../src/app/create-app.js';
 import { BootError } from '../../../src/config/boot-error.js';
 import { checkConfig } from '../../../src/config/load.js';
-import { hashSecret } from '../../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../../src/sdk/hash.js';
 import type { Plugin, PluginDependencies } from '../../../src/sdk/contracts.js';
 import { sharedSecretOnly, type TempPluginDir } from '../../e2e/plugin-dirs.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createTokenExchangeGrant } from '../../../plugins/token-exchange/token-exchange-grant.js';
 import tokenExchangePlugin from '../../../plugins/token-exchange/index.js';
 import { checkConfig } from '../../../src/config/load.js';
-import { accessToken, fakeTokenValidator, grantContext, recordingLogger } from '../../fixtures/grant-plugins/grant-context.js';
+import { accessToken, fakeTokenValidator, grantContext, settle, recordingLogger } from '../../fixtures/grant-plugins/grant-context.js';
 
 const grantType = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const at = 'urn:ietf:params:oauth:token-type:access_token';
@@ -36,7 +36,7 @@ function setup() {
   const grant = createTokenExchangeGrant({ tokenValidator, config, logger: recordingLogger() });
   const run = async (raw: Record<string, string>, scopes = ['api1.read', 'backend.read']) => {
     const ctx = grantContext(client, grantType, { grant_type: grantType, ...raw }, scopes);
-    await grant.validate(ctx);
+    await settle(grant, ctx);
     return ctx;
   };
   return { tokenValidator, grant, run };
@@ -53,7 +53,7 @@ describe('the token-exchange plugin', () => {
 
   it('impersonates: the subject token’s sub and auth_time, no act, issued_token_type in the response', async () => {
     const ctx = await setup().run({ subject_token: 'user', subject_token_type: at });
-    expect(ctx.result).toEqual({ subject: 'alice', grantType, authTime: 1_899_999_000, claims: {} });
+    expect(ctx.result).toEqual({ subject: { kind: 'user', id: 'alice', authTime: 1_899_999_000 }, claims: {} });
     expect(ctx.customResponse).toEqual({ issued_token_type: at });
   });
 
@@ -64,14 +64,14 @@ describe('the token-exchange plugin', () => {
 
   it('carries no auth_time for a subject token that has none', async () => {
     const ctx = await setup().run({ subject_token: 'service', subject_token_type: at });
-    expect(ctx.result).toEqual({ subject: 'svc', grantType, claims: {} });
+    expect(ctx.result).toEqual({ subject: { kind: 'client', id: 'svc' }, claims: {} });
   });
 
   it('delegates: act names the actor, with the subject token’s act nested', async () => {
     const { run, tokenValidator } = setup();
     const ctx = await run({ subject_token: 'delegated', subject_token_type: at, actor_token: 'service', actor_token_type: at });
     expect(tokenValidator.asked).toEqual(['delegated', 'service']);
-    expect(ctx.result).toMatchObject({ subject: 'alice', claims: { act: { sub: 'svc', client_id: 'svc', act: { client_id: 'web' } } } });
+    expect(ctx.result).toMatchObject({ subject: { id: 'alice' }, claims: { act: { sub: 'svc', client_id: 'svc', act: { client_id: 'web' } } } });
   });
 
   it('narrows the audience to audience and resource', async () => {
@@ -89,8 +89,9 @@ describe('the token-exchange plugin', () => {
     [{ subject_token: 'user', subject_token_type: at, actor_token: 'service' }, invalidRequest('The actor_token_type parameter is missing.')],
     [{ subject_token: 'user', subject_token_type: at, actor_token_type: at }, invalidRequest('actor_token_type without actor_token.')],
     [{ subject_token: 'user', subject_token_type: at, actor_token: 'service', actor_token_type: 'urn:x:saml' }, invalidRequest(`Unsupported actor_token_type; only ${at} is accepted.`)],
-    [{ subject_token: 'forged', subject_token_type: at }, { error: 'invalid_grant', description: 'The subject_token is invalid.' }],
-    [{ subject_token: 'user', subject_token_type: at, actor_token: 'forged', actor_token_type: at }, { error: 'invalid_grant', description: 'The actor_token is invalid.' }],
+    // RFC 8693 §2.2.2: an invalid subject_token or actor_token is invalid_request, not invalid_grant.
+    [{ subject_token: 'forged', subject_token_type: at }, invalidRequest('The subject_token is invalid.')],
+    [{ subject_token: 'user', subject_token_type: at, actor_token: 'forged', actor_token_type: at }, invalidRequest('The actor_token is invalid.')],
     // RFC 8693 §2.2.2: a subject_token unacceptable by policy is invalid_request (issue 14.1).
     [{ subject_token: 'backend', subject_token_type: at }, invalidRequest('The subject_token was not issued to an audience this client may exchange.')],
     [{ subject_token: 'user', subject_token_type: at, audience: 'payments' }, { error: 'invalid_target', description: 'The requested audience or resource is unknown or not covered by the requested scopes.' }],

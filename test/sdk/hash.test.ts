@@ -4,7 +4,7 @@
  * Expected values were computed independently (Python hashlib), not with this code.
  */
 import { describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/oauth/secret-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import * as sdk from '../../src/sdk/index.js';
 
 describe('hashSecret', () => {

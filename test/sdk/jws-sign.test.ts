@@ -1,7 +1,7 @@
 import { createPrivateKey, type JsonWebKey } from 'node:crypto';
 import { compactVerify, exportJWK, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { createCompactSigner } from '../../src/oauth/keys/compact-signer.js';
+import { signCompactJws as createCompactSigner } from '../../src/sdk/jws.js';
 
 describe('compact signer', () => {
   it.each(['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'])(

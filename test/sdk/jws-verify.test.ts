@@ -4,9 +4,9 @@
  */
 import { sign as nodeSign } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MalformedJws, parseCompactJws, verifySignature } from '../../../plugins/private-key-jwt/compact-jws.js';
-import type { SupportedAlgorithm } from '../../../plugins/private-key-jwt/algorithms.js';
-import { claimsFor, makeKey, rawToken, sign, type KeyKind, type TestKey } from './helpers.js';
+import { MalformedJws, parseCompactJws, verifyCompactJws as verifySignature } from '../../src/sdk/jws.js';
+import type { SupportedAlgorithm } from '../../plugins/private-key-jwt/algorithms.js';
+import { claimsFor, makeKey, rawToken, sign, type KeyKind, type TestKey } from '../plugins/private-key-jwt/helpers.js';
 
 const keys = {} as Record<'rsa' | 'rsaPss' | 'p256' | 'p384' | 'ed' | 'rsa2' | 'p256b', TestKey>;
 

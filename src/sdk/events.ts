@@ -1,0 +1,31 @@
+/**
+ * Typed events, after IdentityServer's event service. An event says who did what and how it
+ * ended; it never carries a secret, password, assertion, code or token.
+ */
+export type ServiceEvent =
+  | { type: 'token.issued'; clientId: string; grantType: string; subject: string; scopes: readonly string[] }
+  | { type: 'token.failed'; clientId: string | undefined; grantType: string | undefined; error: string }
+  | { type: 'client.authenticated'; clientId: string; method: string; endpoint: string }
+  | { type: 'client.authentication_failed'; clientId: string | undefined; method: string; endpoint: string; reason: string }
+  | { type: 'api.authenticated'; apiResource: string; method: string }
+  | { type: 'api.authentication_failed'; apiResource: string | undefined; method: string; reason: string }
+  | { type: 'token.introspected'; apiResource: string; active: boolean; clientId: string | undefined }
+  | { type: 'token.revoked'; clientId: string; tokenType: string }
+  | { type: 'device.authorized'; clientId: string; scopes: readonly string[] }
+  | { type: 'device.approved'; clientId: string; subject: string }
+  | { type: 'device.denied'; clientId: string; subject: string }
+  | { type: 'user.signed_in'; subject: string; via: string }
+  | { type: 'user.sign_in_failed'; via: string; reason: string }
+  | { type: 'plugin.loaded'; plugin: string; source: string; grantTypes: readonly string[]; authenticationMethods: readonly string[] };
+
+export type ServiceEventType = ServiceEvent['type'];
+
+/** An event as sinks receive it: stamped with time and, inside a request, its id. */
+export type RaisedEvent = ServiceEvent & { readonly time: string; readonly requestId?: string };
+
+/** Receives every event. A sink that throws or rejects is logged and never disturbs a request. */
+export interface EventSink {
+  /** The event types this sink takes; every type when absent. Read once, at start-up. */
+  readonly types?: readonly ServiceEventType[];
+  handle(event: RaisedEvent): void | Promise<void>;
+}

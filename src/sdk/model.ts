@@ -1,0 +1,53 @@
+/**
+ * The service's registered model as plugins see it: clients, their secrets, API scopes and
+ * resources, identity resources. Resolved from the deployment's config, complete and frozen.
+ */
+
+/** A secret ready for use: expiration parsed once at start-up. */
+export interface Secret {
+  readonly value: string;
+  readonly type: string;
+  readonly description: string | undefined;
+  /** Epoch milliseconds, or `undefined` when the secret does not expire. */
+  readonly expiresAt: number | undefined;
+}
+
+export interface Client {
+  readonly clientId: string;
+  readonly clientName: string | undefined;
+  readonly clientSecrets: readonly Secret[];
+  readonly requireClientSecret: boolean;
+  readonly allowedGrantTypes: readonly string[];
+  readonly allowedScopes: readonly string[];
+  readonly accessTokenLifetime: number;
+  readonly accessTokenType: 'jwt' | 'reference';
+  readonly allowOfflineAccess: boolean;
+  readonly absoluteRefreshTokenLifetime: number;
+  readonly slidingRefreshTokenLifetime: number;
+  readonly refreshTokenReuseInterval: number;
+  readonly deviceCodeLifetime: number;
+  readonly pollingInterval: number;
+  readonly properties: Readonly<Record<string, string>>;
+  readonly allowedCorsOrigins: readonly string[];
+  /** `undefined`: any method the client holds secrets for. */
+  readonly tokenEndpointAuthMethods: readonly string[] | undefined;
+  readonly allowedSubjectTokenAudiences: readonly string[];
+}
+
+export interface ApiScope {
+  readonly name: string;
+  readonly description: string | undefined;
+}
+
+export interface ApiResource {
+  readonly name: string;
+  readonly scopes: readonly string[];
+  readonly secrets: readonly Secret[];
+}
+
+export interface IdentityResource {
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly claims: readonly string[];
+}
+
