@@ -3,10 +3,12 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   resolve: {
-    alias: {
-      'svc/sdk': fileURLToPath(new URL('./src/sdk/index.ts', import.meta.url)),
-      'svc/config': fileURLToPath(new URL('./src/config/define-config.ts', import.meta.url)),
-    },
+    // Exact names: `svc/sdk` must not swallow `svc/sdk/testing`.
+    alias: [
+      { find: /^svc\/sdk$/, replacement: fileURLToPath(new URL('./src/sdk/index.ts', import.meta.url)) },
+      { find: /^svc\/sdk\/testing$/, replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)) },
+      { find: /^svc\/config$/, replacement: fileURLToPath(new URL('./src/config/define-config.ts', import.meta.url)) },
+    ],
   },
   test: {
     include: ['test/**/*.test.ts'],
