@@ -28,7 +28,7 @@ export function createDelegationGrant({ tokenValidator, logger, config }: Pick<P
   requireFrontedApis(config);
   return {
     grantType: 'delegation',
-    parameters: [{ name: 'token', maxLength: 16_384 }],
+    parameters: [{ name: 'token', maxLength: 16_384, secret: true }],
     async validate(ctx) {
       const token = ctx.request.raw.get('token');
       if (token === undefined) {

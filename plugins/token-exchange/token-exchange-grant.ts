@@ -60,8 +60,8 @@ export function createTokenExchangeGrant({ tokenValidator, config, logger }: Pic
   return {
     grantType,
     parameters: [
-      { name: 'subject_token', maxLength: 16_384 },
-      { name: 'actor_token', maxLength: 16_384 },
+      { name: 'subject_token', maxLength: 16_384, secret: true },
+      { name: 'actor_token', maxLength: 16_384, secret: true },
     ],
     async validate(ctx) {
       if (ctx.request.raw.get('subject_token') === undefined) throw new InvalidRequest('The subject_token parameter is missing.');

@@ -12,7 +12,8 @@ import type { DestinationStream } from 'pino';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { Clock } from '../sdk/contracts.js';
 import { BootError } from '../config/boot-error.js';
-import { createLogger, type AppLogger } from '../log/logger.js';
+import { createLogger, withRedacted, type AppLogger } from '../log/logger.js';
+import { switchableLogger } from '../log/switchable-logger.js';
 import { createStore } from '../store/create-store.js';
 import { startExpiredGrantSweeper } from '../store/expired-grant-sweeper.js';
 import type { Store } from '../store/store.js';
@@ -104,7 +105,10 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   }
 }
 
-async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock, store: Store): Promise<App> {
+async function assemble(config: ResolvedConfig, rootLogger: AppLogger, clock: Clock, store: Store): Promise<App> {
+  // Every part logs through this; once the plugins declared their credential parameters, it
+  // redacts those too.
+  const logger = switchableLogger(rootLogger);
   const keyRing = await createKeyRing({ config, store, clock, logger });
   // Sinks come from plugins, which are built later: the service is created first and handed its
   // sinks once they are built.
@@ -145,6 +149,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   });
   // Caps and credentials from what the host and every registered contribution declared.
   const parameterTable = buildParameterTable([...hostParameters, ...registry.parameters]);
+  logger.use(withRedacted(rootLogger, parameterTable.secrets));
   const scopeCatalog = {
     apiScopes: new Set(config.apiScopes.map((s) => s.name)),
     identityScopes: new Set(config.identityResources.map((r) => r.name)),
@@ -203,7 +208,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   return {
     config,
     koa,
-    logger,
+    logger: rootLogger,
     registry,
     store,
     tokenIssuer,

@@ -40,7 +40,7 @@ export function createDeviceCodeGrant({ store, clock, logger }: { store: Store; 
 
   return {
     grantType: deviceCodeGrantType,
-    parameters: [{ name: 'device_code', maxLength: 100 }],
+    parameters: [{ name: 'device_code', maxLength: 100, secret: true }],
     async validate(ctx) {
       const deviceCode = ctx.request.raw.get('device_code');
       if (deviceCode === undefined) throw new InvalidRequest('The device_code parameter is required.');

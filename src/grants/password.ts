@@ -17,7 +17,7 @@ export function createPasswordGrant({ resourceOwnerValidator, clock, passwordThr
   return {
     grantType: 'password',
     // The password reaches this grant (it checks it), so it is not a `credential` parameter.
-    parameters: [{ name: 'username', maxLength: 100 }, { name: 'password', maxLength: 100 }],
+    parameters: [{ name: 'username', maxLength: 100 }, { name: 'password', maxLength: 100, secret: true }],
     async validate(ctx) {
       const username = ctx.request.raw.get('username');
       const password = ctx.request.raw.get('password');

@@ -12,7 +12,7 @@ import { parseScope } from '../oauth/scopes.js';
 export function createRefreshTokenGrant({ refreshTokens }: { refreshTokens: RefreshTokenService }): ExtensionGrantValidator {
   return {
     grantType: 'refresh_token',
-    parameters: [{ name: 'refresh_token', maxLength: 100 }],
+    parameters: [{ name: 'refresh_token', maxLength: 100, secret: true }],
     async validate(ctx) {
       const handle = ctx.request.raw.get('refresh_token');
       if (handle === undefined) throw new InvalidRequest('The refresh_token parameter is required.');

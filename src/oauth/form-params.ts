@@ -14,10 +14,10 @@ export const hostParameters: readonly ParameterDeclaration[] = [
   { name: 'client_id', maxLength: 100 },
   { name: 'grant_type', maxLength: 200 },
   { name: 'scope', maxLength: 300 },
-  { name: 'token', maxLength: 16_384 },
-  { name: 'user_code', maxLength: 100 },
+  { name: 'token', maxLength: 16_384, secret: true },
+  { name: 'user_code', maxLength: 100, secret: true },
   { name: 'username', maxLength: 100 },
-  { name: 'password', maxLength: 100 },
+  { name: 'password', maxLength: 100, secret: true },
 ];
 /** Cap for any other parameter. */
 export const defaultParameterCap = 2048;
@@ -27,20 +27,24 @@ export interface ParameterTable {
   readonly caps: ReadonlyMap<string, number>;
   /** Parameters that never reach a grant, a log line or an event. */
   readonly credentials: ReadonlySet<string>;
+  /** Parameters redacted from every log line: the credentials and the declared secrets. */
+  readonly secrets: ReadonlySet<string>;
 }
 
 /**
  * Merges declarations: a name declared by several contributions gets the largest cap, and is a
- * credential when any of them says so (the safe reading of a disagreement).
+ * credential (or a secret) when any of them says so (the safe reading of a disagreement).
  */
 export function buildParameterTable(declarations: Iterable<ParameterDeclaration>): ParameterTable {
   const caps = new Map<string, number>();
   const credentials = new Set<string>();
-  for (const { name, maxLength, credential } of declarations) {
+  const secrets = new Set<string>();
+  for (const { name, maxLength, credential, secret } of declarations) {
     caps.set(name, Math.max(caps.get(name) ?? 0, maxLength));
     if (credential === true) credentials.add(name);
+    if (credential === true || secret === true) secrets.add(name);
   }
-  return { caps, credentials };
+  return { caps, credentials, secrets };
 }
 
 /** The host's parameters alone: for forms no contribution reads (the device page). */

@@ -53,15 +53,16 @@ const eventTypes: ReadonlySet<string> = new Set(Object.keys({
 /** A contribution's `parameters`, when given: `{ name, maxLength, credential? }` each, no name twice. */
 function checkParameters(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value)) return `parameters, when given, must be an array of { name, maxLength, credential? }, found ${kind(value)}`;
+  if (!Array.isArray(value)) return `parameters, when given, must be an array of { name, maxLength, credential?, secret? }, found ${kind(value)}`;
   const seen = new Set<string>();
   for (const [i, p] of value.entries()) {
-    if (!isObject(p)) return `parameters[${i}] must be an object { name, maxLength, credential? }, found ${kind(p)}`;
+    if (!isObject(p)) return `parameters[${i}] must be an object { name, maxLength, credential?, secret? }, found ${kind(p)}`;
     if (typeof p.name !== 'string' || p.name.length === 0) return `parameters[${i}].name must be a non-empty string`;
     if (typeof p.maxLength !== 'number' || !Number.isInteger(p.maxLength) || p.maxLength < 1) {
       return `parameters[${i}].maxLength must be a positive whole number of characters, found ${JSON.stringify(p.maxLength) ?? kind(p.maxLength)}`;
     }
     if (p.credential !== undefined && typeof p.credential !== 'boolean') return `parameters[${i}].credential, when given, must be true or false`;
+    if (p.secret !== undefined && typeof p.secret !== 'boolean') return `parameters[${i}].secret, when given, must be true or false`;
     if (seen.has(p.name)) return `parameters: "${p.name}" is declared twice`;
     seen.add(p.name);
   }

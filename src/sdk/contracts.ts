@@ -53,6 +53,11 @@ export interface ParameterDeclaration {
    * line or an event. Secret parsers declare their credential parameters this way.
    */
   readonly credential?: boolean;
+  /**
+   * A secret the contribution itself reads (a token to exchange, an API key): it reaches the
+   * grant that declares it, but never a log line (it is redacted) or an event.
+   */
+  readonly secret?: boolean;
 }
 
 /**

@@ -110,6 +110,13 @@ describe('what the validator sees', () => {
     expect(calls()[0]!.raw).toEqual({ grant_type: 'urn:test:echo', scope: 'api1.read', tenant: 'acme' });
   });
 
+  it('never logs a declared credential parameter, even when a plugin logs it', async () => {
+    const res = await asTester({ grant_type: 'urn:test:echo', scope: 'api1.read', x_partner_key: 'partner-key-d41d8cd9' });
+    expect(res.status).toBe(200);
+    expect(server.logText()).not.toContain('partner-key-d41d8cd9');
+    expect(server.logs.find((l) => l.msg === 'partner key seen')).toMatchObject({ x_partner_key: '[redacted]', plugin: 'test-grants' });
+  });
+
   it('holds a declared parameter to its declared cap, naming it', async () => {
     const within = await asTester({ grant_type: 'urn:test:echo', scope: 'api1.read', x_partner_key: 'k'.repeat(64) });
     expect(within.status).toBe(200);
