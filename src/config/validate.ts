@@ -2,7 +2,8 @@
  * Structural validation of a user config of unknown shape. Returns one message per problem,
  * each naming the field path, what is wrong and what is allowed:
  * `clients[2].allowedGrantTypes[0]: expected a non-empty string, got 42`.
- * Checks that need the loaded plugins (grant types, secret types) live in `check-against-plugins.ts`.
+ * Checks that need the loaded plugins (grant types, secret types, authentication methods) live in
+ * `src/plugin-host/check-config.ts`.
  */
 import { isPhcScrypt } from '../oauth/password-hash.js';
 import { didYouMean } from './closest-name.js';
@@ -173,6 +174,27 @@ export function validateUserConfig(raw: unknown): string[] {
     p.add('(config)', `expected an object (export default { ... }), got ${describe(raw)}`);
     return p.list;
   }
+  checkServer(p, raw);
+  const model = checkScopesAndResources(p, raw);
+  const clientIndex = checkClients(p, raw, model);
+  checkUsers(p, raw, clientIndex);
+  checkSigning(p, raw);
+  checkDeviceFlow(p, raw);
+  checkOperations(p, raw);
+  return p.list;
+}
+
+type Raw = Record<string, unknown>;
+
+/** What the model defines, for the clients' references to it. */
+interface ModelNames {
+  readonly scopeNames: ReadonlySet<string>;
+  readonly identityNames: ReadonlySet<string>;
+  readonly resourceNames: ReadonlySet<string>;
+}
+
+/** The server itself: address, store, plugins, logging. */
+function checkServer(p: Problems, raw: Raw): void {
   checkUnknownFields(p, '', raw, topLevelFields);
 
   if (raw.issuer !== undefined) checkUrl(p, 'issuer', raw.issuer);
@@ -192,6 +214,10 @@ export function validateUserConfig(raw: unknown): string[] {
   oneOf(p, 'logLevel', raw.logLevel, logLevels);
   if (raw.workers !== undefined && raw.workers !== 'auto') int(p, 'workers', raw.workers, 1, 256);
 
+}
+
+/** API scopes, identity resources and API resources; returns their names. */
+function checkScopesAndResources(p: Problems, raw: Raw): ModelNames {
   const apiScopes = arrayOf(p, 'apiScopes', raw.apiScopes, false);
   apiScopes.forEach((s, i) => {
     if (!isObject(s)) return p.add(`apiScopes[${i}]`, `expected { name, description? }, got ${describe(s)}`);
@@ -229,6 +255,11 @@ export function validateUserConfig(raw: unknown): string[] {
   });
   const resourceNames = checkUnique(p, 'apiResources', 'name', apiResources);
 
+  return { scopeNames, identityNames, resourceNames };
+}
+
+/** Every client; returns client id to its index, for the users' check. */
+function checkClients(p: Problems, raw: Raw, { scopeNames, identityNames, resourceNames }: ModelNames): ReadonlyMap<string, number> {
   const knownScopes = [...scopeNames, ...identityNames];
   const clients = arrayOf(p, 'clients', raw.clients, false);
   clients.forEach((c, i) => {
@@ -267,23 +298,7 @@ export function validateUserConfig(raw: unknown): string[] {
         p.add(`${at}.allowedSubjectTokenAudiences[${j}]`, `unknown API resource "${name}" (known: ${[...resourceNames].join(', ') || 'none; define apiResources'})`);
       }
     });
-    if (c.tokenEndpointAuthMethods !== undefined) {
-      const path = `${at}.tokenEndpointAuthMethods`;
-      const methods = c.tokenEndpointAuthMethods;
-      stringList(p, path, methods, false);
-      if (Array.isArray(methods) && methods.length === 0) {
-        p.add(path, 'expected at least one method (leave the field out to allow every method the client has secrets for)');
-      }
-      // Which names exist, and whether the client holds a secret for each, is checked once the plugins are loaded.
-      const list: unknown[] = Array.isArray(methods) ? methods : [];
-      list.forEach((m, j) => {
-        if (typeof m !== 'string' || m === '') return;
-        if (list.indexOf(m) !== j) p.add(`${path}[${j}]`, `"${m}" is listed twice`);
-        else if (m === 'none' && c.requireClientSecret !== false) {
-          p.add(`${path}[${j}]`, '"none" is for public clients; set requireClientSecret: false or remove it');
-        }
-      });
-    }
+    checkPinnedAuthMethods(p, at, c);
     if (c.properties !== undefined) {
       if (!isObject(c.properties) || Object.values(c.properties).some((v) => typeof v !== 'string')) {
         p.add(`${at}.properties`, 'expected an object of string values');
@@ -296,6 +311,30 @@ export function validateUserConfig(raw: unknown): string[] {
   });
   checkUnique(p, 'clients', 'clientId', clients);
 
+  return clientIndex;
+}
+
+/** `tokenEndpointAuthMethods`, as far as it can be checked without the plugins. */
+function checkPinnedAuthMethods(p: Problems, at: string, c: Raw): void {
+  if (c.tokenEndpointAuthMethods === undefined) return;
+  const path = `${at}.tokenEndpointAuthMethods`;
+  const methods = c.tokenEndpointAuthMethods;
+  stringList(p, path, methods, false);
+  if (Array.isArray(methods) && methods.length === 0) {
+    p.add(path, 'expected at least one method (leave the field out to allow every method the client has secrets for)');
+  }
+  // Which names exist, and whether the client holds a secret for each, is checked once the plugins are loaded.
+  const list: unknown[] = Array.isArray(methods) ? methods : [];
+  list.forEach((m, j) => {
+    if (typeof m !== 'string' || m === '') return;
+    if (list.indexOf(m) !== j) p.add(`${path}[${j}]`, `"${m}" is listed twice`);
+    else if (m === 'none' && c.requireClientSecret !== false) {
+      p.add(`${path}[${j}]`, '"none" is for public clients; set requireClientSecret: false or remove it');
+    }
+  });
+}
+
+function checkUsers(p: Problems, raw: Raw, clientIndex: ReadonlyMap<string, number>): void {
   const users = arrayOf(p, 'users', raw.users, false);
   users.forEach((u, i) => {
     const at = `users[${i}]`;
@@ -317,6 +356,9 @@ export function validateUserConfig(raw: unknown): string[] {
   checkUnique(p, 'users', 'subjectId', users);
   checkUnique(p, 'users', 'username', users);
 
+}
+
+function checkSigning(p: Problems, raw: Raw): void {
   if (raw.signing !== undefined) {
     if (!isObject(raw.signing)) p.add('signing', `expected an object, got ${describe(raw.signing)}`);
     else {
@@ -339,6 +381,9 @@ export function validateUserConfig(raw: unknown): string[] {
       });
     }
   }
+}
+
+function checkDeviceFlow(p: Problems, raw: Raw): void {
   if (raw.deviceFlow !== undefined) {
     if (!isObject(raw.deviceFlow)) p.add('deviceFlow', `expected an object, got ${describe(raw.deviceFlow)}`);
     else {
@@ -356,6 +401,10 @@ export function validateUserConfig(raw: unknown): string[] {
       }
     }
   }
+}
+
+/** Metrics, throttles and limits, connections. */
+function checkOperations(p: Problems, raw: Raw): void {
   if (raw.metrics !== undefined) {
     if (!isObject(raw.metrics)) p.add('metrics', `expected an object, got ${describe(raw.metrics)}`);
     else {
@@ -384,7 +433,6 @@ export function validateUserConfig(raw: unknown): string[] {
       int(p, 'limits.parameters', raw.limits.parameters, 5, 1000);
     }
   }
-  return p.list;
 }
 
 /** An optional object of whole numbers of at least `min`, e.g. `passwordThrottle`. */
