@@ -1,7 +1,7 @@
 /**
  * The store contract: everything the service persists. One generic record, the persisted
  * grant (IdentityServer's model), covers reference tokens, refresh tokens, device codes,
- * user codes and consumed assertion ids; signing keys have their own small table.
+ * user codes, plugins' own records and leases (`lease.ts`); signing keys have their own small table.
  *
  * Handles are never stored: every `key` passed in is the caller's handle, and the store keeps
  * only its SHA-256 (see `hashKey`; the service's own handles keep their issuance-time prefix),

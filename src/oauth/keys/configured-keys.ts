@@ -4,11 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, importJWK, type CryptoKey, type JWK } from 'jose';
+import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import { BootError } from '../../config/boot-error.js';
 import type { KeySource } from '../../config/schema.js';
-import type { SigningKey } from './key-ring.js';
-import { signCompactJws } from '../../sdk/jws.js';
+import { signingKeyOf, type SigningKey } from './signing-key.js';
 
 function algFor(jwk: JWK): string | undefined {
   if (jwk.alg) return jwk.alg;
@@ -36,16 +35,7 @@ async function loadOne(source: KeySource, index: number): Promise<SigningKey> {
     if (!alg) throw new Error(`unsupported key type ${privateJwk.kty}`);
     const publicPart = await exportJWK(createPublicKey({ key: privateJwk as never, format: 'jwk' }));
     const kid = privateJwk.kid ?? (await calculateJwkThumbprint(publicPart));
-    const publicJwk: JWK = { ...publicPart, kid, alg, use: 'sig' };
-    const privateKey = (await importJWK(privateJwk, alg)) as CryptoKey;
-    return {
-      kid,
-      alg,
-      privateKey,
-      publicKey: (await importJWK(publicJwk, alg)) as CryptoKey,
-      publicJwk,
-      sign: signCompactJws(createPrivateKey({ key: privateJwk as never, format: 'jwk' }), alg),
-    };
+    return await signingKeyOf(kid, alg, privateJwk, publicPart);
   } catch (err) {
     if (err instanceof BootError) throw err;
     throw new BootError('KEYS_INVALID', `${where}: not a usable private key (PEM PKCS#8 or JWK): ${(err as Error).message}`);

@@ -3,34 +3,20 @@
  * JWK files, environment variables) take precedence for their algorithm. Keys are imported
  * once; the hot path only reads the in-memory set.
  *
- * Rotation follows Duende's automatic key management: a new key is published in the JWKS for
- * `propagationTime` before it signs, and a replaced key stays published until every token it
- * signed has expired.
- *
- * Nodes sharing a store agree on every key: only the node whose lease record lands first (the
- * store's `add` is atomic across nodes) creates the first key or a successor; the others wait
- * for it to appear.
+ * Rotation (Duende's automatic key management, one lease per new key across nodes) is
+ * `key-rotation.ts`; what a key is, `signing-key.ts`. This module keeps the in-memory set the
+ * hot path reads and reloads it.
  */
-import { createPrivateKey, randomUUID, type JsonWebKey } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Clock, Logger } from '../../sdk/contracts.js';
 import { BootError } from '../../config/boot-error.js';
 import type { ResolvedConfig, SigningAlgorithm } from '../../config/schema.js';
-import { DuplicateKeyError, StoreUnavailableError, type SigningKeyRecord, type Store } from '../../store/store.js';
+import { StoreUnavailableError, type SigningKeyRecord, type Store } from '../../store/store.js';
 import { loadConfiguredKeys } from './configured-keys.js';
-import { signCompactJws, type CompactSigner } from '../../sdk/jws.js';
-import { createKeyProtector, type KeyProtector } from './key-protection.js';
+import { createKeyProtector } from './key-protection.js';
+import { createKeyRotation, newestActive } from './key-rotation.js';
+import { signingKeyFromRecord, type SigningKey } from './signing-key.js';
 
-export interface SigningKey {
-  readonly kid: string;
-  readonly alg: string;
-  readonly privateKey: CryptoKey;
-  /** Signs a JWS compact serialization with this key, synchronously (the access-token hot path). */
-  readonly sign: CompactSigner;
-  readonly publicKey: CryptoKey;
-  readonly publicJwk: JWK;
-}
+export type { SigningKey };
 
 export interface KeyRingDeps {
   config: ResolvedConfig;
@@ -57,26 +43,8 @@ export interface KeyRing {
   stop(): void;
 }
 
-/** Lease records in the store that let exactly one node create a given key. */
-const leaseType = 'signing_key_lease';
-const leaseMs = 60_000;
-/** Poll period while waiting for another node's key. */
-const keyPollMs = 50;
 /** Skew allowed on token lifetimes (as in validation) plus slack. */
 const retentionSlackMs = 300_000;
-
-const generateOptions = (alg: string): { extractable: true; modulusLength?: number; crv?: string } =>
-  alg.startsWith('RS') || alg.startsWith('PS') ? { extractable: true, modulusLength: 2048 } : { extractable: true };
-
-async function fromRecord(record: SigningKeyRecord, protector: KeyProtector): Promise<SigningKey> {
-  const jwk = JSON.parse(protector.open(record)) as JWK;
-  const privateKey = (await importJWK(jwk, record.alg)) as CryptoKey;
-  const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = jwk;
-  const publicJwk: JWK = { ...pub, kid: record.kid, alg: record.alg, use: 'sig' };
-  const publicKey = (await importJWK(publicJwk, record.alg)) as CryptoKey;
-  const signer = signCompactJws(createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' }), record.alg);
-  return { kid: record.kid, alg: record.alg, privateKey, publicKey, publicJwk, sign: signer };
-}
 
 /** The algorithms whose keys the service creates and rotates itself: those no configured key covers. */
 function managedAlgsOf(algorithms: readonly string[], configured: readonly SigningKey[]): string[] {
@@ -112,105 +80,13 @@ export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 
   async function importRecord(record: SigningKeyRecord): Promise<SigningKey> {
     let key = imported.get(record.kid);
     if (!key) {
-      key = await fromRecord(record, protector);
+      key = await signingKeyFromRecord(record, protector);
       imported.set(record.kid, key);
     }
     return key;
   }
 
-  async function createManagedKey(alg: string, activatesAt: number): Promise<void> {
-    const { privateKey } = await generateKeyPair(alg, generateOptions(alg));
-    const now = clock.now();
-    const kid = randomUUID().replaceAll('-', '');
-    const record: SigningKeyRecord = {
-      kid,
-      alg,
-      privateJwk: protector.seal(kid, alg, JSON.stringify(await exportJWK(privateKey))),
-      createdAt: now,
-      activatesAt,
-      retiresAt: undefined,
-    };
-    await store.addSigningKey(record);
-    logger.info({ kid: record.kid, alg, activatesAt: new Date(activatesAt).toISOString() }, 'signing key created');
-  }
-
-  /** Takes the lease on creating one key; `false` when another node holds it. */
-  async function claim(lease: string, now: number): Promise<boolean> {
-    try {
-      await store.add({
-        key: `signing-key-lease:${lease}`,
-        type: leaseType,
-        clientId: '',
-        subjectId: undefined,
-        sessionId: undefined,
-        createdAt: now,
-        expiresAt: now + leaseMs,
-        consumedAt: undefined,
-        data: '{}',
-      });
-      return true;
-    } catch (err) {
-      if (err instanceof DuplicateKeyError) return false;
-      throw err;
-    }
-  }
-
-  /** Waits (bounded) until the store holds a key of `alg` that `found` accepts. */
-  async function waitForKey(alg: string, found: (r: SigningKeyRecord, now: number) => boolean): Promise<boolean> {
-    const deadline = Date.now() + keyWaitMs;
-    do {
-      await sleep(keyPollMs);
-      const now = clock.now();
-      if ((await store.listSigningKeys()).some((r) => r.alg === alg && found(r, now))) return true;
-    } while (Date.now() < deadline);
-    return false;
-  }
-
-  const isActive = (r: SigningKeyRecord, now: number): boolean =>
-    r.activatesAt <= now && (r.retiresAt === undefined || r.retiresAt > now);
-
-  const newestActive = (records: SigningKeyRecord[], now: number): SigningKeyRecord | undefined =>
-    records
-      .filter((r) => isActive(r, now))
-      .sort((a, b) => b.activatesAt - a.activatesAt || (a.kid < b.kid ? 1 : -1))[0];
-
-  /** Brings the stored keys of one algorithm up to date; returns whether the stored set changed. */
-  async function rotate(alg: string, records: SigningKeyRecord[], now: number): Promise<boolean> {
-    const active = newestActive(records, now);
-    if (!active) {
-      // First start (or every key retired): nothing can have cached a JWKS yet, so sign at once.
-      if (await claim(`${alg}:first`, now)) {
-        await createManagedKey(alg, now);
-      } else if (!(await waitForKey(alg, isActive))) {
-        logger.warn({ alg }, 'another node claimed the first signing key but none appeared; creating one here');
-        await createManagedKey(alg, clock.now());
-      }
-      return true;
-    }
-    let changed = false;
-    const newest = records.reduce((a, b) => (b.createdAt > a.createdAt ? b : a));
-    if (newest === active && now - active.createdAt >= 1000 * Math.max(rotationInterval - propagationTime, 0)) {
-      if (await claim(`${alg}:after:${active.kid}`, now)) {
-        await createManagedKey(alg, now + 1000 * propagationTime);
-      } else {
-        // Another node is creating the successor; a miss here is caught up by the next refresh.
-        await waitForKey(alg, (r) => r.kid !== active.kid && r.createdAt >= active.createdAt);
-      }
-      changed = true;
-    }
-    for (const r of records) {
-      if (r === active || r.activatesAt > now) continue;
-      if (r.retiresAt === undefined) {
-        await store.updateSigningKey(r.kid, { retiresAt: active.activatesAt + retentionMs });
-        changed = true;
-      } else if (r.retiresAt <= now) {
-        await store.removeSigningKey(r.kid);
-        imported.delete(r.kid);
-        changed = true;
-      }
-    }
-    return changed;
-  }
+  const rotate = createKeyRotation({ store, clock, logger, protector, rotationInterval, propagationTime, retentionMs, keyWaitMs });
 
   /** Re-reads the keys, rotating first when `manage` is set; callers share a reload in flight. */
   function reload(manage: boolean): Promise<void> {
@@ -227,7 +103,11 @@ export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 
     let records = await store.listSigningKeys();
     if (manage) {
       let changed = false;
-      for (const alg of managedAlgs) changed = (await rotate(alg, records.filter((r) => r.alg === alg), now)) || changed;
+      for (const alg of managedAlgs) {
+        const result = await rotate(alg, records.filter((r) => r.alg === alg), now);
+        for (const kid of result.removed) imported.delete(kid);
+        changed = result.changed || changed;
+      }
       if (changed) records = await store.listSigningKeys();
     }
     const current = clock.now();
