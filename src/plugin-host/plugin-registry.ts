@@ -74,6 +74,7 @@ export function createPluginRegistrar(services: PluginHostServices) {
   const grantOwner = new Map<string, string>();
   const names = new Map<string, string>();
   const depsOf = new Map<Plugin, PluginDependencies>();
+  const optionsOf = new Map<Plugin, Readonly<Record<string, unknown>>>();
   let resourceOwnerValidator = services.configUsers;
   let resourceOwnersFrom: string | undefined;
 
@@ -82,8 +83,8 @@ export function createPluginRegistrar(services: PluginHostServices) {
     const known = depsOf.get(plugin);
     if (known) return known;
     const raw = Object.freeze({ ...(config.plugins[plugin.name] ?? {}) });
-    let options: Readonly<Record<string, unknown>> = raw;
-    if (plugin.options !== undefined) {
+    let options: Readonly<Record<string, unknown>> = optionsOf.get(plugin) ?? raw;
+    if (plugin.options !== undefined && !optionsOf.has(plugin)) {
       try {
         options = plugin.options(raw) as Readonly<Record<string, unknown>>;
       } catch (err) {
@@ -91,6 +92,7 @@ export function createPluginRegistrar(services: PluginHostServices) {
         throw new BootError('CONFIG_INVALID', `${where} (plugin "${plugin.name}", ${source})`, { cause: err });
       }
     }
+    optionsOf.set(plugin, options);
     const deps: PluginDependencies = Object.freeze({
       config: pluginConfig,
       urls: services.urls,

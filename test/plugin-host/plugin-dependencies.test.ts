@@ -73,6 +73,18 @@ describe('plugin dependencies', () => {
     expect(seen[0]!.options).toEqual({ word: 'PLEASE' });
   });
 
+  it("parse the options once for a plugin that also provides the user store, whose other parts see that store", async () => {
+    const { r } = registrar();
+    let runs = 0;
+    const own: ResourceOwnerValidator = { validate: async () => undefined, findBySubject: async () => undefined };
+    const { plugin, seen } = recorder({ options: (raw) => (runs++, raw), resourceOwnerValidator: () => own });
+    await r.useResourceOwnerValidator(plugin, 'test');
+    await r.registerPlugin(plugin, 'test');
+    expect(runs).toBe(1);
+    expect(seen[0]!.resourceOwnerValidator).toBe(r.resourceOwnerValidator());
+    expect(r.resourceOwnerValidator()).not.toBe(users);
+  });
+
   it('stop start-up on a bad option, naming plugins.<name>.<field>', async () => {
     const { r } = registrar();
     const { plugin } = recorder({
