@@ -4,7 +4,7 @@
  * runs. `node_modules/svc` is linked here exactly as npm links a `file:` dependency.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,13 @@ describe('a plugin folder outside the repository', () => {
     expect(result.status).not.toBe(0);
     expect(result.stdout).toMatch(/wrong\.ts\(2,34\): error TS2322: Type 'string' is not assignable to type 'GrantSubject'/);
   }, 60_000);
+
+  it('finds no `any` in the published SDK declarations', () => {
+    const dir = join(repo, 'types/sdk');
+    const code = (f: string) => readFileSync(join(dir, f), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    const withAny = readdirSync(dir).filter((f) => f.endsWith('.d.ts') && /\bany\b/.test(code(f)));
+    expect(withAny).toEqual([]);
+  });
 
   it('runs: the service loads it and its grant answers', async () => {
     const svc = await startTestService({
