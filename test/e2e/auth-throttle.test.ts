@@ -3,11 +3,11 @@
  * (Linux routes all of 127.0.0.0/8 to lo, so a client socket can bind 127.0.0.x), which is the
  * address the service sees: no X-Forwarded-For is trusted.
  */
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
 import { hashSecret } from '../../src/oauth/secret-hash.js';
 import { demoConfig } from '../support/demo-config.js';
+import { postFrom as postFromAddress, type Reply } from '../support/raw-http.js';
 import { basic, startServer, type TestServer } from '../support/server.js';
 
 const pairThreshold = 3;
@@ -26,12 +26,6 @@ const config: UserConfig = {
   authThrottle: { pairThreshold, addressThreshold, maxDelay: 300, window: 900 },
 };
 
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Record<string, unknown>;
-}
-
 let server: TestServer;
 beforeAll(async () => {
   server = await startServer(config);
@@ -41,32 +35,8 @@ afterAll(async () => {
 });
 
 /** POSTs a form from a chosen local address. */
-function postFrom(localAddress: string, path: string, form: Record<string, string>, authorization?: string): Promise<Reply> {
-  const body = new URLSearchParams(form).toString();
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${server.url}${path}`,
-      {
-        method: 'POST',
-        localAddress,
-        agent: false,
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'content-length': Buffer.byteLength(body),
-          ...(authorization ? { authorization } : {}),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) as Record<string, unknown> }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const postFrom = (localAddress: string, path: string, form: Record<string, string>, authorization?: string): Promise<Reply> =>
+  postFromAddress(`${server.url}${path}`, localAddress, form, authorization ? { authorization } : {});
 
 const cc = { grant_type: 'client_credentials' };
 const token = (from: string, authorization?: string, form: Record<string, string> = cc) => postFrom(from, '/connect/token', form, authorization);

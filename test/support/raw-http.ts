@@ -10,12 +10,13 @@ export interface RawReply {
 }
 
 /** Writes `request` and reads everything the server answers until it closes the connection. */
-export function rawRequest(url: string, request: string): Promise<RawReply> {
+export function rawRequest(url: string, request: string | Buffer): Promise<RawReply> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1');
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
+    // The server may close while we still write a large request.
     socket.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err);
     });
