@@ -6,6 +6,7 @@
 import type { Context, Next } from 'koa';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventSink } from '../events/service-event.js';
+import { logLinesDropped } from '../log/log-destination.js';
 import { shareWithPrimary } from './cluster-metrics.js';
 
 export interface Metrics {
@@ -36,6 +37,15 @@ export function createMetrics(): Metrics {
     labelNames: ['endpoint', 'method'], registers: [registry],
   });
   const storeErrors = new Counter({ name: 'svc_store_errors_total', help: 'Store operations that failed', registers: [registry] });
+  let droppedSeen = 0;
+  new Counter({
+    name: 'svc_log_lines_dropped_total', help: 'Log lines dropped because standard output did not keep up', registers: [registry],
+    collect() {
+      const dropped = logLinesDropped();
+      if (dropped > droppedSeen) this.inc(dropped - droppedSeen);
+      droppedSeen = dropped;
+    },
+  });
   shareWithPrimary(registry);
 
   return {
