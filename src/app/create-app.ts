@@ -34,7 +34,7 @@ import { errorResponse } from '../http/error-response.js';
 import { corsForClients } from '../http/cors.js';
 import { createMetrics, type Metrics } from '../http/metrics.js';
 import { addOperationRoutes } from '../http/operations.js';
-import { answerClientError, maxHeaderBytes } from '../http/client-error.js';
+import { answerClientError, answerConnect, maxHeaderBytes } from '../http/client-error.js';
 import { inCohorts } from '../http/cohorts.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
 import { createEventService } from '../events/event-service.js';
@@ -186,6 +186,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
       }));
       closeServer = closableServer(server);
       server.on('clientError', answerClientError);
+      server.on('connect', answerConnect);
       // Bounded waits for slow or idle clients: a request that stalls cannot hold a socket forever.
       server.requestTimeout = 30_000;
       server.headersTimeout = 10_000;
