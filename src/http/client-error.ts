@@ -22,14 +22,14 @@ function send(socket: Duplex, status: number, reason: string, body: string): voi
   );
 }
 
-export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): void {
+export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: unknown }, socket: Duplex): void {
   if (!socket.writable || (err.code === 'ECONNRESET')) {
     socket.destroy();
     return;
   }
   if (err.code === 'HPE_HEADER_OVERFLOW') {
     reply(socket, 431, 'Request Header Fields Too Large', `The request headers are too large (at most ${maxHeaderBytes} bytes).`);
-  } else if (err.code === 'HPE_INVALID_METHOD' && isUnknownMethod(err.rawPacket)) {
+  } else if (err.code === 'HPE_INVALID_METHOD' && isUnknownMethod(err.rawPacket, err.bytesParsed)) {
     send(socket, 501, 'Not Implemented', notImplementedJson);
   } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     reply(socket, 408, 'Request Timeout', 'The request took too long to arrive.');

@@ -10,8 +10,12 @@ const requestLine = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [^\s]+ HTTP\/\d\.\d\r?\n/;
 
 /**
  * Node's parser knows a fixed list of methods and refuses any other token as a parse error;
- * a request line that is well formed apart from that is an unknown method, not garbage.
+ * a request line that is well formed apart from that is an unknown method, not garbage. The
+ * packet may hold earlier, valid requests (pipelining, or a body sent without framing): the line
+ * judged is the one where parsing stopped (`bytesParsed`).
  */
-export function isUnknownMethod(rawPacket: unknown): boolean {
-  return Buffer.isBuffer(rawPacket) && requestLine.test(rawPacket.subarray(0, 8192).toString('latin1'));
+export function isUnknownMethod(rawPacket: unknown, bytesParsed: unknown): boolean {
+  if (!Buffer.isBuffer(rawPacket) || typeof bytesParsed !== 'number') return false;
+  const start = rawPacket.lastIndexOf(0x0a, Math.max(0, bytesParsed - 1)) + 1;
+  return requestLine.test(rawPacket.subarray(start, start + 8192).toString('latin1'));
 }
