@@ -58,6 +58,7 @@ export async function runFuzz(): Promise<number> {
       for (const m of c.mutations) req = await m.apply(req, signers);
       const res = await send(fixture.port, req, hangMs);
       counts.http++;
+      if (process.env.FUZZ_VERBOSE) console.log(`${res.ms} ms ${'status' in res ? res.status : res.failure} ${seeds[c.seed]!.name} ${c.mutations.map((m) => m.describe).join(' + ').slice(0, 200)}`);
       const where = () => `${seeds[c.seed]!.name}${c.mutations.map((m) => `\n  + ${m.describe}`).join('')}\n--- request (secrets redacted) ---\n${describeRequest(req, fixture.secrets)}`;
       if (!('status' in res)) {
         alive();
@@ -104,7 +105,8 @@ export async function runFuzz(): Promise<number> {
     });
     if (result.failed) {
       const error = result.errorInstance;
-      failures.push(`${error instanceof Error ? error.message : String(error)}\n(reproduce: FUZZ_SEED=${seed} FUZZ_PATH=${result.counterexamplePath})`);
+      const what = error instanceof Finding ? error.message : `the fuzzer itself failed: ${error instanceof Error ? error.stack : String(error)}`;
+      failures.push(`${what}\n(reproduce: FUZZ_SEED=${seed} FUZZ_PATH=${result.counterexamplePath})`);
     }
 
     for (const problem of await Promise.all(slow)) if (problem) failures.push(problem);

@@ -96,7 +96,8 @@ export function sendRaw(port: number, bytes: Buffer, timeoutMs: number, answers?
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     let timedOut = false;
-    const statusesOf = (text: string) => [...text.matchAll(/(?:^|\r\n)HTTP\/1\.[01] (\d{3}) /g)].map((m) => Number(m[1]));
+    // A status line follows the previous body directly, with no line break of its own.
+    const statusesOf = (text: string) => [...text.matchAll(/HTTP\/1\.[01] (\d{3}) [A-Z]/g)].map((m) => Number(m[1]));
     socket.on('data', (c: Buffer) => {
       chunks.push(c);
       if (answers !== undefined && statusesOf(Buffer.concat(chunks).toString('latin1')).length >= answers) {

@@ -61,7 +61,11 @@ export async function startService(configFile: string, secrets: readonly string[
   return {
     proc,
     exit: () => exited,
-    findings: () => (partial ? (line(partial), (partial = '')) : undefined, [...findings]),
+    findings() {
+      if (partial) line(partial);
+      partial = '';
+      return [...findings];
+    },
     tail: () => tail,
     async stop() {
       if (exited) return;
