@@ -116,7 +116,16 @@ const formMutations: Array<fc.Arbitrary<Mutation>> = [
 // ---- JWTs ---------------------------------------------------------------------------------
 
 const jwtShape = /^[\w-]+\.[\w-]+\.[\w-]*$/;
-const b64 = (v: unknown): string => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
+const b64 = (v: unknown): string => {
+  let text: string;
+  try {
+    text = typeof v === 'string' ? v : JSON.stringify(v);
+  } catch {
+    // Claims nested deeper than the fuzzer's own stack (an earlier mutation): send them as a string.
+    text = '"too deep to re-encode"';
+  }
+  return Buffer.from(text).toString('base64url');
+};
 const decodePart = (part: string): Record<string, unknown> => {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
