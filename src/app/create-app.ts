@@ -35,7 +35,7 @@ import { errorResponse } from '../http/error-response.js';
 import { corsForClients } from '../http/cors.js';
 import { createMetrics, type Metrics } from '../http/metrics.js';
 import { addOperationRoutes } from '../http/operations.js';
-import { answerClientError, maxHeaderBytes } from '../http/client-error.js';
+import { answerClientError, answerConnect, maxHeaderBytes } from '../http/client-error.js';
 import { inCohorts } from '../http/cohorts.js';
 import { boundConnections, connectionServerOptions } from '../http/connection-bounds.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
@@ -199,6 +199,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
       }));
       closeServer = closableServer(server);
       server.on('clientError', answerClientError);
+      server.on('connect', answerConnect);
       // Bounded waits for silent, slow or idle clients: none can hold a socket for ever.
       boundConnections(server, config.connections);
       const s = server;

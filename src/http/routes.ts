@@ -8,6 +8,7 @@ import { paths } from '../endpoints/urls.js';
 import type { FormRequest } from '../endpoints/form-request.js';
 import { InvalidRequest } from '../oauth/errors.js';
 import { formOf, readForm } from './read-form.js';
+import { notImplementedJson } from './not-implemented.js';
 
 export interface Endpoints {
   token(request: FormRequest): Promise<object>;
@@ -68,14 +69,22 @@ export function createRouter(endpoints: Endpoints, limits: { bodyBytes: number; 
   return router;
 }
 
-const bareStatusText: Record<number, string> = { 404: 'Not found.', 405: 'Method not allowed.', 501: 'Method not implemented.' };
+const bareStatusText: Record<number, string> = { 404: 'Not found.', 405: 'Method not allowed.' };
 
 /**
  * Unknown paths (404) and wrong methods (405, with the `Allow` header the router set) answer
- * in JSON too.
+ * in JSON too; a method the router implements nowhere (501) gets a plain JSON body, no OAuth error.
  */
 export async function jsonForBareStatuses(ctx: Context, next: () => Promise<unknown>): Promise<void> {
   await next();
+  if (ctx.status === 501 && ctx.body === undefined) {
+    // The router sets `Allow` to the path's methods, which is empty for an unknown path.
+    if (ctx.response.get('Allow') === '') ctx.remove('Allow');
+    ctx.set('Content-Type', 'application/json; charset=utf-8');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = notImplementedJson;
+    return;
+  }
   const text = bareStatusText[ctx.status];
   if (text !== undefined && ctx.body === undefined) throw new InvalidRequest(text, { status: ctx.status });
 }

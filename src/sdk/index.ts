@@ -22,3 +22,4 @@ export { DuplicateKeyError, StoreUnavailableError } from '../store/store.js';
 export { definePlugin } from './define-plugin.js';
 export { defineConfig } from '../config/define-config.js';
 export { hashSecret } from '../oauth/secret-hash.js';
+export { isNumericDate, MAX_NUMERIC_DATE } from './numeric-date.js';
