@@ -44,6 +44,7 @@ import { createEventService } from '../events/event-service.js';
 import { logEvents } from '../events/index.js';
 import { requestId } from '../http/request-id.js';
 import { singleAuthorization } from '../http/single-authorization.js';
+import { clientOrigin } from '../http/client-address.js';
 import { createServiceContainer, systemClock } from './container.js';
 import { closableServer } from './close-server.js';
 
@@ -168,6 +169,8 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   const koa = new Koa({ proxy: false });
   koa.silent = true;
   koa.use(requestId);
+  // First: every handler, limit and log line after it reads the client's address from ctx.ip.
+  koa.use(clientOrigin({ trustedProxies: config.trustedProxies, forwardedHeader: config.forwardedHeader, issuerHttps: config.issuer.startsWith('https:') }));
   if (metrics) koa.use(metrics.measure);
   koa.use(errorResponse(logger, metrics));
   koa.use(singleAuthorization);

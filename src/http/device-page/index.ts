@@ -117,7 +117,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
         remoteAddress: ctx.ip,
         requestId: ctx.state.requestId as string | undefined,
       });
-      if (outcome.session) ctx.append('Set-Cookie', cookies.serialize(outcome.session, clock.now()));
+      if (outcome.session) ctx.append('Set-Cookie', cookies.serialize(outcome.session, clock.now(), ctx.state.secureOrigin === true));
     } catch (err) {
       send(ctx, ...failure(err, ctx, logger));
       return;
