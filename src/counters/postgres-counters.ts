@@ -42,7 +42,7 @@ SELECT (SELECT until FROM gate) AS until, (SELECT count(*) FROM counted) AS coun
 
 const windowHitSql = `
 INSERT INTO rate_counters AS c (key, failures, threshold, last_at, blocked_until, expires_at)
-VALUES ($1, 1, 0, $2, $2 + $3, $2 + $3)
+VALUES ($1, 1, 0, $2::bigint, $2::bigint + $3::bigint, $2::bigint + $3::bigint)
 ON CONFLICT (key) DO UPDATE SET
   failures = CASE WHEN c.expires_at <= $2 THEN 1 ELSE c.failures + 1 END,
   last_at = $2,
