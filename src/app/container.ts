@@ -9,6 +9,7 @@ import type { Clock, Logger } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
 import type { KeyRing } from '../oauth/keys/key-ring.js';
 import type { EventService } from '../events/event-service.js';
+import type { Counters } from '../counters/counters.js';
 import { endpointUrls } from '../endpoints/urls.js';
 import { createTokenValidator } from '../oauth/token-validator.js';
 import { createConfigUserValidator } from '../oauth/config-user-validator.js';
@@ -23,6 +24,8 @@ export interface CoreParts {
   store: Store;
   keyRing: KeyRing;
   events: EventService;
+  /** Where the guessing counters live (core-only: the password grant's throttle). */
+  counters: Counters;
 }
 
 export function createServiceContainer(parts: CoreParts): AwilixContainer {
@@ -35,6 +38,7 @@ export function createServiceContainer(parts: CoreParts): AwilixContainer {
     store: asValue(parts.store),
     keyRing: asValue(parts.keyRing),
     events: asValue(parts.events),
+    counters: asValue(parts.counters),
     pluginOptions: asValue(Object.freeze({})),
     tokenValidator: asFunction(createTokenValidator).singleton(),
     resourceOwnerValidator: asFunction(createConfigUserValidator).singleton(),

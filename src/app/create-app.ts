@@ -39,11 +39,13 @@ import { answerClientError, answerConnect, maxHeaderBytes } from '../http/client
 import { inCohorts } from '../http/cohorts.js';
 import { boundConnections, connectionServerOptions } from '../http/connection-bounds.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
+import { createCounters, type Counters } from '../counters/counters.js';
 import { memoryWindowLimit } from '../oauth/rate-limits.js';
 import { createEventService } from '../events/event-service.js';
 import { logEvents } from '../events/index.js';
 import { requestId } from '../http/request-id.js';
 import { singleAuthorization } from '../http/single-authorization.js';
+import { clientOrigin } from '../http/client-address.js';
 import { createServiceContainer, systemClock } from './container.js';
 import { closableServer } from './close-server.js';
 
@@ -89,20 +91,24 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   const logger = createLogger(config.logLevel, options.logDestination);
   const clock = options.clock ?? systemClock;
   const store = options.store ?? (await openStore(config));
+  // After the store: its migrations create the PostgreSQL counters' table.
+  const counters = createCounters(config, { logger, clock });
   try {
-    return await assemble(config, logger, clock, store);
+    await counters.ready();
+    return await assemble(config, logger, clock, store, counters);
   } catch (err) {
+    await counters.close().catch(() => undefined);
     if (!options.store) await store.close().catch(() => undefined);
     throw err;
   }
 }
 
-async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock, store: Store): Promise<App> {
+async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock, store: Store, counters: Counters): Promise<App> {
   const keyRing = await createKeyRing({ config, store, clock, logger });
   // Sinks come from plugins, which are registered after the container exists: the service is
   // created first and handed its sinks once they are built.
   const events = createEventService(logger, () => clock.now());
-  const container = createServiceContainer({ config, logger, clock, store, keyRing, events });
+  const container = createServiceContainer({ config, logger, clock, store, keyRing, events, counters });
 
   const registrar = createPluginRegistrar(container, config, logger);
   const folders = await loadPluginFolders(config.pluginDirs);
@@ -127,7 +133,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
     secretParsers: registry.secretParsers,
     secretValidators: registry.secretValidators,
     clock,
-    throttle: createAuthThrottle(config.authThrottle),
+    throttle: createAuthThrottle(config.authThrottle, counters.backoff('auth', config.authThrottle)),
     events,
   });
   const tokenIssuer = container.resolve<TokenIssuer>('tokenIssuer');
@@ -155,7 +161,10 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
         },
         events,
       }),
-      devicePage: createDevicePage({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), events }),
+      devicePage: createDevicePage({
+        config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), events,
+        failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
+      }),
       ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),
       jwksJson: () => keyRing.jwksJson(),
@@ -168,6 +177,8 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   const koa = new Koa({ proxy: false });
   koa.silent = true;
   koa.use(requestId);
+  // First: every handler, limit and log line after it reads the client's address from ctx.ip.
+  koa.use(clientOrigin({ trustedProxies: config.trustedProxies, forwardedHeader: config.forwardedHeader, issuerHttps: config.issuer.startsWith('https:') }));
   if (metrics) koa.use(metrics.measure);
   koa.use(errorResponse(logger, metrics));
   koa.use(singleAuthorization);
@@ -215,6 +226,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
       keyRing.stop();
       sweeper.stop();
       await closeServer?.();
+      await counters.close();
       await store.close();
     },
   };

@@ -48,6 +48,11 @@ export const defaults = {
   // Counts only inactive answers: an API introspecting live tokens at any rate never meets it.
   introspectionLimit: { maxInactive: 6000, window: 60 },
   connections: { firstByteTimeout: 5000, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5000 },
+  // Without a list nobody's forwarding headers are believed.
+  trustedProxies: [],
+  forwardedHeader: 'x-forwarded-for',
+  counters: 'memory',
+  counterKeyPrefix: 'svc:',
   limits: {
     bodyBytes: 64 * 1024,
     parameters: 50,

@@ -113,6 +113,10 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     passwordThrottle: { ...defaults.passwordThrottle, ...user.passwordThrottle },
     introspectionLimit: { ...defaults.introspectionLimit, ...user.introspectionLimit },
     connections: { ...defaults.connections, ...user.connections },
+    trustedProxies: [...(user.trustedProxies ?? defaults.trustedProxies)],
+    forwardedHeader: user.forwardedHeader ?? defaults.forwardedHeader,
+    counters: user.counters ?? defaults.counters,
+    counterKeyPrefix: user.counterKeyPrefix ?? defaults.counterKeyPrefix,
     workers: user.workers === 'auto' ? availableParallelism() : (user.workers ?? defaults.workers),
   });
 }

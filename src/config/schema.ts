@@ -236,6 +236,30 @@ export interface UserConfig {
   passwordThrottle?: PasswordThrottleConfig;
   introspectionLimit?: IntrospectionLimitConfig;
   connections?: ConnectionsConfig;
+  /**
+   * Reverse proxies (load balancers) in front of the service, as addresses or CIDR ranges, IPv4
+   * or IPv6, e.g. `["10.0.0.0/8", "fd00::/8"]`. Only for a connection from one of them is the
+   * client's address read from `forwardedHeader` and its scheme from `X-Forwarded-Proto`
+   * (`proto=`); from anyone else those headers are ignored. Every limit, log line and event keys
+   * on that address. Default `[]` (the connection's own address).
+   */
+  trustedProxies?: string[];
+  /**
+   * The header the trusted proxies write: `"x-forwarded-for"` (default; nginx, HAProxy, most
+   * cloud load balancers) or `"forwarded"` (RFC 7239). Only that one is read: the other is
+   * whatever the client sent.
+   */
+  forwardedHeader?: 'x-forwarded-for' | 'forwarded';
+  /**
+   * Where the failed-authentication, password and device wrong-code counters live:
+   * `"memory"` (default; each process counts on its own, for a single node), `"store"` (the
+   * PostgreSQL store's database, shared by every node) or `"redis://[:password@]host:port[/db]"`
+   * (`rediss://` for TLS). A counter store that cannot be reached answers 503 to the callers it
+   * would have counted, never lets them through.
+   */
+  counters?: string;
+  /** Prefix of every key in Redis, so deployments can share a server. Default `"svc:"`. */
+  counterKeyPrefix?: string;
 }
 
 /** A secret ready for use: expiration parsed once at start-up. */
@@ -346,4 +370,8 @@ export interface ResolvedConfig {
     readonly requestTimeout: number;
     readonly keepAliveTimeout: number;
   };
+  readonly trustedProxies: readonly string[];
+  readonly forwardedHeader: 'x-forwarded-for' | 'forwarded';
+  readonly counters: string;
+  readonly counterKeyPrefix: string;
 }

@@ -35,6 +35,8 @@ interface Seen {
   id?: string | undefined;
   /** The authentication method that found credentials; `none` when none did. */
   method?: string | undefined;
+  /** The throttle holds failures for the caller: a success resets them. */
+  counted?: boolean;
 }
 
 export interface ClientAuthenticatorDeps {
@@ -122,7 +124,8 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     if (claimedId !== undefined && claimedId !== found.parsed.id) {
       throw denied(source, `client_id "${claimedId}" does not match the authenticated client`);
     }
-    throttled(found.parsed.id, source);
+    const throttling = throttled(found.parsed.id, source, seen);
+    if (throttling) await throttling;
     const holder = deps.clients.get(found.parsed.id);
     if (!holder) throw denied(source, `${found.method}: unknown client`);
     pinned(holder, found.method, source);
@@ -135,7 +138,8 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     seen.id = found?.parsed.id;
     seen.method = found?.method;
     if (!found) throw denied(source, 'no API credentials');
-    throttled(found.parsed.id, source);
+    const throttling = throttled(found.parsed.id, source, seen);
+    if (throttling) await throttling;
     const holder = deps.apiResources.get(found.parsed.id);
     if (!holder) throw denied(source, `${found.method}: unknown API resource`);
     await validate(found, { kind: 'apiResource', apiResource: holder }, holder.secrets, source);
@@ -150,8 +154,17 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     }
   }
 
-  function throttled(id: string, source: CredentialSource): void {
-    if (deps.throttle && source.remoteAddress) deps.throttle.check(id, source.remoteAddress, deps.clock.now());
+  /** A promise only when the counters are shared: in memory the hot path awaits nothing. */
+  function throttled(id: string, source: CredentialSource, seen: Seen): Promise<void> | undefined {
+    if (!deps.throttle || !source.remoteAddress) return undefined;
+    const counted = deps.throttle.check(id, source.remoteAddress, deps.clock.now());
+    if (typeof counted === 'boolean') {
+      seen.counted = counted;
+      return undefined;
+    }
+    return counted.then((c) => {
+      seen.counted = c;
+    });
   }
 
   /** Counts failures for the throttle and reports both outcomes as events. */
@@ -162,14 +175,20 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     const seen: Seen = {};
     try {
       const result = await attempt(seen);
-      if (deps.throttle && source.remoteAddress) deps.throttle.succeeded(idOf(result), source.remoteAddress);
+      if (deps.throttle && source.remoteAddress && seen.counted) {
+        const reset = deps.throttle.succeeded(idOf(result), source.remoteAddress);
+        if (reset) await reset;
+      }
       report.success(result);
       return result;
     } catch (err) {
       if (isOAuthError(err) && err.code === 'invalid_client' && err.status === 401) {
         const id = seen.id ?? source.params.get('client_id');
-        if (deps.throttle && source.remoteAddress) deps.throttle.failed(id, source.remoteAddress, deps.clock.now());
         report.failure(id, seen.method ?? 'none', err.logDetail ?? err.description);
+        if (deps.throttle && source.remoteAddress) {
+          const counting = deps.throttle.failed(id, source.remoteAddress, deps.clock.now());
+          if (counting) await counting;
+        }
       }
       throw err;
     }

@@ -18,7 +18,7 @@ export interface CredentialSource {
   readonly authorization: string | undefined;
   /** Which endpoint is authenticating the caller, e.g. `"token"`, `"introspection"`. */
   readonly endpoint: string;
-  /** The caller's network address, when known. */
+  /** The caller's network address, when known; behind a proxy in `trustedProxies`, the client's forwarded one. */
   readonly remoteAddress?: string | undefined;
 }
 
@@ -97,7 +97,7 @@ export interface ValidatedTokenRequest {
   readonly scopeRequested: boolean;
   /** Every form parameter, custom ones included (client credentials removed). */
   readonly raw: ReadonlyMap<string, string>;
-  /** The caller's network address, when known (for rate limits). */
+  /** The caller's network address, when known (for rate limits); behind a proxy in `trustedProxies`, the client's forwarded one. */
   readonly remoteAddress?: string | undefined;
 }
 

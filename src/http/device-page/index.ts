@@ -14,7 +14,7 @@ import { formBodyReader } from '../read-form.js';
 import { paths } from '../../endpoints/urls.js';
 import { createDeviceFlowStore } from '../../device/device-flow-store.js';
 import { userCodeScheme } from '../../device/user-code.js';
-import { createFailedAttempts } from '../../device/failed-attempts.js';
+import { createFailedAttempts, type FailedAttempts } from '../../device/failed-attempts.js';
 import { loadCookieSecret } from '../../device/cookie-secret.js';
 import { createSessionCookies, type SessionCookies } from '../../device/session-cookie.js';
 import { createCsrf } from '../../device/csrf.js';
@@ -30,6 +30,8 @@ export interface DevicePageDeps {
   logger: Logger;
   resourceOwnerValidator: ResourceOwnerValidator;
   events?: EventService;
+  /** Wrong-code counts in a shared counter store (`counters`); in the store when absent. */
+  failedAttempts?: FailedAttempts | undefined;
 }
 
 /** How long a sign-in on the page lasts. */
@@ -72,7 +74,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
       const page = createVerificationPage({
         flows: createDeviceFlowStore({ store, clock }),
         userCodes,
-        failedAttempts: createFailedAttempts({
+        failedAttempts: deps.failedAttempts ?? createFailedAttempts({
           store, clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow,
         }),
         csrf: createCsrf(secret),
@@ -117,7 +119,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
         remoteAddress: ctx.ip,
         requestId: ctx.state.requestId as string | undefined,
       });
-      if (outcome.session) ctx.append('Set-Cookie', cookies.serialize(outcome.session, clock.now()));
+      if (outcome.session) ctx.append('Set-Cookie', cookies.serialize(outcome.session, clock.now(), ctx.state.secureOrigin === true));
     } catch (err) {
       send(ctx, ...failure(err, ctx, logger));
       return;

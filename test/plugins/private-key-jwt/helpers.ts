@@ -150,6 +150,10 @@ export function makeConfig(clients: readonly Client[], apiResources: readonly Ap
     passwordThrottle: { pairThreshold: 5, userThreshold: 20, addressThreshold: 50, maxDelay: 300, window: 900 },
     introspectionLimit: { maxInactive: 6000, window: 60 },
     connections: { firstByteTimeout: 5000, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5000 },
+    trustedProxies: [],
+    forwardedHeader: 'x-forwarded-for',
+    counters: 'memory',
+    counterKeyPrefix: 'svc:',
   };
 }
 
