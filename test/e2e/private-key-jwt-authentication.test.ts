@@ -103,8 +103,8 @@ function rejection(on: TestServer, reply: Reply): Record<string, unknown> | unde
 }
 
 /** 401 invalid_client, exactly, with no challenge (no Authorization header was used); the log says why. */
-function expectRejected(reply: Reply, reason: string | RegExp, on: TestServer = server): void {
-  expect({ status: reply.status, body: reply.body }).toEqual({ status: 401, body: failed });
+function expectRejected(reply: Reply, reason: string | RegExp, on: TestServer = server, body: object = failed): void {
+  expect({ status: reply.status, body: reply.body }).toEqual({ status: 401, body });
   expect(reply.headers.get('www-authenticate')).toBeNull();
   expect(reply.headers.get('cache-control')).toBe('no-store');
   const line = rejection(on, reply);
@@ -292,7 +292,10 @@ describe('other endpoints', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ active: true, client_id: 'ref-app', scope: 'api1.read' });
     const wrongKey = await post(server, '/connect/introspect', await sign(keys.ec, 'ES256', claims('api1')), { token: reference });
-    expectRejected(wrongKey, 'signature does not verify');
+    expectRejected(wrongKey, 'signature does not verify', server, {
+      error: 'invalid_client',
+      error_description: "API resource authentication failed: introspection takes an API resource's name and secret, not a client's.",
+    });
   });
 });
 
