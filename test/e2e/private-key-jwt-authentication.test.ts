@@ -10,7 +10,7 @@ import { SignJWT, createRemoteJWKSet, jwtVerify, type JWTHeaderParameters, type 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SecretConfig, UserConfig } from '../../src/config/schema.js';
 import { hashSecret } from '../../src/oauth/secret-hash.js';
-import { basic, postForm, startServer, type TestServer } from '../support/server.js';
+import { basic, firstPartyPlugins, postForm, startServer, type TestServer } from '../support/server.js';
 import { certificateOf, hmacToken, makeKey, publicJwk, rawToken, type TestKey } from '../plugins/private-key-jwt/helpers.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -263,6 +263,24 @@ describe('audience compatibility (RFC 10070)', () => {
       'strict audience, by typ client-authentication+jwt',
       compatServer,
     );
+  });
+
+  it('stops start-up naming the client and the field for a bad or misspelt per-client setting', async () => {
+    const withProperties = (properties: Record<string, string>): UserConfig => ({
+      clients: [
+        { clientId: 'fine', clientSecrets: [{ value: hashSecret('s') }], allowedGrantTypes: ['client_credentials'], allowedScopes: [] },
+        { clientId: 'legacy', clientSecrets: [jwk(keys.ec)], allowedGrantTypes: ['client_credentials'], allowedScopes: [], properties },
+      ],
+    });
+    const prefix = `plugin "private-key-jwt" (${firstPartyPlugins}/private-key-jwt): secretValidators[0] failed to start: plugin private-key-jwt: clients[1] ("legacy")`;
+    await expect(startServer(withProperties({ 'privateKeyJwt.audience': 'lenient' }))).rejects.toMatchObject({
+      code: 'PLUGIN_INVALID',
+      message: `${prefix} properties["privateKeyJwt.audience"]: expected "strict" or "compat", found "lenient"`,
+    });
+    await expect(startServer(withProperties({ 'privateKeyJwt.Audience': 'compat' }))).rejects.toMatchObject({
+      code: 'PLUGIN_INVALID',
+      message: `${prefix} properties["privateKeyJwt.Audience"]: unknown private-key-jwt property; the only one is "privateKeyJwt.audience"`,
+    });
   });
 });
 
