@@ -71,8 +71,22 @@ export interface SecretValidationContext {
   readonly endpoint: string;
 }
 
+/**
+ * The form of a client assertion's `aud` (RFC 7523 §3, RFC 10070): the issuer identifier, the
+ * token endpoint URL, or anything else (another endpoint's URL, several values, a stranger's URL).
+ */
+export type AssertionAudienceForm = 'issuer' | 'token_endpoint' | 'other';
+
+/** What a validator saw of credentials it could attribute to the holder, for metrics. Never the credential. */
+export interface ValidationObservations {
+  /** The `aud` form of a client assertion whose signature verified with the holder's key. */
+  readonly assertionAudience?: AssertionAudienceForm;
+}
+
 /** `reason` is written to the log only; the caller always sees the same `invalid_client`. */
-export type SecretValidationResult = { readonly success: true } | { readonly success: false; readonly reason: string };
+export type SecretValidationResult =
+  | ({ readonly success: true } & ValidationObservations)
+  | ({ readonly success: false; readonly reason: string } & ValidationObservations);
 
 /**
  * Judges parsed credentials against a holder's secret definitions. Any one validator succeeding

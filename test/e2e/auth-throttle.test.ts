@@ -48,10 +48,12 @@ function expectToken(reply: Reply): void {
   expect(reply.body.access_token).toEqual(expect.any(String));
 }
 
-function expectInvalidClient(reply: Reply): void {
+const apiDenied = "API resource authentication failed: introspection takes an API resource's name and secret, not a client's.";
+
+function expectInvalidClient(reply: Reply, description = 'Client authentication failed.'): void {
   expect({ status: reply.status, body: reply.body }).toEqual({
     status: 401,
-    body: { error: 'invalid_client', error_description: 'Client authentication failed.' },
+    body: { error: 'invalid_client', error_description: description },
   });
 }
 
@@ -135,7 +137,7 @@ describe('failed client authentication throttle', () => {
   it('throttles an API resource failing at introspection the same way', async () => {
     const from = '127.0.0.12';
     const api = (secret: string) => postFrom(from, '/connect/introspect', { token: 'x' }, basic('api1', secret));
-    for (let i = 0; i < pairThreshold; i++) expectInvalidClient(await api('wrong'));
+    for (let i = 0; i < pairThreshold; i++) expectInvalidClient(await api('wrong'), apiDenied);
     expectThrottled(await api('api1-secret'), 1);
     const elsewhere = await postFrom('127.0.0.13', '/connect/introspect', { token: 'x' }, basic('api1', 'api1-secret'));
     expect({ status: elsewhere.status, body: elsewhere.body }).toEqual({ status: 200, body: { active: false } });
