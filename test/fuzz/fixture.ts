@@ -78,10 +78,10 @@ export async function createFuzzFixture(port: number): Promise<FuzzFixture> {
         clientId: 'web', clientSecrets: shared('web'), allowedGrantTypes: ['password', 'refresh_token'],
         allowedScopes: ['openid', 'profile', 'api1.read'], allowOfflineAccess: true, allowedCorsOrigins: ['https://app.example'],
       },
-      { clientId: 'api1.client', clientSecrets: shared('api1.client'), allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'] },
+      { clientId: 'api1.client', clientSecrets: shared('api1.client'), allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'], allowedSubjectTokenAudiences: ['api1'] },
       {
         clientId: 'exchanger', clientSecrets: shared('exchanger'), allowedGrantTypes: [tokenExchangeGrant],
-        allowedScopes: ['api1.read', 'backend.read'],
+        allowedScopes: ['api1.read', 'backend.read'], allowedSubjectTokenAudiences: ['api1'],
       },
       { clientId: 'pkjwt', clientSecrets: [clientKey.secret], allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'] },
       {
