@@ -40,6 +40,7 @@ import { inCohorts } from '../http/cohorts.js';
 import { boundConnections, connectionServerOptions } from '../http/connection-bounds.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
 import { createCounters, type Counters } from '../counters/counters.js';
+import { createPasswordThrottle } from '../oauth/password-throttle.js';
 import { memoryWindowLimit } from '../oauth/rate-limits.js';
 import { createEventService } from '../events/event-service.js';
 import { logEvents } from '../events/index.js';
@@ -164,6 +165,8 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
       devicePage: createDevicePage({
         config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), events,
         failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
+        // The password grant counts in the same 'password' back-off, so the page is no side door for guessing.
+        passwordThrottle: createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle)),
       }),
       ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),

@@ -28,16 +28,28 @@ export interface Counters {
   close(): Promise<void>;
 }
 
-export const memoryCounters: Counters = {
-  kind: 'memory',
-  backoff: (_namespace, rule) => memoryBackoff(rule),
-  deviceFailedAttempts: () => undefined,
-  ready: async () => {},
-  close: async () => {},
-};
+/**
+ * Counters in this process. One back-off per namespace, so every throttle that counts in a
+ * namespace (the password grant and the device page both count 'password') shares its counts,
+ * as they would in a shared store.
+ */
+export function memoryCounters(): Counters {
+  const backoffs = new Map<string, Backoff>();
+  return {
+    kind: 'memory',
+    backoff(namespace, rule) {
+      let backoff = backoffs.get(namespace);
+      if (!backoff) backoffs.set(namespace, (backoff = memoryBackoff(rule)));
+      return backoff;
+    },
+    deviceFailedAttempts: () => undefined,
+    ready: async () => {},
+    close: async () => {},
+  };
+}
 
 export function createCounters(config: Pick<ResolvedConfig, 'counters' | 'counterKeyPrefix' | 'store' | 'cleanupInterval'>, deps: { logger: Logger; clock: Clock }): Counters {
-  if (config.counters === 'memory') return memoryCounters;
+  if (config.counters === 'memory') return memoryCounters();
   const name = config.counters === 'store' ? 'PostgreSQL' : 'Redis';
   const outage = outageLog(deps.logger, name);
   const raw = config.counters === 'store'

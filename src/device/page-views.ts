@@ -23,7 +23,10 @@ export type NoticeId =
 export type MessageView =
   | { readonly kind: 'message'; readonly message: 'form-expired' | 'form-unreadable' | 'unavailable' | 'failed' }
   /** `minutes` to wait, rounded up; `until` the time it ends, `HH:MM` UTC. */
-  | { readonly kind: 'message'; readonly message: 'too-many-attempts'; readonly minutes: number; readonly until: string };
+  | { readonly kind: 'message'; readonly message: TimedMessageId; readonly minutes: number; readonly until: string };
+
+/** Messages that say how long to wait: wrong user codes from an address, failed sign-ins. */
+export type TimedMessageId = 'too-many-attempts' | 'too-many-sign-ins';
 
 export type MessageId = MessageView['message'];
 

@@ -9,7 +9,9 @@ import type { EventService } from '../events/event-service.js';
 import type { DeviceFlow, DeviceFlowStore, Versioned } from './device-flow-store.js';
 import type { Csrf } from './csrf.js';
 import type { FailedAttempts } from './failed-attempts.js';
-import type { NoticeId, PageView, ScopeLine } from './page-views.js';
+import type { NoticeId, PageView, ScopeLine, TimedMessageId } from './page-views.js';
+import { isOAuthError } from '../oauth/errors.js';
+import type { PasswordThrottle } from '../oauth/password-throttle.js';
 import type { DeviceSession } from './session-cookie.js';
 import type { UserCodeScheme } from './user-code.js';
 
@@ -38,6 +40,8 @@ export interface VerificationPageDeps {
   flows: DeviceFlowStore;
   userCodes: UserCodeScheme;
   failedAttempts: FailedAttempts;
+  /** The password grant's throttle: guesses for a user count the same on the page and at the token endpoint. */
+  passwordThrottle: PasswordThrottle;
   csrf: Csrf;
   newSession(now: number, user?: { subject: string; authTime: number }): DeviceSession;
   users: ResourceOwnerValidator;
@@ -64,14 +68,25 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     return { status, view: { kind: 'enter-code', csrf: csrf.tokenFor(session.sid), userCode, ...(notice ? { notice } : {}) } };
   }
 
-  function tooManyAttempts(until: number): PageOutcome {
+  function tooManyAttempts(until: number, message: TimedMessageId = 'too-many-attempts'): PageOutcome {
     const now = clock.now();
     const minutes = Math.max(1, Math.ceil((until - now) / 60_000));
     return {
       status: 429,
       headers: { 'Retry-After': String(Math.max(1, Math.ceil((until - now) / 1000))) },
-      view: { kind: 'message', message: 'too-many-attempts', minutes, until: new Date(until).toISOString().slice(11, 16) },
+      view: { kind: 'message', message, minutes, until: new Date(until).toISOString().slice(11, 16) },
     };
+  }
+
+  /** Counts the attempt against the username and address; a page when the caller must wait first. */
+  async function throttleSignIn(username: string, address: string): Promise<PageOutcome | undefined> {
+    try {
+      await deps.passwordThrottle.attempt(username, address, clock.now());
+      return undefined;
+    } catch (err) {
+      if (!isOAuthError(err) || err.status !== 429) throw err;
+      return tooManyAttempts(clock.now() + Number(err.headers['Retry-After']) * 1000, 'too-many-sign-ins');
+    }
   }
 
   /** Finds a pending flow for the typed code; wrong codes count against the address (RFC 8628 §5.1). */
@@ -132,11 +147,15 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     if (username === undefined || password === undefined) {
       return signIn(session, found, 400, { ...(username ? { username } : {}), notice: 'credentials-missing' });
     }
+    const throttled = await throttleSignIn(username, request.remoteAddress);
+    if (throttled) return throttled;
     const user = await deps.users.validate(username, password);
     if (!user) {
+      await deps.passwordThrottle.failed(request.remoteAddress, clock.now());
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'device_page', reason: 'wrong username or password' }, request.requestId);
       return signIn(session, found, 400, { username, notice: 'credentials-wrong' });
     }
+    await deps.passwordThrottle.succeeded(username, request.remoteAddress);
     deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via: 'device_page' }, request.requestId);
     // A fresh session id on sign-in: a session (or CSRF token) planted before it is worth nothing after.
     const signedIn = deps.newSession(clock.now(), { subject: user.subjectId, authTime: Math.floor(clock.now() / 1000) });

@@ -14,6 +14,7 @@ import { paths } from '../../endpoints/urls.js';
 import { createDeviceFlowStore } from '../../device/device-flow-store.js';
 import { userCodeScheme } from '../../device/user-code.js';
 import { createFailedAttempts, type FailedAttempts } from '../../device/failed-attempts.js';
+import type { PasswordThrottle } from '../../oauth/password-throttle.js';
 import { loadCookieSecret } from '../../device/cookie-secret.js';
 import { createSessionCookies, type SessionCookies } from '../../device/session-cookie.js';
 import { createCsrf } from '../../device/csrf.js';
@@ -32,6 +33,8 @@ export interface DevicePageDeps {
   events?: EventService;
   /** Wrong-code counts in a shared counter store (`counters`); in the store when absent. */
   failedAttempts?: FailedAttempts | undefined;
+  /** Failed sign-ins, counted with the password grant's (`passwordThrottle`). */
+  passwordThrottle: PasswordThrottle;
 }
 
 /** How long a sign-in on the page lasts. */
@@ -76,6 +79,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
         failedAttempts: deps.failedAttempts ?? createFailedAttempts({
           store, clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow,
         }),
+        passwordThrottle: deps.passwordThrottle,
         csrf: createCsrf(secret),
         newSession: (now, user) => cookies.create(now, user),
         users: deps.resourceOwnerValidator,

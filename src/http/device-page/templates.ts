@@ -71,9 +71,7 @@ function body(view: PageView, options: RenderOptions): SafeHtml {
 }
 
 function messageText(view: MessageView, text: PageText): string {
-  return view.message === 'too-many-attempts'
-    ? text.messages['too-many-attempts'].text(view.minutes, view.until)
-    : text.messages[view.message].text;
+  return 'minutes' in view ? text.messages[view.message].text(view.minutes, view.until) : text.messages[view.message].text;
 }
 
 function notice(message: string | undefined): SafeHtml {

@@ -51,6 +51,11 @@ export const de: PageText = {
       text: (minutes, until) =>
         `Aus Ihrem Netzwerk wurden zu viele falsche Codes eingegeben. Versuchen Sie es in ${minutes} ${minutes === 1 ? 'Minute' : 'Minuten'} erneut (nach ${until} Uhr UTC).`,
     },
+    'too-many-sign-ins': {
+      title: 'Zu viele Versuche',
+      text: (minutes, until) =>
+        `Zu viele fehlgeschlagene Anmeldungen für dieses Konto oder aus Ihrem Netzwerk. Versuchen Sie es in ${minutes} ${minutes === 1 ? 'Minute' : 'Minuten'} erneut (nach ${until} Uhr UTC).`,
+    },
     'form-expired': {
       title: 'Bitte neu beginnen',
       text: 'Dieses Formular ist abgelaufen oder stammt nicht von dieser Seite. Öffnen Sie die Seite erneut und versuchen Sie es noch einmal.',

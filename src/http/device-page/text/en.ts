@@ -46,6 +46,12 @@ export const en: PageText = {
       text: (minutes, until) =>
         `Too many wrong codes were entered from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'} (after ${until} UTC).`,
     },
+    // The same words whether the account exists or not: the page reveals no usernames.
+    'too-many-sign-ins': {
+      title: 'Too many attempts',
+      text: (minutes, until) =>
+        `Too many failed sign-ins for this account or from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'} (after ${until} UTC).`,
+    },
     'form-expired': {
       title: 'Please start again',
       text: 'This form has expired or did not come from this page. Open the page again and retry.',

@@ -4,7 +4,7 @@
  * consent) adds its keys here and every language must follow. Texts that wrap a value the
  * page escapes (a client name, a username) are functions returning `SafeHtml`.
  */
-import type { MessageId, NoticeId } from '../../../device/page-views.js';
+import type { MessageId, NoticeId, TimedMessageId } from '../../../device/page-views.js';
 import type { SafeHtml } from '../html.js';
 
 export interface PageText {
@@ -40,9 +40,8 @@ export interface PageText {
   /** The link back to the first step, under a message. */
   readonly startAgain: string;
   readonly notices: Readonly<Record<NoticeId, string>>;
-  readonly messages: Readonly<Record<Exclude<MessageId, 'too-many-attempts'>, { readonly title: string; readonly text: string }>> & {
-    readonly 'too-many-attempts': { readonly title: string; readonly text: (minutes: number, until: string) => string };
-  };
+  readonly messages: Readonly<Record<Exclude<MessageId, TimedMessageId>, { readonly title: string; readonly text: string }>> &
+    Readonly<Record<TimedMessageId, { readonly title: string; readonly text: (minutes: number, until: string) => string }>>;
   /** Descriptions of standard scopes, shown when the config gives none. */
   readonly scopes: Readonly<Record<string, string>>;
 }
