@@ -7,6 +7,7 @@
 import { isPhcScrypt } from '../oauth/password-hash.js';
 import { didYouMean } from './closest-name.js';
 import { defaults } from './defaults.js';
+import { checkSignInClient, signInClientFields } from './validate-sign-in.js';
 
 const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
@@ -17,7 +18,7 @@ const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
   'accessTokenLifetime', 'accessTokenType', 'allowOfflineAccess', 'absoluteRefreshTokenLifetime',
   'slidingRefreshTokenLifetime', 'refreshTokenReuseInterval', 'deviceCodeLifetime', 'pollingInterval', 'properties', 'allowedCorsOrigins',
-  'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences',
+  'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences', ...signInClientFields,
 ] as const;
 const secretFields = ['value', 'type', 'description', 'expiration'] as const;
 export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
@@ -39,14 +40,14 @@ function isIsoDateTime(value: string): boolean {
   );
 }
 
-class Problems {
+export class Problems {
   readonly list: string[] = [];
   add(path: string, message: string): void {
     this.list.push(`${path}: ${message}`);
   }
 }
 
-function describe(value: unknown): string {
+export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}...` : value}"`;
@@ -80,14 +81,14 @@ function str(p: Problems, path: string, value: unknown, opts: { required?: boole
   return true;
 }
 
-function int(p: Problems, path: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): void {
+export function int(p: Problems, path: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): void {
   if (value === undefined) return;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     p.add(path, `expected a whole number from ${min} to ${max}, got ${describe(value)}`);
   }
 }
 
-function bool(p: Problems, path: string, value: unknown): void {
+export function bool(p: Problems, path: string, value: unknown): void {
   if (value !== undefined && typeof value !== 'boolean') p.add(path, `expected true or false, got ${describe(value)}`);
 }
 
@@ -110,7 +111,7 @@ function arrayOf(p: Problems, path: string, value: unknown, required: boolean): 
   return value;
 }
 
-function stringList(p: Problems, path: string, value: unknown, required: boolean): string[] {
+export function stringList(p: Problems, path: string, value: unknown, required: boolean): string[] {
   const out: string[] = [];
   arrayOf(p, path, value, required).forEach((item, i) => {
     if (str(p, `${path}[${i}]`, item, { required: true })) out.push(item);
@@ -284,6 +285,7 @@ export function validateUserConfig(raw: unknown): string[] {
         }
       });
     }
+    checkSignInClient(p, at, c, typeof raw.issuer === 'string' && raw.issuer.startsWith('https:'));
     if (c.properties !== undefined) {
       if (!isObject(c.properties) || Object.values(c.properties).some((v) => typeof v !== 'string')) {
         p.add(`${at}.properties`, 'expected an object of string values');
