@@ -28,6 +28,7 @@ import { createRevocationEndpoint } from '../endpoints/revocation.js';
 import { createDeviceAuthorizationEndpoint } from '../endpoints/device-authorization.js';
 import { userCodeScheme } from '../device/user-code.js';
 import { createDevicePage } from '../http/device-page/index.js';
+import { createSignInPages } from '../http/sign-in-page/index.js';
 import { endpointUrls, paths } from '../endpoints/urls.js';
 import { createRouter, jsonForBareStatuses } from '../http/routes.js';
 import { homePage } from '../http/home-page.js';
@@ -137,6 +138,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   };
   const urls = endpointUrls(config.issuer);
   const corsOrigins = new Set(config.clients.flatMap((c) => c.allowedCorsOrigins));
+  const signIn = createSignInPages({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), scopeCatalog, events });
   const router = createRouter(
     {
       token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events }),
@@ -156,6 +158,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
         events,
       }),
       devicePage: createDevicePage({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), events }),
+      signIn,
       ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),
       jwksJson: () => keyRing.jwksJson(),

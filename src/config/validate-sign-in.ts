@@ -3,7 +3,15 @@
  * sign-in): redirect URIs that RFC 9700 and RFC 8252 allow, and the combinations that cannot
  * work. Each message names the field.
  */
-import { bool, describe, int, stringList, type Problems } from './validate.js';
+import type { Problems } from './validate.js';
+
+/** The field checks `validate.ts` has, passed in: importing them would make a module cycle. */
+export interface FieldChecks {
+  describe(value: unknown): string;
+  bool(p: Problems, path: string, value: unknown): void;
+  int(p: Problems, path: string, value: unknown, min: number, max?: number): void;
+  stringList(p: Problems, path: string, value: unknown, required: boolean): string[];
+}
 
 export const signInClientFields = [
   'redirectUris', 'postLogoutRedirectUris', 'requirePkce', 'requireConsent', 'requirePushedAuthorization', 'authorizationCodeLifetime',
@@ -17,7 +25,7 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /** A redirect (or post-logout redirect) URI's problem, or `undefined` when it may be registered. */
-function redirectUriProblem(value: string, httpsIssuer: boolean): string | undefined {
+function redirectUriProblem(value: string, httpsIssuer: boolean, describe: FieldChecks['describe']): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
@@ -36,10 +44,10 @@ function redirectUriProblem(value: string, httpsIssuer: boolean): string | undef
   return undefined;
 }
 
-export function checkSignInClient(p: Problems, at: string, c: Record<string, unknown>, httpsIssuer: boolean): void {
+export function checkSignInClient(p: Problems, at: string, c: Record<string, unknown>, httpsIssuer: boolean, { describe, bool, int, stringList }: FieldChecks): void {
   for (const field of ['redirectUris', 'postLogoutRedirectUris'] as const) {
     stringList(p, `${at}.${field}`, c[field], false).forEach((uri, j) => {
-      const problem = redirectUriProblem(uri, httpsIssuer);
+      const problem = redirectUriProblem(uri, httpsIssuer, describe);
       if (problem) p.add(`${at}.${field}[${j}]`, problem);
     });
   }

@@ -9,6 +9,8 @@ import { didYouMean } from './closest-name.js';
 import { defaults } from './defaults.js';
 import { checkSignInClient, signInClientFields } from './validate-sign-in.js';
 
+export type { Problems };
+
 const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
   'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics',
@@ -40,14 +42,14 @@ function isIsoDateTime(value: string): boolean {
   );
 }
 
-export class Problems {
+class Problems {
   readonly list: string[] = [];
   add(path: string, message: string): void {
     this.list.push(`${path}: ${message}`);
   }
 }
 
-export function describe(value: unknown): string {
+function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}...` : value}"`;
@@ -81,14 +83,14 @@ function str(p: Problems, path: string, value: unknown, opts: { required?: boole
   return true;
 }
 
-export function int(p: Problems, path: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): void {
+function int(p: Problems, path: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): void {
   if (value === undefined) return;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     p.add(path, `expected a whole number from ${min} to ${max}, got ${describe(value)}`);
   }
 }
 
-export function bool(p: Problems, path: string, value: unknown): void {
+function bool(p: Problems, path: string, value: unknown): void {
   if (value !== undefined && typeof value !== 'boolean') p.add(path, `expected true or false, got ${describe(value)}`);
 }
 
@@ -111,7 +113,7 @@ function arrayOf(p: Problems, path: string, value: unknown, required: boolean): 
   return value;
 }
 
-export function stringList(p: Problems, path: string, value: unknown, required: boolean): string[] {
+function stringList(p: Problems, path: string, value: unknown, required: boolean): string[] {
   const out: string[] = [];
   arrayOf(p, path, value, required).forEach((item, i) => {
     if (str(p, `${path}[${i}]`, item, { required: true })) out.push(item);
@@ -285,7 +287,7 @@ export function validateUserConfig(raw: unknown): string[] {
         }
       });
     }
-    checkSignInClient(p, at, c, typeof raw.issuer === 'string' && raw.issuer.startsWith('https:'));
+    checkSignInClient(p, at, c, typeof raw.issuer === 'string' && raw.issuer.startsWith('https:'), { describe, bool, int, stringList });
     if (c.properties !== undefined) {
       if (!isObject(c.properties) || Object.values(c.properties).some((v) => typeof v !== 'string')) {
         p.add(`${at}.properties`, 'expected an object of string values');

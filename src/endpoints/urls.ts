@@ -10,6 +10,11 @@ export const paths = {
   revocation: '/connect/revocation',
   deviceAuthorization: '/connect/deviceauthorization',
   devicePage: '/device',
+  authorize: '/connect/authorize',
+  signIn: '/connect/authorize/sign-in',
+  userinfo: '/connect/userinfo',
+  endSession: '/connect/endsession',
+  par: '/connect/par',
 } as const;
 
 export function endpointUrls(issuer: string): EndpointUrls {

@@ -16,6 +16,8 @@ export interface Endpoints {
   deviceAuthorization?(request: FormRequest): Promise<object>;
   /** The device flow's verification page (HTML, GET and POST). */
   devicePage?: Middleware;
+  /** GET/POST /connect/authorize and the sign-in and consent pages' POSTs (HTML). */
+  signIn?: { readonly authorize: Middleware; readonly interaction: Middleware };
   /** CORS for the endpoints browser-based clients call. */
   cors?: Middleware;
   discoveryJson: string;
@@ -57,6 +59,10 @@ export function createRouter(endpoints: Endpoints, limits: { bodyBytes: number; 
   post(paths.revocation, endpoints.revocation, true);
   post(paths.deviceAuthorization, endpoints.deviceAuthorization, true);
   if (endpoints.devicePage) router.get(paths.devicePage, endpoints.devicePage).post(paths.devicePage, endpoints.devicePage);
+  if (endpoints.signIn) {
+    router.get(paths.authorize, endpoints.signIn.authorize).post(paths.authorize, endpoints.signIn.authorize);
+    router.post(paths.signIn, endpoints.signIn.interaction);
+  }
 
   if (endpoints.homePage) router.get('/', endpoints.homePage);
   router.get(paths.discovery, (ctx) => sendJson(ctx, endpoints.discoveryJson, 'public'));

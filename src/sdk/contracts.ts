@@ -142,6 +142,8 @@ export interface GrantSuccess {
    * revoked together when the grant is redeemed again.
    */
   readonly consumes?: string;
+  /** Members for the ID token that only the grant knows (OIDC Core §2, §3.1.3.6): the request's `nonce`, the session's `sid`. */
+  readonly idToken?: { readonly nonce?: string | undefined; readonly sid?: string | undefined };
 }
 
 export type GrantResult = GrantError | GrantSuccess;
