@@ -28,6 +28,7 @@ import { createRevocationEndpoint } from '../endpoints/revocation.js';
 import { createDeviceAuthorizationEndpoint } from '../endpoints/device-authorization.js';
 import { userCodeScheme } from '../device/user-code.js';
 import { createDevicePage } from '../http/device-page/index.js';
+import { createUserInfoEndpoint } from '../endpoints/userinfo.js';
 import { createSignInPages } from '../http/sign-in-page/index.js';
 import { endpointUrls, paths } from '../endpoints/urls.js';
 import { createRouter, jsonForBareStatuses } from '../http/routes.js';
@@ -159,6 +160,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
       }),
       devicePage: createDevicePage({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), events }),
       signIn,
+      userInfo: createUserInfoEndpoint({ config, tokenValidator: container.resolve('tokenValidator'), users: container.resolve('resourceOwnerValidator') }),
       ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),
       jwksJson: () => keyRing.jwksJson(),

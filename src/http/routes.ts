@@ -7,7 +7,7 @@ import type { Context, Middleware } from 'koa';
 import { paths } from '../endpoints/urls.js';
 import type { FormRequest } from '../endpoints/form-request.js';
 import { InvalidRequest } from '../oauth/errors.js';
-import { formOf, readForm } from './read-form.js';
+import { formBodyReader, formOf, readForm } from './read-form.js';
 
 export interface Endpoints {
   token(request: FormRequest): Promise<object>;
@@ -18,6 +18,8 @@ export interface Endpoints {
   devicePage?: Middleware;
   /** GET/POST /connect/authorize and the sign-in and consent pages' POSTs (HTML). */
   signIn?: { readonly authorize: Middleware; readonly interaction: Middleware };
+  /** GET/POST /connect/userinfo (OIDC Core §5.3). */
+  userInfo?(request: { authorization: string | undefined; params: ReadonlyMap<string, string> }): Promise<object>;
   /** CORS for the endpoints browser-based clients call. */
   cors?: Middleware;
   discoveryJson: string;
@@ -62,6 +64,21 @@ export function createRouter(endpoints: Endpoints, limits: { bodyBytes: number; 
   if (endpoints.signIn) {
     router.get(paths.authorize, endpoints.signIn.authorize).post(paths.authorize, endpoints.signIn.authorize);
     router.post(paths.signIn, endpoints.signIn.interaction);
+  }
+
+  const userInfo = endpoints.userInfo;
+  if (userInfo) {
+    const cors = endpoints.cors;
+    if (cors) router.options(paths.userinfo, cors);
+    router.get(paths.userinfo, ...(cors ? [cors] : []), async (ctx) => {
+      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params: new Map() })), 'no-store');
+    });
+    // A POST may carry the token in the header and no body at all (OIDC Core §5.3.1).
+    const readBody = formBodyReader(limits);
+    router.post(paths.userinfo, ...(cors ? [cors] : []), async (ctx) => {
+      const params = ctx.request.is('application/x-www-form-urlencoded') ? await readBody(ctx) : new Map<string, string>();
+      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params })), 'no-store');
+    });
   }
 
   if (endpoints.homePage) router.get('/', endpoints.homePage);
