@@ -139,7 +139,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   };
   const urls = endpointUrls(config.issuer);
   const corsOrigins = new Set(config.clients.flatMap((c) => c.allowedCorsOrigins));
-  const signIn = createSignInPages({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), scopeCatalog, events });
+  const signIn = createSignInPages({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), scopeCatalog, keyRing, events });
   const router = createRouter(
     {
       token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events }),

@@ -31,6 +31,8 @@ export interface FlowOutcome {
   readonly response?: AuthorizationResponse;
   /** A browser id to set in the cookie (a new one after sign-in). */
   readonly browserId?: string;
+  /** Clear the cookie (logout). */
+  readonly clearCookie?: boolean;
   readonly headers?: Readonly<Record<string, string>>;
   /** Where the page's forms and redirects may go, for its Content-Security-Policy. */
   readonly redirectUri?: string;

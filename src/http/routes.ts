@@ -17,7 +17,7 @@ export interface Endpoints {
   /** The device flow's verification page (HTML, GET and POST). */
   devicePage?: Middleware;
   /** GET/POST /connect/authorize and the sign-in and consent pages' POSTs (HTML). */
-  signIn?: { readonly authorize: Middleware; readonly interaction: Middleware };
+  signIn?: { readonly authorize: Middleware; readonly interaction: Middleware; readonly endSession: Middleware };
   /** GET/POST /connect/userinfo (OIDC Core §5.3). */
   userInfo?(request: { authorization: string | undefined; params: ReadonlyMap<string, string> }): Promise<object>;
   /** CORS for the endpoints browser-based clients call. */
@@ -64,6 +64,7 @@ export function createRouter(endpoints: Endpoints, limits: { bodyBytes: number; 
   if (endpoints.signIn) {
     router.get(paths.authorize, endpoints.signIn.authorize).post(paths.authorize, endpoints.signIn.authorize);
     router.post(paths.signIn, endpoints.signIn.interaction);
+    router.get(paths.endSession, endpoints.signIn.endSession).post(paths.endSession, endpoints.signIn.endSession);
   }
 
   const userInfo = endpoints.userInfo;

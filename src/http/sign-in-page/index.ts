@@ -22,6 +22,9 @@ import { createAuthorizationCodes } from '../../authorize/authorization-codes.js
 import { createInteractions } from '../../authorize/interactions.js';
 import { createAuthorizeFlow, type AuthorizeFlow, type BrowserContext, type FlowOutcome } from '../../authorize/authorize-flow.js';
 import type { SignInView } from '../../authorize/views.js';
+import { createEndSession } from '../../authorize/end-session.js';
+import { readIdTokenHint } from '../../authorize/id-token-hint.js';
+import type { KeyRing } from '../../oauth/keys/key-ring.js';
 import { formBodyReader } from '../read-form.js';
 import { cssHash } from '../device-page/styles.js';
 import { renderFormPost, renderSignInPage, submitScriptHash, type SignInPaths } from './templates.js';
@@ -33,6 +36,7 @@ export interface SignInPageDeps {
   logger: Logger;
   resourceOwnerValidator: ResourceOwnerValidator;
   scopeCatalog: ScopeCatalog;
+  keyRing: Pick<KeyRing, 'verificationKey'>;
   events?: EventService | undefined;
 }
 
@@ -50,6 +54,7 @@ export interface SignInParts {
   readonly csrf: Csrf;
   readonly sessions: SignInSessions;
   readonly flow: AuthorizeFlow;
+  readonly endSession: ReturnType<typeof createEndSession>;
 }
 
 export function createSignInPages(deps: SignInPageDeps) {
@@ -76,7 +81,11 @@ export function createSignInPages(deps: SignInPageDeps) {
         users: deps.resourceOwnerValidator,
         newBrowserId: cookies.newId,
       });
-      return { cookies, csrf, sessions, flow };
+      const endSession = createEndSession({
+        config, sessions, csrf, logger, events: deps.events,
+        readHint: (token) => readIdTokenHint(token, config.issuer, deps.keyRing),
+      });
+      return { cookies, csrf, sessions, flow, endSession };
     });
     parts.catch(() => {
       parts = undefined;
@@ -95,6 +104,7 @@ export function createSignInPages(deps: SignInPageDeps) {
 
   function send(ctx: Context, outcome: FlowOutcome, cookies: BrowserCookies | undefined): void {
     if (outcome.browserId && cookies) ctx.append('Set-Cookie', cookies.serialize(outcome.browserId, sessionLifetimeSeconds));
+    else if (outcome.clearCookie && cookies) ctx.append('Set-Cookie', cookies.serialize('', 0));
     sendPage(ctx, outcome, pagePaths);
   }
 
@@ -118,6 +128,8 @@ export function createSignInPages(deps: SignInPageDeps) {
     pagePaths,
     authorize: handler(async (ctx, { cookies, flow }) => flow.authorize(await paramsOf(ctx), browserOf(ctx, cookies))),
     interaction: handler(async (ctx, { cookies, flow }) => flow.interact(await paramsOf(ctx), browserOf(ctx, cookies))),
+    endSession: handler(async (ctx, { cookies, endSession }) =>
+      endSession(await paramsOf(ctx), browserOf(ctx, cookies), ctx.method === 'POST' ? 'POST' : 'GET')),
   };
 }
 
