@@ -29,6 +29,7 @@ import { createDeviceAuthorizationEndpoint } from '../endpoints/device-authoriza
 import { userCodeScheme } from '../device/user-code.js';
 import { createDevicePage } from '../http/device-page/index.js';
 import { createUserInfoEndpoint } from '../endpoints/userinfo.js';
+import { createParEndpoint } from '../endpoints/par.js';
 import { createSignInPages } from '../http/sign-in-page/index.js';
 import { endpointUrls, paths } from '../endpoints/urls.js';
 import { createRouter, jsonForBareStatuses } from '../http/routes.js';
@@ -160,6 +161,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
       }),
       devicePage: createDevicePage({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), events }),
       signIn,
+      par: createParEndpoint({ clientAuthenticator, validator: signIn.validator, pushed: signIn.pushed }),
       userInfo: createUserInfoEndpoint({ config, tokenValidator: container.resolve('tokenValidator'), users: container.resolve('resourceOwnerValidator') }),
       ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),

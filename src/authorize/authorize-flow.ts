@@ -17,6 +17,7 @@ import { authorizationResponse, errorResponse, type AuthorizationResponse } from
 import type { AuthorizationCodes } from './authorization-codes.js';
 import type { Interaction, Interactions } from './interactions.js';
 import type { SignInView } from './views.js';
+import type { PushedRequests } from './pushed-requests.js';
 
 export interface BrowserContext {
   /** The id in the browser's valid cookie, if any. */
@@ -44,6 +45,7 @@ export interface AuthorizeFlowDeps {
   sessions: SignInSessions;
   interactions: Interactions;
   codes: AuthorizationCodes;
+  pushed: PushedRequests;
   users: ResourceOwnerValidator;
   csrf: Csrf;
   newBrowserId(): string;
@@ -198,12 +200,26 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     return proceed(request, ctx, id, next);
   }
 
+  /**
+   * RFC 9126 §4: `client_id` and `request_uri` name a pushed request, used once; the front
+   * channel's other parameters are ignored. Until the request is found its redirect URI is
+   * unknown, so failures are shown on the page.
+   */
+  async function pushedRequest(params: ReadonlyMap<string, string>): Promise<AuthorizationRequest> {
+    const clientId = params.get('client_id');
+    const client = clientId === undefined ? undefined : clients.get(clientId);
+    if (!client) throw new UntrustedRequestError('The application that sent you here is not known.', 'pushed request without a known client_id');
+    const found = await deps.pushed.take(params.get('request_uri')!.slice(0, 200), client.clientId);
+    if (!found) throw new UntrustedRequestError('This sign-in link has expired or was already used. Go back to the application and start again.', 'request_uri unknown, expired, used or of another client');
+    return found;
+  }
+
   return {
     /** GET/POST /connect/authorize. */
-    async authorize(params: ReadonlyMap<string, string>, ctx: BrowserContext, pushed?: AuthorizationRequest): Promise<FlowOutcome> {
+    async authorize(params: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<FlowOutcome> {
       let request: AuthorizationRequest;
       try {
-        request = pushed ?? deps.validator.validate(params, { pushed: false });
+        request = params.has('request_uri') ? await pushedRequest(params) : deps.validator.validate(params, { pushed: false });
       } catch (err) {
         if (err instanceof UntrustedRequestError) {
           deps.logger.info({ reqId: ctx.requestId, detail: err.logDetail }, 'authorization request refused before its redirect URI was trusted');

@@ -29,6 +29,6 @@ export function endpointUrls(issuer: string): EndpointUrls {
     revocation,
     deviceAuthorization,
     jwks: issuer + paths.jwks,
-    byEndpoint: Object.freeze({ token, introspection, revocation, device_authorization: deviceAuthorization }),
+    byEndpoint: Object.freeze({ token, introspection, revocation, device_authorization: deviceAuthorization, pushed_authorization_request: issuer + paths.par }),
   });
 }

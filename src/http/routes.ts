@@ -18,6 +18,8 @@ export interface Endpoints {
   devicePage?: Middleware;
   /** GET/POST /connect/authorize and the sign-in and consent pages' POSTs (HTML). */
   signIn?: { readonly authorize: Middleware; readonly interaction: Middleware; readonly endSession: Middleware };
+  /** POST /connect/par (RFC 9126), answered 201. */
+  par?(request: FormRequest): Promise<object>;
   /** GET/POST /connect/userinfo (OIDC Core §5.3). */
   userInfo?(request: { authorization: string | undefined; params: ReadonlyMap<string, string> }): Promise<object>;
   /** CORS for the endpoints browser-based clients call. */
@@ -67,6 +69,13 @@ export function createRouter(endpoints: Endpoints, limits: { bodyBytes: number; 
     router.get(paths.endSession, endpoints.signIn.endSession).post(paths.endSession, endpoints.signIn.endSession);
   }
 
+  const par = endpoints.par;
+  if (par) {
+    router.post(paths.par, form, async (ctx) => {
+      sendJson(ctx, JSON.stringify(await par(formOf(ctx))), 'no-store');
+      ctx.status = 201;
+    });
+  }
   const userInfo = endpoints.userInfo;
   if (userInfo) {
     const cors = endpoints.cors;

@@ -64,11 +64,12 @@ describe('end session', () => {
 
   it('an unregistered post_logout_redirect_uri is a 400 page, never a redirect', async () => {
     const { browser, idToken } = await signedIn();
-    for (const params of [
+    const cases: Array<Record<string, string>> = [
       { id_token_hint: idToken, post_logout_redirect_uri: 'https://evil.example/' },
       { post_logout_redirect_uri: signedOut },
       { client_id: 'spa', post_logout_redirect_uri: signedOut },
-    ]) {
+    ];
+    for (const params of cases) {
       const res = await browser.get(`/connect/endsession?${new URLSearchParams(params)}`);
       expect(res.status).toBe(400);
       expect(res.location).toBeUndefined();

@@ -20,6 +20,7 @@ import { createSignInSessions, type SignInSessions } from '../../session/sign-in
 import { createRequestValidator } from '../../authorize/authorization-request.js';
 import { createAuthorizationCodes } from '../../authorize/authorization-codes.js';
 import { createInteractions } from '../../authorize/interactions.js';
+import { createPushedRequests } from '../../authorize/pushed-requests.js';
 import { createAuthorizeFlow, type AuthorizeFlow, type BrowserContext, type FlowOutcome } from '../../authorize/authorize-flow.js';
 import type { SignInView } from '../../authorize/views.js';
 import { createEndSession } from '../../authorize/end-session.js';
@@ -67,6 +68,7 @@ export function createSignInPages(deps: SignInPageDeps) {
   const readBody = formBodyReader(config.limits);
   const clients = new Map(config.clients.map((c) => [c.clientId, c]));
   const validator = createRequestValidator({ clients, scopeCatalog: deps.scopeCatalog });
+  const pushed = createPushedRequests({ store, clock });
 
   let parts: Promise<SignInParts> | undefined;
   function signInParts(): Promise<SignInParts> {
@@ -78,6 +80,7 @@ export function createSignInPages(deps: SignInPageDeps) {
         config, validator, sessions, csrf, scopeDescriptions, clock, logger, events: deps.events,
         interactions: createInteractions({ store, clock }),
         codes: createAuthorizationCodes({ store, clock }),
+        pushed,
         users: deps.resourceOwnerValidator,
         newBrowserId: cookies.newId,
       });
@@ -126,6 +129,8 @@ export function createSignInPages(deps: SignInPageDeps) {
   return {
     signInParts,
     pagePaths,
+    validator,
+    pushed,
     authorize: handler(async (ctx, { cookies, flow }) => flow.authorize(await paramsOf(ctx), browserOf(ctx, cookies))),
     interaction: handler(async (ctx, { cookies, flow }) => flow.interact(await paramsOf(ctx), browserOf(ctx, cookies))),
     endSession: handler(async (ctx, { cookies, endSession }) =>
