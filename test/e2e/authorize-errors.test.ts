@@ -34,6 +34,7 @@ describe('errors shown on a page, never redirected', () => {
     ['a redirect_uri differing in case', { redirect_uri: webRedirect.toUpperCase() }, 'The redirect URI is not registered for this application.'],
     ['a redirect_uri with an extra query', { redirect_uri: `${webRedirect}?x=1` }, 'The redirect URI is not registered for this application.'],
     ['a redirect_uri of another client', { redirect_uri: spaRedirect }, 'The redirect URI is not registered for this application.'],
+    ['a request_uri that was never pushed (its redirect URI is unknown)', { request_uri: 'urn:ietf:params:oauth:request_uri:nothing' }, 'This sign-in link has expired or was already used. Go back to the application and start again.'],
   ])('%s: 400 page', async (_name, patch, text) => {
     const params: Record<string, string> = { ...webRequest().params };
     for (const [k, v] of Object.entries(patch)) {
@@ -77,7 +78,6 @@ describe('errors redirected to the client with state and iss', () => {
     ['a negative max_age', { max_age: '-1' }, 'invalid_request', 'The max_age parameter must be a whole number of seconds.'],
     ['response_mode=fragment', { response_mode: 'fragment' }, 'invalid_request', 'The response_mode is not supported.'],
     ['a request object', { request: 'eyJhbGciOiJub25lIn0.e30.' }, 'request_not_supported', 'Request objects are not supported; use pushed authorization requests.'],
-    ['a request_uri that was never pushed', { request_uri: 'urn:ietf:params:oauth:request_uri:nothing' }, 'invalid_request_uri', 'The request_uri is invalid or expired.'],
     ['a nonce over 500 characters', { nonce: 'n'.repeat(501) }, 'invalid_request', 'A parameter is too long.'],
     ['prompt=none without a session', { prompt: 'none' }, 'login_required', 'The user must sign in.'],
   ])('%s', async (_name, patch, error, description) => {
