@@ -46,8 +46,8 @@ const eventTypes: ReadonlySet<string> = new Set(Object.keys({
   'token.issued': true, 'token.failed': true, 'client.authenticated': true, 'client.authentication_failed': true,
   'api.authenticated': true, 'api.authentication_failed': true, 'token.introspected': true, 'token.revoked': true,
   'device.authorized': true, 'device.approved': true, 'device.denied': true, 'user.signed_in': true,
-  'user.sign_in_failed': true, 'plugin.loaded': true,
-  'consent.given': true, 'consent.denied': true, 'code.issued': true, 'code.redeemed': true, 'user.signed_out': true,
+  'user.sign_in_failed': true, 'consent.given': true, 'consent.denied': true, 'code.issued': true, 'code.redeemed': true,
+  'user.signed_out': true, 'plugin.loaded': true,
 } satisfies Record<ServiceEventType, true>));
 
 const isStringList = (v: unknown): v is string[] =>
