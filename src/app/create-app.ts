@@ -111,6 +111,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   const folders = await loadPluginFolders(config.pluginDirs);
   // A plugin's user store goes in first: the password grant and the device page are built with it.
   for (const { plugin, folder } of folders) await registrar.useResourceOwnerValidator(plugin, folder.dir);
+  for (const { plugin, folder } of folders) await registrar.useSignInPage(plugin, folder.dir);
   await registrar.registerPlugin(standardGrants, '(built-in)');
   await registrar.registerPlugin(logEvents, '(built-in)');
   for (const { plugin, folder } of folders) {
@@ -140,7 +141,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   };
   const urls = endpointUrls(config.issuer);
   const corsOrigins = new Set(config.clients.flatMap((c) => c.allowedCorsOrigins));
-  const signIn = createSignInPages({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), scopeCatalog, keyRing, events });
+  const signIn = createSignInPages({ config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), scopeCatalog, keyRing, events, customPage: registrar.signInPage() });
   const router = createRouter(
     {
       token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events }),

@@ -5,7 +5,7 @@
  * interaction id and a CSRF token bound to the browser's cookie.
  */
 import type { Client, ResolvedConfig } from '../config/schema.js';
-import type { Clock, Logger, ResourceOwnerValidator } from '../sdk/contracts.js';
+import type { Clock, Logger, ResourceOwnerValidator, SignInResult } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
 import type { Csrf } from '../device/csrf.js';
 import type { ScopeLine } from '../device/page-views.js';
@@ -47,6 +47,8 @@ export interface AuthorizeFlowDeps {
   codes: AuthorizationCodes;
   pushed: PushedRequests;
   users: ResourceOwnerValidator;
+  /** Judges the sign-in form; default: `username` and `password` against `users` (a plugin's `SignInPage` may replace it). */
+  authenticate?: ((form: ReadonlyMap<string, string>, context: { remoteAddress?: string | undefined }) => Promise<SignInResult>) | undefined;
   csrf: Csrf;
   newBrowserId(): string;
   scopeDescriptions: ReadonlyMap<string, string | undefined>;
@@ -106,7 +108,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       if (request.prompt.includes('none')) return respondError(request, new OAuthError('login_required', 'The user must sign in.'));
       const id = interactionId ?? (await deps.interactions.start(request));
       const bid = browserId ?? deps.newBrowserId();
-      const view: SignInView = { kind: 'sign-in', interaction: id, csrf: csrfFor(bid, id), clientName: clientName(client), username: request.loginHint };
+      const view: SignInView = { kind: 'sign-in', interaction: id, csrf: csrfFor(bid, id), clientId: client.clientId, clientName: clientName(client), username: request.loginHint };
       return { status: 200, view, redirectUri: request.redirectUri, ...(bid !== ctx.browserId ? { browserId: bid } : {}) };
     }
     if (needsConsent(request, client, session!, interaction)) {
@@ -150,11 +152,12 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     const client = clients.get(request.clientId)!;
     const username = (form.get('username') ?? '').slice(0, 256);
     const password = (form.get('password') ?? '').slice(0, 1024);
+    const custom = deps.authenticate;
     const again = (status: number, text: string, headers?: Record<string, string>): FlowOutcome => ({
       status, redirectUri: request.redirectUri, ...(headers ? { headers } : {}),
-      view: { kind: 'sign-in', interaction: id, csrf: csrfFor(ctx.browserId!, id), clientName: clientName(client), username, message: text },
+      view: { kind: 'sign-in', interaction: id, csrf: csrfFor(ctx.browserId!, id), clientId: client.clientId, clientName: clientName(client), username, message: text },
     });
-    if (username === '' || password === '') return again(200, 'Enter your username and password.');
+    if (!custom && (username === '' || password === '')) return again(200, 'Enter your username and password.');
     try {
       throttle.attempt(username, ctx.remoteAddress, clock.now());
     } catch (err) {
@@ -162,12 +165,15 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'sign_in_page', reason: 'throttled' }, ctx.requestId);
       return again(429, 'Too many failed sign-ins. Wait a few minutes and try again.', { ...err.headers });
     }
-    const user = await deps.users.validate(username, password);
-    if (!user) {
+    const result: SignInResult = custom
+      ? await custom(form, { remoteAddress: ctx.remoteAddress })
+      : await deps.users.validate(username, password).then((u) => (u ? { subject: u.subjectId } : { message: messages.badCredentials }));
+    if (!('subject' in result) || typeof result.subject !== 'string' || result.subject === '') {
       throttle.failed(ctx.remoteAddress, clock.now());
-      deps.events?.raise({ type: 'user.sign_in_failed', via: 'sign_in_page', reason: 'wrong username or password' }, ctx.requestId);
-      return again(200, messages.badCredentials);
+      deps.events?.raise({ type: 'user.sign_in_failed', via: 'sign_in_page', reason: 'rejected by the sign-in check' }, ctx.requestId);
+      return again(200, 'message' in result && typeof result.message === 'string' ? result.message.slice(0, 500) : messages.badCredentials);
     }
+    const user = { subjectId: result.subject };
     throttle.succeeded(username, ctx.remoteAddress);
     // A new browser id at every sign-in: an id planted before (session fixation) signs nobody in.
     const browserId = deps.newBrowserId();

@@ -6,6 +6,7 @@ export type SignInView =
       readonly kind: 'sign-in';
       readonly interaction: string;
       readonly csrf: string;
+      readonly clientId: string;
       readonly clientName: string;
       readonly username?: string | undefined;
       readonly message?: string;

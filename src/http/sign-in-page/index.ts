@@ -7,7 +7,7 @@
 import type { Context, Middleware } from 'koa';
 import type { EventService } from '../../events/event-service.js';
 import type { ResolvedConfig } from '../../config/schema.js';
-import type { Clock, Logger, ResourceOwnerValidator } from '../../sdk/contracts.js';
+import type { Clock, Logger, ResourceOwnerValidator, SignInPage, SignInPageView } from '../../sdk/contracts.js';
 import { StoreUnavailableError, type Store } from '../../store/store.js';
 import { isOAuthError } from '../../oauth/errors.js';
 import { parseFormParams } from '../../oauth/form-params.js';
@@ -39,6 +39,8 @@ export interface SignInPageDeps {
   scopeCatalog: ScopeCatalog;
   keyRing: Pick<KeyRing, 'verificationKey'>;
   events?: EventService | undefined;
+  /** A plugin's sign-in page in place of the built-in one. */
+  customPage?: SignInPage | undefined;
 }
 
 /** How long a sign-in lasts (IdentityServer's cookie default is 10 hours). */
@@ -82,6 +84,7 @@ export function createSignInPages(deps: SignInPageDeps) {
         codes: createAuthorizationCodes({ store, clock }),
         pushed,
         users: deps.resourceOwnerValidator,
+        authenticate: deps.customPage?.authenticate?.bind(deps.customPage),
         newBrowserId: cookies.newId,
       });
       const endSession = createEndSession({
@@ -108,7 +111,7 @@ export function createSignInPages(deps: SignInPageDeps) {
   function send(ctx: Context, outcome: FlowOutcome, cookies: BrowserCookies | undefined): void {
     if (outcome.browserId && cookies) ctx.append('Set-Cookie', cookies.serialize(outcome.browserId, sessionLifetimeSeconds));
     else if (outcome.clearCookie && cookies) ctx.append('Set-Cookie', cookies.serialize('', 0));
-    sendPage(ctx, outcome, pagePaths);
+    sendPage(ctx, outcome, pagePaths, deps.customPage);
   }
 
   /** Runs `step` and answers; an unexpected failure is a plain page, its cause only in the log. */
@@ -151,7 +154,7 @@ function formTarget(uri: string | undefined): string {
   }
 }
 
-function headersFor(target: string | undefined, script = false): Record<string, string> {
+function headersFor(target: string | undefined, script = false, styleSrc = ''): Record<string, string> {
   return {
     'Cache-Control': 'no-store',
     Pragma: 'no-cache',
@@ -159,12 +162,13 @@ function headersFor(target: string | undefined, script = false): Record<string, 
     'X-Content-Type-Options': 'nosniff',
     // RFC 9700 §4.16: no framing of the sign-in and consent pages (clickjacking).
     'X-Frame-Options': 'DENY',
-    'Content-Security-Policy': `default-src 'none'; style-src ${cssHash};${script ? ` script-src ${submitScriptHash};` : ''} form-action 'self'${formTarget(target)}; frame-ancestors 'none'; base-uri 'none'`,
+    'Content-Security-Policy': `default-src 'none'; style-src ${cssHash}${styleSrc ? ` ${styleSrc}` : ''};${script ? ` script-src ${submitScriptHash};` : ''} form-action 'self'${formTarget(target)}; frame-ancestors 'none'; base-uri 'none'`,
   };
 }
 
-export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPaths): void {
-  ctx.set(headersFor(outcome.redirectUri, outcome.response?.kind === 'form_post'));
+export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPaths, customPage?: SignInPage): void {
+  const custom = outcome.view?.kind === 'sign-in' ? customPage : undefined;
+  ctx.set(headersFor(outcome.redirectUri, outcome.response?.kind === 'form_post', custom?.styleSrc));
   if (outcome.headers) ctx.set(outcome.headers);
   const response = outcome.response;
   if (response?.kind === 'redirect') {
@@ -176,7 +180,23 @@ export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPa
   }
   ctx.status = outcome.status;
   ctx.type = 'text/html; charset=utf-8';
-  ctx.body = response?.kind === 'form_post' ? renderFormPost(response.action, response.fields) : renderSignInPage(outcome.view!, pagePaths);
+  ctx.body = response?.kind === 'form_post'
+    ? renderFormPost(response.action, response.fields)
+    : custom && outcome.view?.kind === 'sign-in'
+      ? custom.render(pluginView(outcome.view, pagePaths))
+      : renderSignInPage(outcome.view!, pagePaths);
+}
+
+/** The sign-in step as a plugin page sees it. */
+function pluginView(view: Extract<SignInView, { kind: 'sign-in' }>, pagePaths: SignInPaths): SignInPageView {
+  return {
+    action: pagePaths.interaction,
+    hiddenFields: [['step', 'sign-in'], ['interaction', view.interaction], ['csrf', view.csrf]],
+    clientId: view.clientId,
+    clientName: view.clientName,
+    username: view.username,
+    message: view.message,
+  };
 }
 
 function failure(err: unknown, ctx: Context, logger: Logger): FlowOutcome {
