@@ -35,13 +35,13 @@ describe('validate', () => {
   });
 
   it('later failures are redirectable, with the target', () => {
-    const err = (() => {
-      try {
-        validate({ ...base, client_id: 'cc', redirect_uri: 'https://cc.example/cb', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' });
-      } catch (e) {
-        return e;
-      }
-    })() as RedirectableError;
+    let err: unknown;
+    try {
+      validate({ ...base, client_id: 'cc', redirect_uri: 'https://cc.example/cb', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' });
+    } catch (e) {
+      err = e;
+    }
+    if (!(err instanceof RedirectableError)) throw new Error('expected a RedirectableError');
     expect(err).toBeInstanceOf(RedirectableError);
     expect(err.error.code).toBe('unauthorized_client');
     expect(err.target).toEqual({ redirectUri: 'https://cc.example/cb', responseMode: 'query', state: 's' });
