@@ -15,8 +15,9 @@ export interface IdTokenHint {
 export async function readIdTokenHint(token: string, issuer: string, keyRing: Pick<KeyRing, 'verificationKey'>): Promise<IdTokenHint | undefined> {
   if (token.length > 16_384) return undefined;
   try {
-    const { kid, alg } = decodeProtectedHeader(token);
-    if (kid === undefined || alg !== 'RS256') return undefined;
+    const { kid, alg, typ } = decodeProtectedHeader(token);
+    // An RS256 access token (typ at+jwt, RFC 9068) is signed by the same keys; it is no ID token.
+    if (kid === undefined || alg !== 'RS256' || typ === 'at+jwt') return undefined;
     const key = await keyRing.verificationKey(kid);
     if (!key) return undefined;
     const { payload } = await compactVerify(token, key.publicKey, { algorithms: ['RS256'] });
