@@ -39,6 +39,17 @@ describe('redeeming a code', () => {
     expect(refresh.body.error).toBe('invalid_grant');
   });
 
+  it('the refresh token of a code rotates like any other', async () => {
+    const { code, verifier } = await codeFor({ scope: 'openid api1.read offline_access' });
+    const first = await redeemWeb(server, code, verifier);
+    const refreshed = await postForm(`${server.url}/connect/token`, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string }, {
+      authorization: `Basic ${Buffer.from('web:web-secret').toString('base64')}`,
+    });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.scope).toBe('openid api1.read offline_access');
+    expect(refreshed.body.refresh_token).not.toBe(first.body.refresh_token);
+  });
+
   it('an expired code is invalid_grant', async () => {
     const { code, verifier } = await codeFor();
     clock.advance(301);
