@@ -28,6 +28,9 @@ import { createRevocationEndpoint } from '../endpoints/revocation.js';
 import { createDeviceAuthorizationEndpoint } from '../endpoints/device-authorization.js';
 import { userCodeScheme } from '../device/user-code.js';
 import { createDevicePage } from '../http/device-page/index.js';
+import { createUserInfoEndpoint } from '../endpoints/userinfo.js';
+import { createParEndpoint } from '../endpoints/par.js';
+import { createSignInPages } from '../http/sign-in-page/index.js';
 import { endpointUrls, paths } from '../endpoints/urls.js';
 import { createRouter, jsonForBareStatuses } from '../http/routes.js';
 import { homePage } from '../http/home-page.js';
@@ -115,6 +118,7 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   const folders = await loadPluginFolders(config.pluginDirs);
   // A plugin's user store goes in first: the password grant and the device page are built with it.
   for (const { plugin, folder } of folders) await registrar.useResourceOwnerValidator(plugin, folder.dir);
+  for (const { plugin, folder } of folders) await registrar.useSignInPage(plugin, folder.dir);
   await registrar.registerPlugin(standardGrants, '(built-in)');
   await registrar.registerPlugin(logEvents, '(built-in)');
   for (const { plugin, folder } of folders) {
@@ -144,6 +148,13 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
   };
   const urls = endpointUrls(config.issuer);
   const corsOrigins = new Set(config.clients.flatMap((c) => c.allowedCorsOrigins));
+  // One throttle for every door a password comes through: the password grant counts in the same
+  // 'password' back-off, so neither page is a side door for guessing.
+  const passwordThrottle = createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle));
+  const signIn = createSignInPages({
+    config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), scopeCatalog, keyRing, events,
+    customPage: registrar.signInPage(), passwordThrottle,
+  });
   const router = createRouter(
     {
       token: createTokenEndpoint({ clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events }),
@@ -165,9 +176,11 @@ async function assemble(config: ResolvedConfig, logger: AppLogger, clock: Clock,
       devicePage: createDevicePage({
         config, store, clock, logger, resourceOwnerValidator: container.resolve('resourceOwnerValidator'), events,
         failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
-        // The password grant counts in the same 'password' back-off, so the page is no side door for guessing.
-        passwordThrottle: createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle)),
+        passwordThrottle,
       }),
+      signIn,
+      par: createParEndpoint({ clientAuthenticator, validator: signIn.validator, pushed: signIn.pushed }),
+      userInfo: createUserInfoEndpoint({ config, tokenValidator: container.resolve('tokenValidator'), users: container.resolve('resourceOwnerValidator') }),
       ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),
       jwksJson: () => keyRing.jwksJson(),

@@ -23,6 +23,14 @@ export const defaults = {
     tokenEndpointAuthMethods: undefined,
     /** No token may be exchanged (delegation, token exchange) until the APIs the client fronts are listed. */
     allowedSubjectTokenAudiences: [],
+    redirectUris: [],
+    postLogoutRedirectUris: [],
+    // RFC 9700 §2.1.1: PKCE for every client, confidential ones included.
+    requirePkce: true,
+    requireConsent: false,
+    requirePushedAuthorization: false,
+    // RFC 6749 §4.1.2 recommends at most 10 minutes; five is IdentityServer's default.
+    authorizationCodeLifetime: 300,
   },
   secretType: 'SharedSecret',
   signing: {

@@ -70,6 +70,22 @@ export interface ClientConfig {
    * (`aud`). Without it the client can exchange no token. Default `[]`.
    */
   allowedSubjectTokenAudiences?: string[];
+  /**
+   * Where the authorization endpoint may send the browser back, compared as exact strings
+   * (RFC 9700 §2.1); a loopback `http://127.0.0.1/cb` of a native app may differ only in port
+   * (RFC 8252 §7.3). Required with `authorization_code`, e.g. `["https://app.example.com/callback"]`.
+   */
+  redirectUris?: string[];
+  /** Where `/connect/endsession` may send the browser after logout, exact match. Default `[]`. */
+  postLogoutRedirectUris?: string[];
+  /** Authorization requests must carry an S256 `code_challenge` (RFC 7636). Default `true`; public clients always need it. */
+  requirePkce?: boolean;
+  /** The user approves the requested scopes on a consent page before a code is issued. Default `false`. */
+  requireConsent?: boolean;
+  /** Authorization requests must come through `/connect/par` (RFC 9126). Default `false`. */
+  requirePushedAuthorization?: boolean;
+  /** Authorization code lifetime in seconds. Default 300. */
+  authorizationCodeLifetime?: number;
 }
 
 export interface ApiScopeConfig {
@@ -291,6 +307,12 @@ export interface Client {
   /** `undefined`: any method the client holds secrets for. */
   readonly tokenEndpointAuthMethods: readonly string[] | undefined;
   readonly allowedSubjectTokenAudiences: readonly string[];
+  readonly redirectUris: readonly string[];
+  readonly postLogoutRedirectUris: readonly string[];
+  readonly requirePkce: boolean;
+  readonly requireConsent: boolean;
+  readonly requirePushedAuthorization: boolean;
+  readonly authorizationCodeLifetime: number;
 }
 
 export interface ApiScope {

@@ -8,6 +8,9 @@ import { isPhcScrypt } from '../oauth/password-hash.js';
 import { didYouMean } from './closest-name.js';
 import { defaults } from './defaults.js';
 import { parseAddressRange } from '../net/address-ranges.js';
+import { checkSignInClient, signInClientFields } from './validate-sign-in.js';
+
+export type { Problems };
 
 const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
@@ -19,7 +22,7 @@ const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
   'accessTokenLifetime', 'accessTokenType', 'allowOfflineAccess', 'absoluteRefreshTokenLifetime',
   'slidingRefreshTokenLifetime', 'refreshTokenReuseInterval', 'deviceCodeLifetime', 'pollingInterval', 'properties', 'allowedCorsOrigins',
-  'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences',
+  'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences', ...signInClientFields,
 ] as const;
 const secretFields = ['value', 'type', 'description', 'expiration'] as const;
 export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
@@ -286,6 +289,7 @@ export function validateUserConfig(raw: unknown): string[] {
         }
       });
     }
+    checkSignInClient(p, at, c, typeof raw.issuer === 'string' && raw.issuer.startsWith('https:'), { describe, bool, int, stringList });
     if (c.properties !== undefined) {
       if (!isObject(c.properties) || Object.values(c.properties).some((v) => typeof v !== 'string')) {
         p.add(`${at}.properties`, 'expected an object of string values');

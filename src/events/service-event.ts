@@ -26,6 +26,11 @@ export type ServiceEvent =
   | { type: 'device.denied'; clientId: string; subject: string }
   | { type: 'user.signed_in'; subject: string; via: string }
   | { type: 'user.sign_in_failed'; via: string; reason: string }
+  | { type: 'consent.given'; clientId: string; subject: string; scopes: readonly string[] }
+  | { type: 'consent.denied'; clientId: string; subject: string }
+  | { type: 'code.issued'; clientId: string; subject: string; scopes: readonly string[] }
+  | { type: 'code.redeemed'; clientId: string; subject: string }
+  | { type: 'user.signed_out'; subject: string; clientId: string | undefined }
   | { type: 'plugin.loaded'; plugin: string; source: string; grantTypes: readonly string[]; authenticationMethods: readonly string[] };
 
 export type ServiceEventType = ServiceEvent['type'];

@@ -5,6 +5,7 @@ import type { ExtensionGrantValidator, Plugin, PluginDependencies } from '../sdk
 import type { RefreshTokenService } from '../oauth/refresh-tokens.js';
 import type { EventService } from '../events/event-service.js';
 import type { Counters } from '../counters/counters.js';
+import { createAuthorizationCodeGrant } from './authorization-code.js';
 import { createClientCredentialsGrant } from './client-credentials.js';
 import { createDeviceCodeGrant } from './device-code.js';
 import { createPasswordGrant } from './password.js';
@@ -13,7 +14,7 @@ import { createRefreshTokenGrant } from './refresh-token.js';
 /** Core grants may also ask for core-only services, which the same container holds. */
 type CoreGrantFactory = (deps: PluginDependencies & { refreshTokens: RefreshTokenService; events: EventService; counters: Counters }) => ExtensionGrantValidator;
 
-const factories: CoreGrantFactory[] = [createClientCredentialsGrant, createPasswordGrant, createRefreshTokenGrant, createDeviceCodeGrant];
+const factories: CoreGrantFactory[] = [createClientCredentialsGrant, createPasswordGrant, createRefreshTokenGrant, createDeviceCodeGrant, createAuthorizationCodeGrant];
 
 export const standardGrants: Plugin = {
   name: 'standard-grants',

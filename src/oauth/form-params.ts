@@ -17,6 +17,8 @@ export const parameterCaps: Readonly<Record<string, number>> = {
   token: 16_384,
   subject_token: 16_384,
   actor_token: 16_384,
+  // RP-Initiated Logout: an ID token with its claims can outgrow the default cap.
+  id_token_hint: 16_384,
   refresh_token: 100,
   device_code: 100,
   user_code: 100,

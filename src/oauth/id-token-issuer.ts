@@ -3,6 +3,7 @@
  * `openid`: signed RS256, the algorithm every OIDC relying party supports, with the user's
  * claims released by the granted identity resources.
  */
+import { createHash } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, GrantSuccess, JsonValue, ResourceOwnerValidator } from '../sdk/contracts.js';
@@ -12,7 +13,8 @@ import { newTokenId } from './handles.js';
 export const idTokenLifetime = 300;
 
 export interface IdTokenIssuer {
-  issue(request: { client: Client; grant: GrantSuccess; scopes: readonly string[] }): Promise<string>;
+  /** `accessToken`: the access token issued alongside, for `at_hash`. */
+  issue(request: { client: Client; grant: GrantSuccess; scopes: readonly string[]; accessToken?: string }): Promise<string>;
 }
 
 export function createIdTokenIssuer(deps: {
@@ -23,7 +25,7 @@ export function createIdTokenIssuer(deps: {
 }): IdTokenIssuer {
   const claimsByScope = new Map(deps.config.identityResources.map((r) => [r.name, r.claims]));
   return {
-    async issue({ client, grant, scopes }) {
+    async issue({ client, grant, scopes, accessToken }) {
       const now = Math.floor(deps.clock.now() / 1000);
       const user = await deps.resourceOwnerValidator.findBySubject(grant.subject);
       const claims: Record<string, JsonValue> = {};
@@ -34,7 +36,11 @@ export function createIdTokenIssuer(deps: {
         }
       }
       const key = deps.keyRing.signingKey('RS256');
-      return new SignJWT({ ...claims, auth_time: grant.authTime, jti: newTokenId() })
+      const oidc: Record<string, JsonValue> = {};
+      if (grant.idToken?.nonce !== undefined) oidc.nonce = grant.idToken.nonce;
+      if (grant.idToken?.sid !== undefined) oidc.sid = grant.idToken.sid;
+      if (accessToken !== undefined) oidc.at_hash = atHash(accessToken);
+      return new SignJWT({ ...claims, ...oidc, auth_time: grant.authTime, jti: newTokenId() })
         .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid })
         .setIssuer(deps.config.issuer)
         .setSubject(grant.subject)
@@ -44,4 +50,9 @@ export function createIdTokenIssuer(deps: {
         .sign(key.privateKey);
     },
   };
+}
+
+/** OIDC Core §3.1.3.6: the left half of the access token's SHA-256 (RS256's hash), base64url. */
+function atHash(accessToken: string): string {
+  return createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
 }

@@ -144,7 +144,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
       response.refresh_token = refresh.handle;
     }
     if (scopes.includes('openid') && grant.authTime !== undefined) {
-      response.id_token = await idTokens.issue({ client, grant, scopes });
+      response.id_token = await idTokens.issue({ client, grant, scopes, accessToken: access.token });
     }
     for (const [name, value] of Object.entries(customResponse ?? {})) {
       if (!standardResponseMembers.has(name) && !(name in response)) response[name] = value;

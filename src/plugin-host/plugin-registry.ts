@@ -5,7 +5,7 @@
 import { asValue, type AwilixContainer } from 'awilix';
 import { BootError } from '../config/boot-error.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import type { ExtensionGrantValidator, Logger, Plugin, ResourceOwnerValidator, SecretParser, SecretValidator } from '../sdk/contracts.js';
+import type { ExtensionGrantValidator, Logger, Plugin, ResourceOwnerValidator, SecretParser, SecretValidator, SignInPage } from '../sdk/contracts.js';
 import type { EventSink } from '../events/service-event.js';
 import { checkInstance, type FactoryList, type PluginPart } from './check.js';
 import { refuseClientSubjects } from '../oauth/client-subject-guard.js';
@@ -39,10 +39,12 @@ export function createPluginRegistrar(container: AwilixContainer, config: Resolv
   const grantOwner = new Map<string, string>();
   const names = new Map<string, string>();
   let resourceOwnersFrom: string | undefined;
+  let signInPageFrom: string | undefined;
+  let signInPage: SignInPage | undefined;
 
   async function build<T>(plugin: Plugin, source: string, list: PluginPart): Promise<T[]> {
-    const single = list === 'resourceOwnerValidator';
-    const factories: readonly unknown[] = single ? [plugin.resourceOwnerValidator] : (plugin[list as FactoryList] ?? []);
+    const single = list === 'resourceOwnerValidator' || list === 'signInPage';
+    const factories: readonly unknown[] = single ? [plugin[list]] : (plugin[list as FactoryList] ?? []);
     const at = (i: number): string => (single ? list : `${list}[${i}]`);
     const scope = container.createScope();
     scope.register({
@@ -78,6 +80,19 @@ export function createPluginRegistrar(container: AwilixContainer, config: Resolv
       const [validator] = await build<ResourceOwnerValidator>(plugin, source, 'resourceOwnerValidator');
       container.register({ resourceOwnerValidator: asValue(refuseClientSubjects(validator!, config.clients, logger)) });
       resourceOwnersFrom = plugin.name;
+    },
+    /** Puts a plugin's sign-in page in place of the built-in one; at most one plugin may. */
+    async useSignInPage(plugin: Plugin, source: string): Promise<void> {
+      if (plugin.signInPage === undefined) return;
+      if (signInPageFrom !== undefined) {
+        throw new BootError('PLUGIN_CONFLICT', `plugins "${signInPageFrom}" and "${plugin.name}" both provide the signInPage (remove one)`);
+      }
+      [signInPage] = await build<SignInPage>(plugin, source, 'signInPage');
+      signInPageFrom = plugin.name;
+    },
+    /** The plugin sign-in page, if one replaced the built-in page. */
+    signInPage(): SignInPage | undefined {
+      return signInPage;
     },
     async registerPlugin(plugin: Plugin, source: string): Promise<void> {
       const earlier = names.get(plugin.name);

@@ -119,6 +119,12 @@ export function makeClient(clientId: string, clientSecrets: readonly Secret[], p
     allowedCorsOrigins: [],
     tokenEndpointAuthMethods: undefined,
     allowedSubjectTokenAudiences: [],
+    redirectUris: [],
+    postLogoutRedirectUris: [],
+    requirePkce: true,
+    requireConsent: false,
+    requirePushedAuthorization: false,
+    authorizationCodeLifetime: 300,
   };
 }
 

@@ -1,0 +1,84 @@
+/**
+ * RFC 6749 §4.1.3, the authorization code grant, with PKCE (RFC 7636 §4.6) as RFC 9700 §2.1.1
+ * asks: the code must be this client's, `redirect_uri` must equal the one the code was issued
+ * for, and `code_verifier` must hash to its challenge (a code issued without a challenge takes
+ * no verifier: a PKCE downgrade is refused).
+ *
+ * Like the device code, a good code does not spend itself: it answers with `consumes`, and the
+ * token endpoint spends it in the transaction that stores the tokens, atomically across nodes.
+ * A code presented again revokes the tokens of its first redemption (RFC 6749 §4.1.2).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { ExtensionGrantValidator, GrantError, GrantResult, PluginDependencies, ValidatedTokenRequest } from '../sdk/contracts.js';
+import type { EventService } from '../events/event-service.js';
+import { createAuthorizationCodes } from '../authorize/authorization-codes.js';
+import { familyOfSpentGrant, revokeFamily } from '../oauth/grant-family.js';
+
+export const authorizationCodeGrantType = 'authorization_code';
+
+const invalidCode: GrantError = { error: 'invalid_grant', description: 'The authorization code is invalid or expired.' };
+/** RFC 7636 §4.1: 43 to 128 characters of the unreserved set. */
+const verifierShape = /^[A-Za-z0-9._~-]{43,128}$/;
+
+export function createAuthorizationCodeGrant({ store, clock, logger, events }: Pick<PluginDependencies, 'store' | 'clock' | 'logger'> & { events?: EventService }): ExtensionGrantValidator {
+  const codes = createAuthorizationCodes({ store, clock });
+
+  async function redeemedAgain(code: string, request: ValidatedTokenRequest): Promise<GrantError> {
+    const revoked = await revokeFamily(store, familyOfSpentGrant(code));
+    logger.warn({ clientId: request.client.clientId, revoked }, 'authorization code redeemed again; the tokens of its first redemption revoked');
+    return invalidCode;
+  }
+
+  async function redeem(code: string, request: ValidatedTokenRequest): Promise<GrantResult> {
+    const found = await codes.find(code);
+    // RFC 9700 §4.5 (code injection): a code is good only for the client it was issued to.
+    if (!found || found.clientId !== request.client.clientId) return invalidCode;
+    if (found.consumedAt !== undefined) return redeemedAgain(code, request);
+    if (found.expiresAt <= clock.now()) return invalidCode;
+    const { grant } = found;
+    const redirectUri = request.raw.get('redirect_uri');
+    if (redirectUri === undefined) return { error: 'invalid_request', description: 'The redirect_uri parameter is required.' };
+    if (redirectUri !== grant.redirectUri) return { error: 'invalid_grant', description: 'The redirect_uri does not match the authorization request.' };
+    const verifier = request.raw.get('code_verifier');
+    if (grant.codeChallenge === undefined) {
+      if (verifier !== undefined) return { error: 'invalid_grant', description: 'The code was issued without a code_challenge.' };
+    } else {
+      if (verifier === undefined) return { error: 'invalid_request', description: 'The code_verifier parameter is required.' };
+      if (!verifierShape.test(verifier) || !matchesChallenge(verifier, grant.codeChallenge)) {
+        return { error: 'invalid_grant', description: 'The code_verifier does not match the code_challenge.' };
+      }
+    }
+    events?.raise({ type: 'code.redeemed', clientId: found.clientId, subject: found.subject });
+    return {
+      subject: found.subject,
+      grantType: authorizationCodeGrantType,
+      authTime: grant.authTime,
+      scopes: grant.scopes,
+      consumes: code,
+      idToken: { nonce: grant.nonce, sid: grant.sid },
+    };
+  }
+
+  return {
+    grantType: authorizationCodeGrantType,
+    async validate(ctx) {
+      const code = ctx.request.raw.get('code');
+      if (code === undefined) {
+        ctx.result = { error: 'invalid_request', description: 'The code parameter is required.' };
+        return;
+      }
+      ctx.result = await redeem(code, ctx.request);
+    },
+    async spent(code, request) {
+      const found = await codes.find(code);
+      if (!found || found.clientId !== request.client.clientId || found.consumedAt === undefined) return invalidCode;
+      return redeemedAgain(code, request);
+    },
+  };
+}
+
+function matchesChallenge(verifier: string, challenge: string): boolean {
+  const computed = Buffer.from(createHash('sha256').update(verifier, 'ascii').digest('base64url'));
+  const expected = Buffer.from(challenge);
+  return computed.length === expected.length && timingSafeEqual(computed, expected);
+}
