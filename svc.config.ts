@@ -91,6 +91,31 @@ export default defineConfig({
       allowedGrantTypes: ['client_credentials'],
       allowedScopes: ['api1.read'],
     },
+    // A server-side web app signing users in: the authorization code flow with PKCE, refresh
+    // tokens, logout back to its home page. Secret: webapp-secret (see README "Sign in a user").
+    {
+      clientId: 'webapp',
+      clientName: 'Demo web app (sign-in)',
+      clientSecrets: [{ value: '+Jmfg9hZHZEMO+j9gIOYU52XOqk08LLBj6FIiThYrBA=', description: 'webapp-secret' }],
+      allowedGrantTypes: ['authorization_code', 'refresh_token'],
+      allowedScopes: ['openid', 'profile', 'email', 'api1.read'],
+      allowOfflineAccess: true,
+      redirectUris: ['http://localhost:8080/callback'],
+      postLogoutRedirectUris: ['http://localhost:8080/'],
+    },
+    // A single-page app in the browser: public (PKCE, no secret), asks the user's consent, and
+    // calls the token endpoint from its own origin (CORS).
+    {
+      clientId: 'spa',
+      clientName: 'Demo single-page app',
+      requireClientSecret: false,
+      requireConsent: true,
+      allowedGrantTypes: ['authorization_code'],
+      allowedScopes: ['openid', 'profile', 'api1.read'],
+      redirectUris: ['http://localhost:3000/callback'],
+      postLogoutRedirectUris: ['http://localhost:3000/'],
+      allowedCorsOrigins: ['http://localhost:3000'],
+    },
     // A TV or CLI: the device flow, public client (no secret).
     {
       clientId: 'tv',

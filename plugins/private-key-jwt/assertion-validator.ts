@@ -8,6 +8,7 @@ import {
   isDuplicateKeyError,
   MalformedJws,
   verifyCompactJws,
+  type AssertionAudienceForm,
   type CompactJws,
   type PluginDependencies,
   type SecretHolder,
@@ -17,7 +18,7 @@ import {
 } from 'svc/sdk';
 import { describeKey, keyFitsAlgorithm, type SupportedAlgorithm } from './algorithms.js';
 import { decodedAssertion } from './assertion-parser.js';
-import { audienceRule, checkAudienceProperties } from './audience.js';
+import { audienceForm, audienceRule, checkAudienceProperties } from './audience.js';
 import { checkClaims } from './claims.js';
 import { ClientKeys, KEY_SECRET_TYPES, type CandidateKey } from './client-keys.js';
 import { JWT_BEARER } from './constants.js';
@@ -120,7 +121,8 @@ export function createAssertionValidator(
   checkAudienceProperties(deps.config.clients);
   const clientKeys = ClientKeys.fromConfig(deps.config);
 
-  async function check({ parsed, secrets, holder, endpoint }: SecretValidationContext): Promise<void> {
+  /** `seen` receives the audience form as soon as the signature verified, for the result whatever follows. */
+  async function check({ parsed, secrets, holder, endpoint }: SecretValidationContext, seen: { assertionAudience?: AssertionAudienceForm }): Promise<void> {
     const nowMs = clock.now();
     const holderId = holderIdOf(holder);
     if (parsed.type !== JWT_BEARER) reject(`parsed secret type ${show(parsed.type)} is not ${JWT_BEARER}`);
@@ -130,6 +132,8 @@ export function createAssertionValidator(
     const { keys, unusable } = clientKeys.keysFor(secrets);
     const candidates = selectKeys(keys, unusable, header, nowMs);
     const payload = verifiedClaims(jws, header.alg, candidates);
+    // Only after the signature verified: a stranger cannot make the counter name a client it is not.
+    if (holder.kind === 'client') seen.assertionAudience = audienceForm(payload.aud, urls);
     const { exp, jti } = checkClaims(payload, {
       holderId,
       audience: audienceRule(header.typ, holder, audience, urls, endpoint),
@@ -144,11 +148,12 @@ export function createAssertionValidator(
     parsedSecretTypes: [JWT_BEARER],
     secretTypes: KEY_SECRET_TYPES,
     async validate(context): Promise<SecretValidationResult> {
+      const seen: { assertionAudience?: AssertionAudienceForm } = {};
       try {
-        await check(context);
-        return { success: true };
+        await check(context, seen);
+        return { success: true, ...seen };
       } catch (error) {
-        if (error instanceof AssertionRejected) return { success: false, reason: error.message };
+        if (error instanceof AssertionRejected) return { success: false, reason: error.message, ...seen };
         throw error;
       }
     },

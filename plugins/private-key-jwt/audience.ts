@@ -4,22 +4,40 @@
  * accepts that too, unless the assertion is explicitly typed `client-authentication+jwt`,
  * which only RFC 10070 clients send.
  */
-import type { Client, EndpointUrls, SecretHolder } from 'svc/sdk';
+import type { AssertionAudienceForm, Client, EndpointUrls, SecretHolder } from 'svc/sdk';
 import type { AudienceMode } from './options.js';
 import { CLIENT_AUTHENTICATION_TYP, isExplicitlyTyped } from './typ.js';
 
 export const AUDIENCE_PROPERTY = 'privateKeyJwt.audience';
+/** Client properties under this prefix belong to this plugin; an unknown one is a typo, refused at start-up. */
+const PROPERTY_PREFIX = 'privateKeyJwt.';
 
-/** Throws when a client's `privateKeyJwt.audience` property is neither `strict` nor `compat`. */
+/**
+ * Throws naming the field when a client's `privateKeyJwt.audience` property is neither `strict`
+ * nor `compat`, or when the client has another `privateKeyJwt.*` property (a misspelt key would
+ * otherwise leave the client silently on the global rule).
+ */
 export function checkAudienceProperties(clients: readonly Client[]): void {
-  for (const client of clients) {
-    const value = client.properties[AUDIENCE_PROPERTY];
-    if (value !== undefined && value !== 'strict' && value !== 'compat') {
-      throw new Error(
-        `plugin private-key-jwt: client "${client.clientId}" properties["${AUDIENCE_PROPERTY}"]: expected "strict" or "compat", found ${JSON.stringify(value)}`,
-      );
+  clients.forEach((client, index) => {
+    for (const [name, value] of Object.entries(client.properties)) {
+      const field = `plugin private-key-jwt: clients[${index}] ("${client.clientId}") properties["${name}"]`;
+      if (name === AUDIENCE_PROPERTY) {
+        if (value !== 'strict' && value !== 'compat') {
+          throw new Error(`${field}: expected "strict" or "compat", found ${JSON.stringify(value)}`);
+        }
+      } else if (name.toLowerCase().startsWith(PROPERTY_PREFIX.toLowerCase())) {
+        throw new Error(`${field}: unknown private-key-jwt property; the only one is "${AUDIENCE_PROPERTY}"`);
+      }
     }
-  }
+  });
+}
+
+/** Which form an assertion's `aud` takes, whatever the rule: counted per client so an operator sees who is ready for strict. */
+export function audienceForm(aud: unknown, urls: EndpointUrls): AssertionAudienceForm {
+  const single = typeof aud === 'string' ? aud : Array.isArray(aud) && aud.length === 1 ? aud[0] : undefined;
+  if (single === urls.issuer) return 'issuer';
+  if (single === urls.token) return 'token_endpoint';
+  return 'other';
 }
 
 export interface AudienceRule {

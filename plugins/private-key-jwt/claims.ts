@@ -1,5 +1,6 @@
 /** The claim checks of RFC 7523 §3, run after the signature verified. Each failure throws a log reason. */
 import type { JWTPayload } from 'jose';
+import { isNumericDate } from 'svc/sdk';
 import type { AudienceRule } from './audience.js';
 import { reject, show } from './rejection.js';
 
@@ -16,7 +17,8 @@ export interface ClaimExpectations {
 function numericDate(payload: JWTPayload, claim: 'exp' | 'nbf' | 'iat'): number | undefined {
   const value = payload[claim];
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value)) reject(`${claim} is not a NumericDate: ${show(value)}`);
+  // Checked for range before `iso()` below: a date JavaScript cannot represent would throw there.
+  if (!isNumericDate(value)) reject(`${claim} is not a NumericDate: ${show(value)}`);
   return value;
 }
 

@@ -33,6 +33,9 @@ import { buildDiscoveryDocument } from '../endpoints/discovery.js';
 import { createTokenEndpoint } from '../endpoints/token.js';
 import { createIntrospectionEndpoint } from '../endpoints/introspection.js';
 import { createRevocationEndpoint } from '../endpoints/revocation.js';
+import { createUserInfoEndpoint } from '../endpoints/userinfo.js';
+import { createParEndpoint } from '../endpoints/par.js';
+import { createSignInPages } from '../http/sign-in-page/index.js';
 import { createDeviceAuthorizationEndpoint } from '../endpoints/device-authorization.js';
 import { userCodeScheme } from '../device/user-code.js';
 import { createDevicePage } from '../http/device-page/index.js';
@@ -43,15 +46,18 @@ import { errorResponse } from '../http/error-response.js';
 import { corsForClients } from '../http/cors.js';
 import { createMetrics, type Metrics } from '../http/metrics.js';
 import { addOperationRoutes } from '../http/operations.js';
-import { answerClientError, maxHeaderBytes } from '../http/client-error.js';
+import { answerClientError, answerConnect, maxHeaderBytes } from '../http/client-error.js';
 import { inCohorts } from '../http/cohorts.js';
 import { boundConnections, connectionServerOptions } from '../http/connection-bounds.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
+import { createCounters, type Counters } from '../counters/counters.js';
+import { createPasswordThrottle } from '../oauth/password-throttle.js';
 import { memoryWindowLimit } from '../oauth/rate-limits.js';
 import { createEventService } from '../events/event-service.js';
 import { logEvents } from '../events/index.js';
 import { requestId } from '../http/request-id.js';
 import { singleAuthorization } from '../http/single-authorization.js';
+import { clientOrigin } from '../http/client-address.js';
 import { systemClock } from './system-clock.js';
 import { closableServer } from './close-server.js';
 
@@ -97,15 +103,19 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   const logger = createLogger(config.logLevel, options.logDestination);
   const clock = options.clock ?? systemClock;
   const store = options.store ?? (await openStore(config));
+  // After the store: its migrations create the PostgreSQL counters' table.
+  const counters = createCounters(config, { logger, clock });
   try {
-    return await assemble(config, logger, clock, store);
+    await counters.ready();
+    return await assemble(config, logger, clock, store, counters);
   } catch (err) {
+    await counters.close().catch(() => undefined);
     if (!options.store) await store.close().catch(() => undefined);
     throw err;
   }
 }
 
-async function assemble(config: ResolvedConfig, rootLogger: AppLogger, clock: Clock, store: Store): Promise<App> {
+async function assemble(config: ResolvedConfig, rootLogger: AppLogger, clock: Clock, store: Store, counters: Counters): Promise<App> {
   // Every part logs through this; once the plugins declared their credential parameters, it
   // redacts those too.
   const logger = switchableLogger(rootLogger);
@@ -120,12 +130,13 @@ async function assemble(config: ResolvedConfig, rootLogger: AppLogger, clock: Cl
   const folders = await loadPluginFolders(config.pluginDirs);
   // A plugin's user store goes in first: the password grant, the device page and ID tokens are built with it.
   for (const { plugin, folder } of folders) await registrar.useResourceOwnerValidator(plugin, folder.dir);
+  for (const { plugin, folder } of folders) await registrar.useSignInPage(plugin, folder.dir);
   const resourceOwnerValidator = registrar.resourceOwnerValidator();
   const refreshTokens = createRefreshTokenService({ store, clock, logger });
   const idTokens = createIdTokenIssuer({ config, keyRing, clock, resourceOwnerValidator });
   const tokenIssuer = createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens });
 
-  await registrar.registerPlugin(standardGrants({ config, refreshTokens, events, store }), '(built-in)');
+  await registrar.registerPlugin(standardGrants({ config, refreshTokens, events, store, counters }), '(built-in)');
   await registrar.registerPlugin(logEvents(config.logLevel), '(built-in)');
   for (const { plugin, folder } of folders) {
     await registrar.registerPlugin(plugin, folder.dir);
@@ -144,7 +155,7 @@ async function assemble(config: ResolvedConfig, rootLogger: AppLogger, clock: Cl
     secretParsers: registry.secretParsers,
     secretValidators: registry.secretValidators,
     clock,
-    throttle: createAuthThrottle(config.authThrottle),
+    throttle: createAuthThrottle(config.authThrottle, counters.backoff('auth', config.authThrottle)),
     events,
   });
   // Caps and credentials from what the host and every registered contribution declared.
@@ -155,6 +166,13 @@ async function assemble(config: ResolvedConfig, rootLogger: AppLogger, clock: Cl
     identityScopes: new Set(config.identityResources.map((r) => r.name)),
   };
   const corsOrigins = new Set(config.clients.flatMap((c) => c.allowedCorsOrigins));
+  // One throttle for every door a password comes through: the password grant counts in the same
+  // 'password' back-off, so neither page is a side door for guessing.
+  const passwordThrottle = createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle));
+  const signIn = createSignInPages({
+    config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events,
+    customPage: registrar.signInPage(), passwordThrottle,
+  });
   const router = createRouter(
     {
       token: createTokenEndpoint({
@@ -176,7 +194,14 @@ async function assemble(config: ResolvedConfig, rootLogger: AppLogger, clock: Cl
         },
         events,
       }),
-      devicePage: createDevicePage({ config, store, clock, logger, resourceOwnerValidator, events }),
+      devicePage: createDevicePage({
+        config, store, clock, logger, resourceOwnerValidator, events,
+        failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
+        passwordThrottle,
+      }),
+      signIn,
+      par: createParEndpoint({ clientAuthenticator, validator: signIn.validator, pushed: signIn.pushed }),
+      userInfo: createUserInfoEndpoint({ config, tokenValidator, users: resourceOwnerValidator }),
       ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),
       jwksJson: () => keyRing.jwksJson(),
@@ -189,6 +214,8 @@ async function assemble(config: ResolvedConfig, rootLogger: AppLogger, clock: Cl
   const koa = new Koa({ proxy: false });
   koa.silent = true;
   koa.use(requestId);
+  // First: every handler, limit and log line after it reads the client's address from ctx.ip.
+  koa.use(clientOrigin({ trustedProxies: config.trustedProxies, forwardedHeader: config.forwardedHeader, issuerHttps: config.issuer.startsWith('https:') }));
   if (metrics) koa.use(metrics.measure);
   koa.use(errorResponse(logger, metrics));
   koa.use(singleAuthorization);
@@ -220,6 +247,7 @@ async function assemble(config: ResolvedConfig, rootLogger: AppLogger, clock: Cl
       }));
       closeServer = closableServer(server);
       server.on('clientError', answerClientError);
+      server.on('connect', answerConnect);
       // Bounded waits for silent, slow or idle clients: none can hold a socket for ever.
       boundConnections(server, config.connections);
       const s = server;
@@ -235,6 +263,7 @@ async function assemble(config: ResolvedConfig, rootLogger: AppLogger, clock: Cl
       keyRing.stop();
       sweeper.stop();
       await closeServer?.();
+      await counters.close();
       await store.close();
     },
   };

@@ -23,6 +23,14 @@ export const defaults = {
     tokenEndpointAuthMethods: undefined,
     /** No token may be exchanged (delegation, token exchange) until the APIs the client fronts are listed. */
     allowedSubjectTokenAudiences: [],
+    redirectUris: [],
+    postLogoutRedirectUris: [],
+    // RFC 9700 §2.1.1: PKCE for every client, confidential ones included.
+    requirePkce: true,
+    requireConsent: false,
+    requirePushedAuthorization: false,
+    // RFC 6749 §4.1.2 recommends at most 10 minutes; five is IdentityServer's default.
+    authorizationCodeLifetime: 300,
   },
   secretType: 'SharedSecret',
   signing: {
@@ -48,6 +56,11 @@ export const defaults = {
   // Counts only inactive answers: an API introspecting live tokens at any rate never meets it.
   introspectionLimit: { maxInactive: 6000, window: 60 },
   connections: { firstByteTimeout: 5000, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5000 },
+  // Without a list nobody's forwarding headers are believed.
+  trustedProxies: [],
+  forwardedHeader: 'x-forwarded-for',
+  counters: 'memory',
+  counterKeyPrefix: 'svc:',
   limits: {
     bodyBytes: 64 * 1024,
     parameters: 50,

@@ -52,6 +52,12 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     allowedCorsOrigins: [...(c.allowedCorsOrigins ?? [])],
     tokenEndpointAuthMethods: c.tokenEndpointAuthMethods === undefined ? defaults.client.tokenEndpointAuthMethods : [...c.tokenEndpointAuthMethods],
     allowedSubjectTokenAudiences: [...(c.allowedSubjectTokenAudiences ?? defaults.client.allowedSubjectTokenAudiences)],
+    redirectUris: [...(c.redirectUris ?? d.redirectUris)],
+    postLogoutRedirectUris: [...(c.postLogoutRedirectUris ?? d.postLogoutRedirectUris)],
+    requirePkce: c.requirePkce ?? d.requirePkce,
+    requireConsent: c.requireConsent ?? d.requireConsent,
+    requirePushedAuthorization: c.requirePushedAuthorization ?? d.requirePushedAuthorization,
+    authorizationCodeLifetime: c.authorizationCodeLifetime ?? d.authorizationCodeLifetime,
   }));
   const apiResources: ApiResource[] = (user.apiResources ?? []).map((r) => ({
     name: r.name,
@@ -113,6 +119,10 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     passwordThrottle: { ...defaults.passwordThrottle, ...user.passwordThrottle },
     introspectionLimit: { ...defaults.introspectionLimit, ...user.introspectionLimit },
     connections: { ...defaults.connections, ...user.connections },
+    trustedProxies: [...(user.trustedProxies ?? defaults.trustedProxies)],
+    forwardedHeader: user.forwardedHeader ?? defaults.forwardedHeader,
+    counters: user.counters ?? defaults.counters,
+    counterKeyPrefix: user.counterKeyPrefix ?? defaults.counterKeyPrefix,
     workers: user.workers === 'auto' ? availableParallelism() : (user.workers ?? defaults.workers),
   });
 }

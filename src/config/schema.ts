@@ -71,6 +71,22 @@ export interface ClientConfig {
    * (`aud`). Without it the client can exchange no token. Default `[]`.
    */
   allowedSubjectTokenAudiences?: string[];
+  /**
+   * Where the authorization endpoint may send the browser back, compared as exact strings
+   * (RFC 9700 §2.1); a loopback `http://127.0.0.1/cb` of a native app may differ only in port
+   * (RFC 8252 §7.3). Required with `authorization_code`, e.g. `["https://app.example.com/callback"]`.
+   */
+  redirectUris?: string[];
+  /** Where `/connect/endsession` may send the browser after logout, exact match. Default `[]`. */
+  postLogoutRedirectUris?: string[];
+  /** Authorization requests must carry an S256 `code_challenge` (RFC 7636). Default `true`; public clients always need it. */
+  requirePkce?: boolean;
+  /** The user approves the requested scopes on a consent page before a code is issued. Default `false`. */
+  requireConsent?: boolean;
+  /** Authorization requests must come through `/connect/par` (RFC 9126). Default `false`. */
+  requirePushedAuthorization?: boolean;
+  /** Authorization code lifetime in seconds. Default 300. */
+  authorizationCodeLifetime?: number;
 }
 
 export interface ApiScopeConfig {
@@ -237,6 +253,30 @@ export interface UserConfig {
   passwordThrottle?: PasswordThrottleConfig;
   introspectionLimit?: IntrospectionLimitConfig;
   connections?: ConnectionsConfig;
+  /**
+   * Reverse proxies (load balancers) in front of the service, as addresses or CIDR ranges, IPv4
+   * or IPv6, e.g. `["10.0.0.0/8", "fd00::/8"]`. Only for a connection from one of them is the
+   * client's address read from `forwardedHeader` and its scheme from `X-Forwarded-Proto`
+   * (`proto=`); from anyone else those headers are ignored. Every limit, log line and event keys
+   * on that address. Default `[]` (the connection's own address).
+   */
+  trustedProxies?: string[];
+  /**
+   * The header the trusted proxies write: `"x-forwarded-for"` (default; nginx, HAProxy, most
+   * cloud load balancers) or `"forwarded"` (RFC 7239). Only that one is read: the other is
+   * whatever the client sent.
+   */
+  forwardedHeader?: 'x-forwarded-for' | 'forwarded';
+  /**
+   * Where the failed-authentication, password and device wrong-code counters live:
+   * `"memory"` (default; each process counts on its own, for a single node), `"store"` (the
+   * PostgreSQL store's database, shared by every node) or `"redis://[:password@]host:port[/db]"`
+   * (`rediss://` for TLS). A counter store that cannot be reached answers 503 to the callers it
+   * would have counted, never lets them through.
+   */
+  counters?: string;
+  /** Prefix of every key in Redis, so deployments can share a server. Default `"svc:"`. */
+  counterKeyPrefix?: string;
 }
 
 // The registered model (secrets, clients, API scopes and resources, identity resources) is what
@@ -303,4 +343,8 @@ export interface ResolvedConfig {
     readonly requestTimeout: number;
     readonly keepAliveTimeout: number;
   };
+  readonly trustedProxies: readonly string[];
+  readonly forwardedHeader: 'x-forwarded-for' | 'forwarded';
+  readonly counters: string;
+  readonly counterKeyPrefix: string;
 }

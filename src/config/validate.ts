@@ -8,17 +8,22 @@
 import { isPhcScrypt } from '../oauth/password-hash.js';
 import { didYouMean } from './closest-name.js';
 import { defaults } from './defaults.js';
+import { parseAddressRange } from '../net/address-ranges.js';
+import { checkSignInClient, signInClientFields } from './validate-sign-in.js';
+
+export type { Problems };
 
 const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
   'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics',
-  'authThrottle', 'passwordThrottle', 'introspectionLimit', 'connections',
+  'authThrottle', 'passwordThrottle', 'introspectionLimit', 'connections', 'trustedProxies', 'forwardedHeader',
+  'counters', 'counterKeyPrefix',
 ] as const;
 const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
   'accessTokenLifetime', 'accessTokenType', 'allowOfflineAccess', 'absoluteRefreshTokenLifetime',
   'slidingRefreshTokenLifetime', 'refreshTokenReuseInterval', 'deviceCodeLifetime', 'pollingInterval', 'properties', 'allowedCorsOrigins',
-  'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences',
+  'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences', ...signInClientFields,
 ] as const;
 const secretFields = ['value', 'type', 'description', 'expiration'] as const;
 export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
@@ -299,6 +304,7 @@ function checkClients(p: Problems, raw: Raw, { scopeNames, identityNames, resour
       }
     });
     checkPinnedAuthMethods(p, at, c);
+    checkSignInClient(p, at, c, typeof raw.issuer === 'string' && raw.issuer.startsWith('https:'), { describe, bool, int, stringList });
     if (c.properties !== undefined) {
       if (!isObject(c.properties) || Object.values(c.properties).some((v) => typeof v !== 'string')) {
         p.add(`${at}.properties`, 'expected an object of string values');
@@ -425,6 +431,13 @@ function checkOperations(p: Problems, raw: Raw): void {
   checkNumbers(p, raw, 'passwordThrottle', ['pairThreshold', 'userThreshold', 'addressThreshold', 'maxDelay', 'window'], 1);
   checkNumbers(p, raw, 'introspectionLimit', ['maxInactive', 'window'], 1);
   checkConnections(p, raw.connections);
+  arrayOf(p, 'trustedProxies', raw.trustedProxies, false).forEach((entry, i) => {
+    if (str(p, `trustedProxies[${i}]`, entry, { required: true }) && !parseAddressRange(entry)) {
+      p.add(`trustedProxies[${i}]`, `expected an IPv4 or IPv6 address or CIDR range such as "10.0.0.0/8" or "fd00::/8", got ${describe(entry)}`);
+    }
+  });
+  oneOf(p, 'forwardedHeader', raw.forwardedHeader, ['x-forwarded-for', 'forwarded']);
+  checkCounters(p, raw);
   if (raw.limits !== undefined) {
     if (!isObject(raw.limits)) p.add('limits', `expected an object, got ${describe(raw.limits)}`);
     else {
@@ -432,6 +445,25 @@ function checkOperations(p: Problems, raw: Raw): void {
       int(p, 'limits.bodyBytes', raw.limits.bodyBytes, 1024, 10 * 1024 * 1024);
       int(p, 'limits.parameters', raw.limits.parameters, 5, 1000);
     }
+  }
+}
+
+/** `counters` names where the throttles count; "store" needs a store every node shares. */
+function checkCounters(p: Problems, raw: Record<string, unknown>): void {
+  if (str(p, 'counters', raw.counters)) {
+    if (raw.counters === 'store') {
+      const store = typeof raw.store === 'string' ? raw.store : defaults.store;
+      if (!/^postgres(ql)?:\/\//.test(store)) {
+        p.add('counters', `"store" keeps the counters in PostgreSQL and needs a "postgres://..." store, got store ${describe(store.replace(/\/\/[^@/]*@/, '//***@'))}; use "memory" or "redis://..."`);
+      }
+    } else if (raw.counters !== 'memory' && !/^rediss?:\/\/[^/]/.test(raw.counters)) {
+      // Only the scheme is echoed: a Redis URL may carry a password.
+      const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(raw.counters)?.[0];
+      p.add('counters', `expected "memory", "store" or "redis://host:port", got ${scheme ? `a value starting with "${scheme}"` : describe(raw.counters)}`);
+    }
+  }
+  if (str(p, 'counterKeyPrefix', raw.counterKeyPrefix, { max: 100 }) && raw.counterKeyPrefix === '') {
+    p.add('counterKeyPrefix', 'expected a non-empty string such as "svc:"');
   }
 }
 

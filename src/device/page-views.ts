@@ -1,19 +1,44 @@
-/** What each step of the verification page shows, as plain data; `src/http/device-page` renders it. */
+/**
+ * What each step of the verification page shows, as plain data; `src/http/device-page` renders
+ * it. Notices and messages are ids, not text: the renderer words them in the reader's language.
+ */
 
 export interface ScopeLine {
   readonly name: string;
+  /** The configured description; the page's text catalogue covers standard scopes without one. */
   readonly description: string | undefined;
 }
 
+/** A notice above a form: why the last attempt did not go through. */
+export type NoticeId =
+  | 'code-missing'
+  | 'code-unknown'
+  | 'code-expired'
+  | 'code-used'
+  | 'credentials-missing'
+  | 'credentials-wrong'
+  | 'sign-in-required';
+
+/** A page that is only a message. */
+export type MessageView =
+  | { readonly kind: 'message'; readonly message: 'form-expired' | 'form-unreadable' | 'unavailable' | 'failed' }
+  /** `minutes` to wait, rounded up; `until` the time it ends, `HH:MM` UTC. */
+  | { readonly kind: 'message'; readonly message: TimedMessageId; readonly minutes: number; readonly until: string };
+
+/** Messages that say how long to wait: wrong user codes from an address, failed sign-ins. */
+export type TimedMessageId = 'too-many-attempts' | 'too-many-sign-ins';
+
+export type MessageId = MessageView['message'];
+
 export type PageView =
-  | { readonly kind: 'enter-code'; readonly csrf: string; readonly userCode: string; readonly message?: string }
+  | { readonly kind: 'enter-code'; readonly csrf: string; readonly userCode: string; readonly notice?: NoticeId }
   | {
       readonly kind: 'sign-in';
       readonly csrf: string;
       readonly userCode: string;
       readonly clientName: string;
       readonly username?: string;
-      readonly message?: string;
+      readonly notice?: NoticeId;
     }
   | {
       readonly kind: 'consent';
@@ -24,4 +49,4 @@ export type PageView =
       readonly username: string;
     }
   | { readonly kind: 'done'; readonly approved: boolean; readonly clientName: string }
-  | { readonly kind: 'message'; readonly title: string; readonly text: string };
+  | MessageView;

@@ -1,7 +1,8 @@
 /**
  * The verification page's sign-in session: a signed (HMAC-SHA256) cookie holding a random
  * session id and, once signed in, the user's subject and sign-in time. HttpOnly, SameSite=Lax,
- * limited to the page's path, Secure when the issuer is https.
+ * limited to the page's path, Secure when the issuer is https or the browser reached a trusted
+ * proxy over https (the proxy then speaks plain http to us).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { deriveKey } from './cookie-secret.js';
@@ -22,8 +23,8 @@ export interface SessionCookies {
   /** The valid, unexpired session in a `Cookie` header, if any. */
   read(cookieHeader: string | undefined, now: number): DeviceSession | undefined;
   create(now: number, user?: { subject: string; authTime: number }): DeviceSession;
-  /** A `Set-Cookie` header value. */
-  serialize(session: DeviceSession, now: number): string;
+  /** A `Set-Cookie` header value; `secure` adds `Secure` even when the options did not ask for it. */
+  serialize(session: DeviceSession, now: number, secure?: boolean): string;
 }
 
 export interface SessionCookieOptions {
@@ -60,10 +61,10 @@ export function createSessionCookies({ secret, secure, path, lifetimeSeconds }: 
       const exp = Math.floor(now / 1000) + lifetimeSeconds;
       return user ? { sid, subject: user.subject, authTime: user.authTime, exp } : { sid, exp };
     },
-    serialize(session, now) {
+    serialize(session, now, secureOrigin = false) {
       const payload = Buffer.from(JSON.stringify(session)).toString('base64url');
       const maxAge = Math.max(0, session.exp - Math.floor(now / 1000));
-      const flags = [`Path=${path}`, `Max-Age=${maxAge}`, 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])];
+      const flags = [`Path=${path}`, `Max-Age=${maxAge}`, 'HttpOnly', 'SameSite=Lax', ...(secure || secureOrigin ? ['Secure'] : [])];
       return [`${sessionCookieName}=${payload}.${mac(payload).toString('base64url')}`, ...flags].join('; ');
     },
   };

@@ -9,7 +9,9 @@ import type { EventService } from '../events/event-service.js';
 import type { DeviceFlow, DeviceFlowStore, Versioned } from './device-flow-store.js';
 import type { Csrf } from './csrf.js';
 import type { FailedAttempts } from './failed-attempts.js';
-import type { PageView, ScopeLine } from './page-views.js';
+import type { NoticeId, PageView, ScopeLine, TimedMessageId } from './page-views.js';
+import { isOAuthError } from '../oauth/errors.js';
+import type { PasswordThrottle } from '../oauth/password-throttle.js';
 import type { DeviceSession } from './session-cookie.js';
 import type { UserCodeScheme } from './user-code.js';
 
@@ -38,6 +40,8 @@ export interface VerificationPageDeps {
   flows: DeviceFlowStore;
   userCodes: UserCodeScheme;
   failedAttempts: FailedAttempts;
+  /** The password grant's throttle: guesses for a user count the same on the page and at the token endpoint. */
+  passwordThrottle: PasswordThrottle;
   csrf: Csrf;
   newSession(now: number, user?: { subject: string; authTime: number }): DeviceSession;
   users: ResourceOwnerValidator;
@@ -50,14 +54,6 @@ export interface VerificationPageDeps {
 
 type Found = { readonly userCode: string; readonly flow: Versioned<DeviceFlow>; readonly client: Client };
 
-const messages = {
-  missing: 'Enter the code shown on your device.',
-  unknown: 'That code is not valid. Check the code shown on your device and try again.',
-  expired: 'That code has expired. Start again on your device to get a new code.',
-  used: 'That code has already been used. Start again on your device if you need a new code.',
-  badCredentials: 'The username or password is incorrect.',
-} as const;
-
 export function createVerificationPage(deps: VerificationPageDeps) {
   const { flows, userCodes, failedAttempts, csrf, clock } = deps;
   const clientName = (client: Client): string => client.clientName ?? client.clientId;
@@ -68,40 +64,46 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     return normalized ? userCodes.display(normalized) : input.slice(0, 32);
   };
 
-  function enterCode(session: DeviceSession, status: number, userCode: string, message?: string): PageOutcome {
-    return { status, view: { kind: 'enter-code', csrf: csrf.tokenFor(session.sid), userCode, ...(message ? { message } : {}) } };
+  function enterCode(session: DeviceSession, status: number, userCode: string, notice?: NoticeId): PageOutcome {
+    return { status, view: { kind: 'enter-code', csrf: csrf.tokenFor(session.sid), userCode, ...(notice ? { notice } : {}) } };
   }
 
-  function tooManyAttempts(until: number): PageOutcome {
+  function tooManyAttempts(until: number, message: TimedMessageId = 'too-many-attempts'): PageOutcome {
     const now = clock.now();
     const minutes = Math.max(1, Math.ceil((until - now) / 60_000));
-    const at = new Date(until).toISOString().slice(11, 16);
     return {
       status: 429,
       headers: { 'Retry-After': String(Math.max(1, Math.ceil((until - now) / 1000))) },
-      view: {
-        kind: 'message',
-        title: 'Too many attempts',
-        text: `Too many wrong codes were entered from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'} (after ${at} UTC).`,
-      },
+      view: { kind: 'message', message, minutes, until: new Date(until).toISOString().slice(11, 16) },
     };
+  }
+
+  /** Counts the attempt against the username and address; a page when the caller must wait first. */
+  async function throttleSignIn(username: string, address: string): Promise<PageOutcome | undefined> {
+    try {
+      await deps.passwordThrottle.attempt(username, address, clock.now());
+      return undefined;
+    } catch (err) {
+      if (!isOAuthError(err) || err.status !== 429) throw err;
+      return tooManyAttempts(clock.now() + Number(err.headers['Retry-After']) * 1000, 'too-many-sign-ins');
+    }
   }
 
   /** Finds a pending flow for the typed code; wrong codes count against the address (RFC 8628 §5.1). */
   async function lookUp(input: string | undefined, request: PageRequest, session: DeviceSession): Promise<Found | PageOutcome> {
     const blocked = await failedAttempts.blockedUntil(request.remoteAddress);
     if (blocked !== undefined) return tooManyAttempts(blocked);
-    if (input === undefined) return enterCode(session, 400, '', messages.missing);
+    if (input === undefined) return enterCode(session, 400, '', 'code-missing');
     const userCode = userCodes.normalize(input);
     const flow = userCode === undefined ? undefined : await flows.getFlow(userCode);
     const client = flow && deps.clients.get(flow.value.clientId);
     if (userCode === undefined || !flow || !client) {
       const nowBlocked = await failedAttempts.recordFailure(request.remoteAddress);
       if (nowBlocked !== undefined) return tooManyAttempts(nowBlocked);
-      return enterCode(session, 400, echo(input), messages.unknown);
+      return enterCode(session, 400, echo(input), 'code-unknown');
     }
-    if (clock.now() >= flow.value.expiresAt) return enterCode(session, 400, echo(input), messages.expired);
-    if (flow.value.status !== 'pending') return enterCode(session, 400, echo(input), messages.used);
+    if (clock.now() >= flow.value.expiresAt) return enterCode(session, 400, echo(input), 'code-expired');
+    if (flow.value.status !== 'pending') return enterCode(session, 400, echo(input), 'code-used');
     return { userCode, flow, client };
   }
 
@@ -109,7 +111,7 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     return session.subject === undefined ? undefined : deps.users.findBySubject(session.subject);
   }
 
-  function signIn(session: DeviceSession, found: Found, status: number, extra: { username?: string; message?: string } = {}): PageOutcome {
+  function signIn(session: DeviceSession, found: Found, status: number, extra: { username?: string; notice?: NoticeId } = {}): PageOutcome {
     return {
       status,
       view: {
@@ -143,13 +145,17 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     const username = request.form.get('username');
     const password = request.form.get('password');
     if (username === undefined || password === undefined) {
-      return signIn(session, found, 400, { ...(username ? { username } : {}), message: 'Enter your username and password.' });
+      return signIn(session, found, 400, { ...(username ? { username } : {}), notice: 'credentials-missing' });
     }
+    const throttled = await throttleSignIn(username, request.remoteAddress);
+    if (throttled) return throttled;
     const user = await deps.users.validate(username, password);
     if (!user) {
+      await deps.passwordThrottle.failed(request.remoteAddress, clock.now());
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'device_page', reason: 'wrong username or password' }, request.requestId);
-      return signIn(session, found, 400, { username, message: messages.badCredentials });
+      return signIn(session, found, 400, { username, notice: 'credentials-wrong' });
     }
+    await deps.passwordThrottle.succeeded(username, request.remoteAddress);
     deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via: 'device_page' }, request.requestId);
     // A fresh session id on sign-in: a session (or CSRF token) planted before it is worth nothing after.
     const signedIn = deps.newSession(clock.now(), { subject: user.subjectId, authTime: Math.floor(clock.now() / 1000) });
@@ -160,7 +166,7 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     const found = await lookUp(request.form.get('user_code'), request, session);
     if ('status' in found) return found;
     const user = await signedInUser(session);
-    if (!user || session.authTime === undefined) return signIn(session, found, 401, { message: 'Sign in to continue.' });
+    if (!user || session.authTime === undefined) return signIn(session, found, 401, { notice: 'sign-in-required' });
     const decision = request.form.get('decision');
     if (decision !== 'approve' && decision !== 'deny') return consent(session, user, found);
     const previous = found.flow;
@@ -169,7 +175,7 @@ export function createVerificationPage(deps: VerificationPageDeps) {
         ? { ...previous.value, status: 'approved', subject: user.subjectId, authTime: session.authTime }
         : { ...previous.value, status: 'denied' };
     // Pending -> approved/denied exactly once, whichever node gets there first.
-    if (!(await flows.setFlow(found.userCode, previous, next))) return enterCode(session, 409, '', messages.used);
+    if (!(await flows.setFlow(found.userCode, previous, next))) return enterCode(session, 409, '', 'code-used');
     deps.logger.info({ clientId: found.client.clientId, subject: user.subjectId, decision }, 'device authorization decided');
     deps.events?.raise(
       { type: decision === 'approve' ? 'device.approved' : 'device.denied', clientId: found.client.clientId, subject: user.subjectId },
@@ -190,7 +196,7 @@ export function createVerificationPage(deps: VerificationPageDeps) {
       return {
         status: 403,
         session: request.session ?? deps.newSession(now),
-        view: { kind: 'message', title: 'Please start again', text: 'This form has expired or did not come from this page. Open the page again and retry.' },
+        view: { kind: 'message', message: 'form-expired' },
       };
     }
     const session = request.session;
@@ -206,7 +212,7 @@ export function createVerificationPage(deps: VerificationPageDeps) {
         return { ...enterCode(anonymous, 200, echo(request.form.get('user_code'))), session: anonymous };
       }
       default:
-        return enterCode(session, 400, '', messages.missing);
+        return enterCode(session, 400, '', 'code-missing');
     }
   };
 }

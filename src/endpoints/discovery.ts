@@ -5,6 +5,7 @@
 import type { ResolvedConfig } from '../config/schema.js';
 import type { EndpointUrls, JsonValue } from '../sdk/contracts.js';
 import type { PluginRegistry } from '../plugin-host/plugin-registry.js';
+import { paths } from './urls.js';
 
 export function buildDiscoveryDocument(config: ResolvedConfig, urls: EndpointUrls, registry: PluginRegistry): string {
   const authMethods = registry.secretParsers.map((p) => p.authenticationMethod);
@@ -33,7 +34,20 @@ export function buildDiscoveryDocument(config: ResolvedConfig, urls: EndpointUrl
     claims_supported: [...new Set(['sub', ...config.identityResources.flatMap((r) => r.claims)])],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
-    response_types_supported: ['token'],
+    // RFC 9700 §2.1.2: the code flow only; RFC 7636 with S256 only; RFC 9207 iss in every response.
+    response_types_supported: ['code'],
+    response_modes_supported: ['query', 'form_post'],
+    authorization_endpoint: config.issuer + paths.authorize,
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
+    userinfo_endpoint: config.issuer + paths.userinfo,
+    end_session_endpoint: config.issuer + paths.endSession,
+    pushed_authorization_request_endpoint: config.issuer + paths.par,
+    require_pushed_authorization_requests: false,
+    prompt_values_supported: ['none', 'login', 'consent'],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
   };
   const signingAlgs = metadata.token_endpoint_auth_signing_alg_values_supported;
   if (signingAlgs !== undefined) {

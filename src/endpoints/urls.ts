@@ -10,6 +10,11 @@ export const paths = {
   revocation: '/connect/revocation',
   deviceAuthorization: '/connect/deviceauthorization',
   devicePage: '/device',
+  authorize: '/connect/authorize',
+  signIn: '/connect/authorize/sign-in',
+  userinfo: '/connect/userinfo',
+  endSession: '/connect/endsession',
+  par: '/connect/par',
 } as const;
 
 export function endpointUrls(issuer: string): EndpointUrls {
@@ -24,6 +29,6 @@ export function endpointUrls(issuer: string): EndpointUrls {
     revocation,
     deviceAuthorization,
     jwks: issuer + paths.jwks,
-    byEndpoint: Object.freeze({ token, introspection, revocation, device_authorization: deviceAuthorization }),
+    byEndpoint: Object.freeze({ token, introspection, revocation, device_authorization: deviceAuthorization, pushed_authorization_request: issuer + paths.par }),
   });
 }

@@ -8,6 +8,8 @@ import type { RefreshTokenService } from '../oauth/refresh-tokens.js';
 import type { EventService } from '../events/event-service.js';
 import type { Store } from '../store/store.js';
 import type { ResolvedConfig } from '../config/schema.js';
+import type { Counters } from '../counters/counters.js';
+import { createAuthorizationCodeGrant } from './authorization-code.js';
 import { createClientCredentialsGrant } from './client-credentials.js';
 import { createDeviceCodeGrant } from './device-code.js';
 import { createPasswordGrant } from './password.js';
@@ -18,16 +20,19 @@ export interface StandardGrantServices {
   readonly refreshTokens: RefreshTokenService;
   readonly events: EventService;
   readonly store: Store;
+  /** Where the password grant's throttle counts: the app's one 'password' back-off. */
+  readonly counters: Counters;
 }
 
-export function standardGrants({ config, refreshTokens, events, store }: StandardGrantServices): Plugin {
+export function standardGrants({ config, refreshTokens, events, store, counters }: StandardGrantServices): Plugin {
   return {
     name: 'standard-grants',
     extensionGrants: [
       createClientCredentialsGrant,
-      (deps) => createPasswordGrant({ ...deps, events, passwordThrottle: config.passwordThrottle }),
+      (deps) => createPasswordGrant({ ...deps, events, counters, passwordThrottle: config.passwordThrottle }),
       () => createRefreshTokenGrant({ refreshTokens }),
       ({ clock, logger }) => createDeviceCodeGrant({ store, clock, logger }),
+      ({ clock, logger }) => createAuthorizationCodeGrant({ store, clock, logger, events }),
     ],
   };
 }

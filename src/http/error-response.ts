@@ -44,7 +44,8 @@ export function errorResponse(logger: Logger, metrics?: { storeError(): void }) 
     } catch (err) {
       const oauth = toOAuthError(err);
       if (err instanceof StoreUnavailableError) metrics?.storeError();
-      const log = { reqId: ctx.state.requestId as string, path: ctx.path, error: oauth.code, status: oauth.status };
+      // ctx.ip is the client's address (a trusted proxy's forwarded one, see client-address.ts).
+      const log = { reqId: ctx.state.requestId as string, path: ctx.path, address: ctx.ip, error: oauth.code, status: oauth.status };
       if (oauth.code === 'server_error') logger.error({ ...log, err: oauth.cause ?? err }, 'request failed');
       else if (oauth.status >= 500) logger.warn({ ...log, detail: oauth.logDetail }, 'request failed');
       else logger.info({ ...log, detail: oauth.logDetail }, 'request rejected');

@@ -1,11 +1,12 @@
 /**
  * Prometheus metrics (prom-client): requests by route and status, latency, tokens issued by
- * grant type, authentication failures, store errors. Counting tokens and failures is done by
+ * grant type, authentication failures, the audience form of client assertions, store errors. Counting tokens and failures is done by
  * listening to events, so the endpoints do not know metrics exist.
  */
 import type { Context, Next } from 'koa';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventSink } from '../events/service-event.js';
+import { logLinesDropped } from '../log/log-destination.js';
 import { shareWithPrimary } from './cluster-metrics.js';
 
 export interface Metrics {
@@ -35,7 +36,23 @@ export function createMetrics(): Metrics {
     name: 'svc_authentication_failures_total', help: 'Failed client and API authentications by endpoint and method',
     labelNames: ['endpoint', 'method'], registers: [registry],
   });
+  // Label values are bounded: an event carries assertionAudience only when the assertion's
+  // signature verified with a configured client's key, so a caller cannot invent client ids here.
+  const assertionAudiences = new Counter({
+    name: 'svc_client_assertion_audience_total',
+    help: 'Client assertions (private_key_jwt) whose signature verified, by client, aud form (issuer, token_endpoint, other) and outcome',
+    labelNames: ['client_id', 'audience', 'outcome'], registers: [registry],
+  });
   const storeErrors = new Counter({ name: 'svc_store_errors_total', help: 'Store operations that failed', registers: [registry] });
+  let droppedSeen = 0;
+  new Counter({
+    name: 'svc_log_lines_dropped_total', help: 'Log lines dropped because standard output did not keep up', registers: [registry],
+    collect() {
+      const dropped = logLinesDropped();
+      if (dropped > droppedSeen) this.inc(dropped - droppedSeen);
+      droppedSeen = dropped;
+    },
+  });
   shareWithPrimary(registry);
 
   return {
@@ -52,10 +69,17 @@ export function createMetrics(): Metrics {
       }
     },
     sink: {
-      types: ['token.issued', 'client.authentication_failed', 'api.authentication_failed'],
+      types: ['token.issued', 'client.authenticated', 'client.authentication_failed', 'api.authentication_failed'],
       handle(event) {
         if (event.type === 'token.issued') tokens.inc({ grant_type: event.grantType });
-        else if (event.type === 'client.authentication_failed') authFailures.inc({ endpoint: event.endpoint, method: event.method });
+        else if (event.type === 'client.authenticated') {
+          if (event.assertionAudience) assertionAudiences.inc({ client_id: event.clientId, audience: event.assertionAudience, outcome: 'accepted' });
+        } else if (event.type === 'client.authentication_failed') {
+          authFailures.inc({ endpoint: event.endpoint, method: event.method });
+          if (event.assertionAudience && event.clientId !== undefined) {
+            assertionAudiences.inc({ client_id: event.clientId, audience: event.assertionAudience, outcome: 'rejected' });
+          }
+        }
         else if (event.type === 'api.authentication_failed') authFailures.inc({ endpoint: 'introspection', method: event.method });
       },
     },

@@ -7,7 +7,8 @@ import type { Context, Middleware } from 'koa';
 import { paths } from '../endpoints/urls.js';
 import type { FormRequest } from '../endpoints/form-request.js';
 import { InvalidRequest } from '../oauth/errors.js';
-import { formOf, readForm, type FormLimits } from './read-form.js';
+import { formBodyReader, formOf, readForm, type FormLimits } from './read-form.js';
+import { notImplementedJson } from './not-implemented.js';
 
 export interface Endpoints {
   token(request: FormRequest): Promise<object>;
@@ -16,6 +17,12 @@ export interface Endpoints {
   deviceAuthorization?(request: FormRequest): Promise<object>;
   /** The device flow's verification page (HTML, GET and POST). */
   devicePage?: Middleware;
+  /** GET/POST /connect/authorize and the sign-in and consent pages' POSTs (HTML). */
+  signIn?: { readonly authorize: Middleware; readonly interaction: Middleware; readonly endSession: Middleware };
+  /** POST /connect/par (RFC 9126), answered 201. */
+  par?(request: FormRequest): Promise<object>;
+  /** GET/POST /connect/userinfo (OIDC Core §5.3). */
+  userInfo?(request: { authorization: string | undefined; params: ReadonlyMap<string, string> }): Promise<object>;
   /** CORS for the endpoints browser-based clients call. */
   cors?: Middleware;
   discoveryJson: string;
@@ -57,6 +64,33 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
   post(paths.revocation, endpoints.revocation, true);
   post(paths.deviceAuthorization, endpoints.deviceAuthorization, true);
   if (endpoints.devicePage) router.get(paths.devicePage, endpoints.devicePage).post(paths.devicePage, endpoints.devicePage);
+  if (endpoints.signIn) {
+    router.get(paths.authorize, endpoints.signIn.authorize).post(paths.authorize, endpoints.signIn.authorize);
+    router.post(paths.signIn, endpoints.signIn.interaction);
+    router.get(paths.endSession, endpoints.signIn.endSession).post(paths.endSession, endpoints.signIn.endSession);
+  }
+
+  const par = endpoints.par;
+  if (par) {
+    router.post(paths.par, form, async (ctx) => {
+      sendJson(ctx, JSON.stringify(await par(formOf(ctx))), 'no-store');
+      ctx.status = 201;
+    });
+  }
+  const userInfo = endpoints.userInfo;
+  if (userInfo) {
+    const cors = endpoints.cors;
+    if (cors) router.options(paths.userinfo, cors);
+    router.get(paths.userinfo, ...(cors ? [cors] : []), async (ctx) => {
+      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params: new Map() })), 'no-store');
+    });
+    // A POST may carry the token in the header and no body at all (OIDC Core §5.3.1).
+    const readBody = formBodyReader(limits);
+    router.post(paths.userinfo, ...(cors ? [cors] : []), async (ctx) => {
+      const params = ctx.request.is('application/x-www-form-urlencoded') ? await readBody(ctx) : new Map<string, string>();
+      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params })), 'no-store');
+    });
+  }
 
   if (endpoints.homePage) router.get('/', endpoints.homePage);
   router.get(paths.discovery, (ctx) => sendJson(ctx, endpoints.discoveryJson, 'public'));
@@ -68,14 +102,22 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
   return router;
 }
 
-const bareStatusText: Record<number, string> = { 404: 'Not found.', 405: 'Method not allowed.', 501: 'Method not implemented.' };
+const bareStatusText: Record<number, string> = { 404: 'Not found.', 405: 'Method not allowed.' };
 
 /**
  * Unknown paths (404) and wrong methods (405, with the `Allow` header the router set) answer
- * in JSON too.
+ * in JSON too; a method the router implements nowhere (501) gets a plain JSON body, no OAuth error.
  */
 export async function jsonForBareStatuses(ctx: Context, next: () => Promise<unknown>): Promise<void> {
   await next();
+  if (ctx.status === 501 && ctx.body === undefined) {
+    // The router sets `Allow` to the path's methods, which is empty for an unknown path.
+    if (ctx.response.get('Allow') === '') ctx.remove('Allow');
+    ctx.set('Content-Type', 'application/json; charset=utf-8');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = notImplementedJson;
+    return;
+  }
   const text = bareStatusText[ctx.status];
   if (text !== undefined && ctx.body === undefined) throw new InvalidRequest(text, { status: ctx.status });
 }

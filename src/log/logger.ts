@@ -4,6 +4,7 @@
  * and the redact list below is a second line of defence for fields that slip through.
  */
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { stdoutDestination } from './log-destination.js';
 
 export type AppLogger = PinoLogger;
 
@@ -31,13 +32,18 @@ export function withRedacted(logger: AppLogger, credentialParameters: Iterable<s
   return logger.child({}, { redact: { paths: redactPaths(credentialParameters), censor } });
 }
 
+/**
+ * A logger writing to `destination` (tests), else to standard output: through pino-pretty's
+ * worker when a person watches a terminal, else as JSON through the asynchronous, bounded
+ * destination (`log-destination.ts`).
+ */
 export function createLogger(level: string, destination?: DestinationStream): AppLogger {
   if (destination) return pino({ level, redact, base: undefined }, destination);
+  const base = { pid: process.pid };
   const pretty = process.stdout.isTTY && !process.env.CI && process.env.NODE_ENV !== 'production';
-  return pino({
-    level,
-    redact,
-    base: { pid: process.pid },
-    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid' } } } : {}),
-  });
+  if (pretty) return pino({ level, redact, base, transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid' } } });
+  const stdout = stdoutDestination();
+  const logger = pino({ level, redact, base }, stdout.stream);
+  stdout.onDrops((dropped) => logger.warn({ dropped }, 'log lines dropped: standard output did not keep up (see svc_log_lines_dropped_total)'));
+  return logger;
 }

@@ -5,7 +5,7 @@
  */
 import type { ApiResource, Client, Secret } from '../config/schema.js';
 import type {
-  Clock, CredentialSource, ParsedSecret, SecretHolder, SecretParser, SecretValidator,
+  AssertionAudienceForm, Clock, CredentialSource, ParsedSecret, SecretHolder, SecretParser, SecretValidator, ValidationObservations,
 } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
 import type { AuthThrottle } from './auth-throttle.js';
@@ -15,6 +15,8 @@ export interface AuthenticatedClient {
   readonly client: Client;
   /** The authentication method used, e.g. `client_secret_basic`, or `none` for a public client. */
   readonly method: string;
+  /** The `aud` form of a `private_key_jwt` assertion (or a plugin's), for metrics. */
+  readonly assertionAudience?: AssertionAudienceForm;
 }
 
 export interface AuthenticatedApi {
@@ -35,6 +37,10 @@ interface Seen {
   id?: string | undefined;
   /** The authentication method that found credentials; `none` when none did. */
   method?: string | undefined;
+  /** The throttle holds failures for the caller: a success resets them. */
+  counted?: boolean;
+  /** What the validators observed, e.g. the assertion's audience form. */
+  observations?: ValidationObservations | undefined;
 }
 
 export interface ClientAuthenticatorDeps {
@@ -53,8 +59,22 @@ function challenge(source: CredentialSource): Record<string, string> | undefined
   return scheme && /^[A-Za-z][\w.-]*$/.test(scheme) ? { 'WWW-Authenticate': `${scheme} realm="svc"` } : undefined;
 }
 
-function denied(source: CredentialSource, logDetail: string): OAuthError {
-  return new InvalidClient('Client authentication failed.', { logDetail, headers: challenge(source) ?? {} });
+const CLIENT_DENIED = 'Client authentication failed.';
+/**
+ * Every failure at introspection answers this one text: a wrong secret, an unknown name and a
+ * client's credentials alike, so the caller learns nothing about which ids exist or what they
+ * are, and a client's developer who tried their own credentials is told what the endpoint takes
+ * (RFC 7662 §2.1 leaves the caller's authentication to the server).
+ */
+const API_DENIED = "API resource authentication failed: introspection takes an API resource's name and secret, not a client's.";
+
+function denied(source: CredentialSource, logDetail: string, description = CLIENT_DENIED): OAuthError {
+  return new InvalidClient(description, { logDetail, headers: challenge(source) ?? {} });
+}
+
+/** The field only when there is a value, so events without it stay as they were. */
+function audienceOf(o: ValidationObservations | undefined): { assertionAudience?: AssertionAudienceForm } {
+  return o?.assertionAudience === undefined ? {} : { assertionAudience: o.assertionAudience };
 }
 
 export function createClientAuthenticator(deps: ClientAuthenticatorDeps): ClientAuthenticator {
@@ -63,14 +83,14 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     for (const t of v.parsedSecretTypes) validatorsByType.set(t, [...(validatorsByType.get(t) ?? []), v]);
   }
 
-  async function parse(source: CredentialSource): Promise<{ parsed: ParsedSecret; method: string } | undefined> {
+  async function parse(source: CredentialSource, description: string): Promise<{ parsed: ParsedSecret; method: string } | undefined> {
     const found: Array<{ parsed: ParsedSecret; method: string }> = [];
     for (const parser of deps.secretParsers) {
       let parsed: ParsedSecret | undefined;
       try {
         parsed = await parser.parse(source);
       } catch (err) {
-        if (isOAuthError(err) && err.code === 'invalid_client') throw denied(source, err.logDetail ?? err.description);
+        if (isOAuthError(err) && err.code === 'invalid_client') throw denied(source, err.logDetail ?? err.description, description);
         throw err;
       }
       if (parsed) found.push({ parsed, method: parser.authenticationMethod });
@@ -89,6 +109,8 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     holder: SecretHolder,
     secrets: readonly Secret[],
     source: CredentialSource,
+    seen: Seen,
+    description: string,
   ): Promise<void> {
     const now = deps.clock.now();
     const live = secrets.filter((s) => s.expiresAt === undefined || s.expiresAt > now);
@@ -97,17 +119,18 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
       const own = live.filter((s) => validator.secretTypes.includes(s.type));
       if (own.length === 0) continue;
       const result = await validator.validate({ parsed: found.parsed, secrets: own, holder, endpoint: source.endpoint });
+      if (result.assertionAudience !== undefined) seen.observations = { assertionAudience: result.assertionAudience };
       if (result.success) return;
       reasons.push(result.reason);
     }
     if (reasons.length === 0) {
       reasons.push(live.length < secrets.length ? 'no unexpired secret of a fitting type' : 'no secret of a fitting type');
     }
-    throw denied(source, `${found.method} for "${found.parsed.id}": ${reasons.join('; ')}`);
+    throw denied(source, `${found.method} for "${found.parsed.id}": ${reasons.join('; ')}`, description);
   }
 
   async function client(source: CredentialSource, seen: Seen): Promise<AuthenticatedClient> {
-    const found = await parse(source);
+    const found = await parse(source, CLIENT_DENIED);
     seen.id = found?.parsed.id;
     seen.method = found?.method;
     const claimedId = source.params.get('client_id');
@@ -122,23 +145,29 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     if (claimedId !== undefined && claimedId !== found.parsed.id) {
       throw denied(source, `client_id "${claimedId}" does not match the authenticated client`);
     }
-    throttled(found.parsed.id, source);
+    const throttling = throttled(found.parsed.id, source, seen);
+    if (throttling) await throttling;
     const holder = deps.clients.get(found.parsed.id);
     if (!holder) throw denied(source, `${found.method}: unknown client`);
     pinned(holder, found.method, source);
-    await validate(found, { kind: 'client', client: holder }, holder.clientSecrets, source);
-    return { client: holder, method: found.method };
+    await validate(found, { kind: 'client', client: holder }, holder.clientSecrets, source, seen, CLIENT_DENIED);
+    return { client: holder, method: found.method, ...seen.observations };
   }
 
   async function apiResource(source: CredentialSource, seen: Seen): Promise<AuthenticatedApi> {
-    const found = await parse(source);
+    const found = await parse(source, API_DENIED);
     seen.id = found?.parsed.id;
     seen.method = found?.method;
-    if (!found) throw denied(source, 'no API credentials');
-    throttled(found.parsed.id, source);
+    if (!found) throw denied(source, 'no API credentials', API_DENIED);
+    const throttling = throttled(found.parsed.id, source, seen);
+    if (throttling) await throttling;
     const holder = deps.apiResources.get(found.parsed.id);
-    if (!holder) throw denied(source, `${found.method}: unknown API resource`);
-    await validate(found, { kind: 'apiResource', apiResource: holder }, holder.secrets, source);
+    if (!holder) {
+      // The log may say what the caller is not told: that the id is a client's.
+      const what = deps.clients.has(found.parsed.id) ? 'a client, not an API resource' : 'unknown API resource';
+      throw denied(source, `${found.method} for "${found.parsed.id}": ${what}`, API_DENIED);
+    }
+    await validate(found, { kind: 'apiResource', apiResource: holder }, holder.secrets, source, seen, API_DENIED);
     return { apiResource: holder, method: found.method };
   }
 
@@ -150,26 +179,41 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     }
   }
 
-  function throttled(id: string, source: CredentialSource): void {
-    if (deps.throttle && source.remoteAddress) deps.throttle.check(id, source.remoteAddress, deps.clock.now());
+  /** A promise only when the counters are shared: in memory the hot path awaits nothing. */
+  function throttled(id: string, source: CredentialSource, seen: Seen): Promise<void> | undefined {
+    if (!deps.throttle || !source.remoteAddress) return undefined;
+    const counted = deps.throttle.check(id, source.remoteAddress, deps.clock.now());
+    if (typeof counted === 'boolean') {
+      seen.counted = counted;
+      return undefined;
+    }
+    return counted.then((c) => {
+      seen.counted = c;
+    });
   }
 
   /** Counts failures for the throttle and reports both outcomes as events. */
   async function observed<T>(source: CredentialSource, attempt: (seen: Seen) => Promise<T>, idOf: (r: T) => string, report: {
     success: (r: T) => void;
-    failure: (id: string | undefined, method: string, reason: string) => void;
+    failure: (id: string | undefined, method: string, reason: string, observations: ValidationObservations | undefined) => void;
   }): Promise<T> {
     const seen: Seen = {};
     try {
       const result = await attempt(seen);
-      if (deps.throttle && source.remoteAddress) deps.throttle.succeeded(idOf(result), source.remoteAddress);
+      if (deps.throttle && source.remoteAddress && seen.counted) {
+        const reset = deps.throttle.succeeded(idOf(result), source.remoteAddress);
+        if (reset) await reset;
+      }
       report.success(result);
       return result;
     } catch (err) {
       if (isOAuthError(err) && err.code === 'invalid_client' && err.status === 401) {
         const id = seen.id ?? source.params.get('client_id');
-        if (deps.throttle && source.remoteAddress) deps.throttle.failed(id, source.remoteAddress, deps.clock.now());
-        report.failure(id, seen.method ?? 'none', err.logDetail ?? err.description);
+        report.failure(id, seen.method ?? 'none', err.logDetail ?? err.description, seen.observations);
+        if (deps.throttle && source.remoteAddress) {
+          const counting = deps.throttle.failed(id, source.remoteAddress, deps.clock.now());
+          if (counting) await counting;
+        }
       }
       throw err;
     }
@@ -179,9 +223,15 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     authenticateClient(source) {
       return observed(source, (seen) => client(source, seen), (r) => r.client.clientId, {
         success: (r) =>
-          deps.events?.raise({ type: 'client.authenticated', clientId: r.client.clientId, method: r.method, endpoint: source.endpoint }, source.requestId),
-        failure: (clientId, method, reason) =>
-          deps.events?.raise({ type: 'client.authentication_failed', clientId, method, endpoint: source.endpoint, reason }, source.requestId),
+          deps.events?.raise(
+            { type: 'client.authenticated', clientId: r.client.clientId, method: r.method, endpoint: source.endpoint, ...audienceOf(r) },
+            source.requestId,
+          ),
+        failure: (clientId, method, reason, observations) =>
+          deps.events?.raise(
+            { type: 'client.authentication_failed', clientId, method, endpoint: source.endpoint, reason, ...audienceOf(observations) },
+            source.requestId,
+          ),
       });
     },
     authenticateApiResource(source) {

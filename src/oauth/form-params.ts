@@ -18,6 +18,8 @@ export const hostParameters: readonly ParameterDeclaration[] = [
   { name: 'user_code', maxLength: 100, secret: true },
   { name: 'username', maxLength: 100 },
   { name: 'password', maxLength: 100, secret: true },
+  // RP-Initiated Logout: an ID token with its claims can outgrow the default cap.
+  { name: 'id_token_hint', maxLength: 16_384, secret: true },
 ];
 /** Cap for any other parameter. */
 export const defaultParameterCap = 2048;

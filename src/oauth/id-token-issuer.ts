@@ -3,17 +3,27 @@
  * `openid`: signed RS256, the algorithm every OIDC relying party supports, with the user's
  * claims released by the granted identity resources.
  */
+import { createHash } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { Client, ResolvedConfig } from '../config/schema.js';
-import type { Clock, GrantSubject, JsonValue, ResourceOwnerValidator } from '../sdk/contracts.js';
+import type { Clock, GrantSubject, GrantSuccess, JsonValue, ResourceOwnerValidator } from '../sdk/contracts.js';
 import type { KeyRing } from './keys/key-ring.js';
 import { newTokenId } from './handles.js';
 
 export const idTokenLifetime = 300;
 
 export interface IdTokenIssuer {
-  /** Only a user has an ID token; the type says so. */
-  issue(request: { client: Client; user: Extract<GrantSubject, { kind: 'user' }>; scopes: readonly string[] }): Promise<string>;
+  /**
+   * Only a user has an ID token; the type says so. `idToken`: the grant's OIDC members (`nonce`,
+   * `sid`); `accessToken`: the access token issued alongside, for `at_hash`.
+   */
+  issue(request: {
+    client: Client;
+    user: Extract<GrantSubject, { kind: 'user' }>;
+    scopes: readonly string[];
+    idToken?: GrantSuccess['idToken'];
+    accessToken?: string;
+  }): Promise<string>;
 }
 
 export function createIdTokenIssuer(deps: {
@@ -24,7 +34,7 @@ export function createIdTokenIssuer(deps: {
 }): IdTokenIssuer {
   const claimsByScope = new Map(deps.config.identityResources.map((r) => [r.name, r.claims]));
   return {
-    async issue({ client, user: subject, scopes }) {
+    async issue({ client, user: subject, scopes, idToken, accessToken }) {
       const now = Math.floor(deps.clock.now() / 1000);
       const user = await deps.resourceOwnerValidator.findBySubject(subject.id);
       const claims: Record<string, JsonValue> = {};
@@ -35,7 +45,11 @@ export function createIdTokenIssuer(deps: {
         }
       }
       const key = deps.keyRing.signingKey('RS256');
-      return new SignJWT({ ...claims, auth_time: subject.authTime, jti: newTokenId() })
+      const oidc: Record<string, JsonValue> = {};
+      if (idToken?.nonce !== undefined) oidc.nonce = idToken.nonce;
+      if (idToken?.sid !== undefined) oidc.sid = idToken.sid;
+      if (accessToken !== undefined) oidc.at_hash = atHash(accessToken);
+      return new SignJWT({ ...claims, ...oidc, auth_time: subject.authTime, jti: newTokenId() })
         .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid })
         .setIssuer(deps.config.issuer)
         .setSubject(subject.id)
@@ -45,4 +59,9 @@ export function createIdTokenIssuer(deps: {
         .sign(key.privateKey);
     },
   };
+}
+
+/** OIDC Core §3.1.3.6: the left half of the access token's SHA-256 (RS256's hash), base64url. */
+function atHash(accessToken: string): string {
+  return createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
 }

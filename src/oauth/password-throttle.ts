@@ -14,8 +14,11 @@
  * once cannot all pass the check before the first failure is counted) and cleared on success;
  * the address counter counts real failures only, so many users signing in behind one address
  * never add up.
+ *
+ * Counters are in this process or shared by every node (`counters`), see `rate-limits.ts`;
+ * `attempt` checks and counts in one step (one round trip when shared).
  */
-import { memoryBackoff, tooManyRequests, type Backoff } from './rate-limits.js';
+import { memoryBackoff, tooManyRequests, type Backoff, type MaybePromise } from './rate-limits.js';
 
 export interface PasswordThrottleOptions {
   pairThreshold: number;
@@ -27,13 +30,17 @@ export interface PasswordThrottleOptions {
 
 export interface PasswordThrottle {
   /** Throws 429 when the caller must wait; otherwise counts the attempt as a failure until `succeeded`. */
-  attempt(username: string, address: string | undefined, now: number): void;
-  failed(address: string | undefined, now: number): void;
-  succeeded(username: string, address: string | undefined): void;
+  attempt(username: string, address: string | undefined, now: number): MaybePromise<void>;
+  failed(address: string | undefined, now: number): MaybePromise<void>;
+  succeeded(username: string, address: string | undefined): MaybePromise<void>;
 }
 
 /** Case and Unicode form do not make a new account to guess at for a user store that ignores them. */
 const userOf = (username: string): string => username.normalize('NFC').toLowerCase();
+
+function refuseIfWaiting(wait: number): void {
+  if (wait > 0) throw tooManyRequests(wait, 'Too many failed sign-ins', 'password sign-in throttled');
+}
 
 export function createPasswordThrottle(options: PasswordThrottleOptions, backoff: Backoff = memoryBackoff(options)): PasswordThrottle {
   const userKey = (username: string): string => `u\u0000${userOf(username)}`;
@@ -42,20 +49,17 @@ export function createPasswordThrottle(options: PasswordThrottleOptions, backoff
 
   return {
     attempt(username, address, now) {
-      let wait = backoff.waitMs(userKey(username), now);
-      if (address !== undefined) {
-        wait = Math.max(wait, backoff.waitMs(pairKey(username, address), now), backoff.waitMs(addressKey(address), now));
-      }
-      if (wait > 0) throw tooManyRequests(wait, 'Too many failed sign-ins', 'password sign-in throttled');
-      backoff.failed(userKey(username), options.userThreshold, now);
-      if (address !== undefined) backoff.failed(pairKey(username, address), options.pairThreshold, now);
+      const user = { key: userKey(username), threshold: options.userThreshold };
+      const keys = address === undefined ? [user.key] : [user.key, pairKey(username, address), addressKey(address)];
+      const failures = address === undefined ? [user] : [user, { key: pairKey(username, address), threshold: options.pairThreshold }];
+      const wait = backoff.attempt(keys, failures, now);
+      return typeof wait === 'number' ? refuseIfWaiting(wait) : wait.then(refuseIfWaiting);
     },
     failed(address, now) {
-      if (address !== undefined) backoff.failed(addressKey(address), options.addressThreshold, now);
+      if (address !== undefined) return backoff.failed([{ key: addressKey(address), threshold: options.addressThreshold }], now);
     },
     succeeded(username, address) {
-      backoff.reset(userKey(username));
-      if (address !== undefined) backoff.reset(pairKey(username, address));
+      return backoff.reset(address === undefined ? [userKey(username)] : [userKey(username), pairKey(username, address)]);
     },
   };
 }

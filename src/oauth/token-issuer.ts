@@ -147,7 +147,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
       response.refresh_token = refresh.handle;
     }
     if (scopes.includes('openid') && user !== undefined) {
-      response.id_token = await idTokens.issue({ client, user, scopes });
+      response.id_token = await idTokens.issue({ client, user, scopes, idToken: grant.idToken, accessToken: access.token });
     }
     for (const [name, value] of Object.entries(customResponse ?? {})) {
       if (!standardResponseMembers.has(name) && !(name in response)) response[name] = value;

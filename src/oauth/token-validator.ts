@@ -8,11 +8,14 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { AccessTokenClaims, AccessTokenValidation, Clock, TokenValidator } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
 import type { KeyRing } from './keys/key-ring.js';
+import { isNumericDate } from '../sdk/numeric-date.js';
 import { isHandle } from './handles.js';
 
 const jwtShape = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 const maxTokenLength = 16_384;
 const clockSkew = 5;
+/** Time claims a grant may read and copy on (`auth_time` into a delegated token). */
+const timeClaims = ['exp', 'iat', 'nbf', 'auth_time'] as const;
 
 export function createTokenValidator({ config, keyRing, store, clock }: {
   config: ResolvedConfig;
@@ -44,6 +47,10 @@ export function createTokenValidator({ config, keyRing, store, clock }: {
     } catch (err) {
       return inactive(err instanceof errors.JOSEError ? err.code : 'verification failed');
     }
+    // jose compares numbers only, so no date overflows there; but a time claim far out of range
+    // (an `exp` of 1e300 never expires) is not one this service issues: refuse it (RFC 7519 §2).
+    const badTime = timeClaims.find((claim) => payload[claim] !== undefined && !isNumericDate(payload[claim]));
+    if (badTime !== undefined) return inactive(`${badTime} is not a NumericDate`);
     return { active: true, claims: payload as AccessTokenClaims, format: 'jwt' };
   }
 

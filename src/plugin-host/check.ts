@@ -7,11 +7,11 @@ import type { ExtensionGrantValidator, Plugin, ResourceOwnerValidator, SecretPar
 import type { ServiceEventType } from '../sdk/events.js';
 import type { PluginFolder } from './discover.js';
 
-const pluginKeys = ['name', 'description', 'options', 'secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'resourceOwnerValidator'];
+const pluginKeys = ['name', 'description', 'options', 'secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'resourceOwnerValidator', 'signInPage'];
 export const factoryLists = ['secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks'] as const;
 export type FactoryList = (typeof factoryLists)[number];
 /** What a plugin can provide: a list of parts, or the one resource owner validator. */
-export type PluginPart = FactoryList | 'resourceOwnerValidator';
+export type PluginPart = FactoryList | 'resourceOwnerValidator' | 'signInPage';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const kind = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
@@ -39,6 +39,7 @@ export function checkPluginExport(value: unknown, folder: PluginFolder): Plugin 
   if (plugin.options !== undefined && typeof plugin.options !== 'function') fail(`options must be a parser function (raw) => options, found ${kind(plugin.options)}`);
   const owners = plugin.resourceOwnerValidator;
   if (owners !== undefined && typeof owners !== 'function') fail(`resourceOwnerValidator must be a factory function (deps) => ..., found ${kind(owners)}`);
+  if (plugin.signInPage !== undefined && typeof plugin.signInPage !== 'function') fail(`signInPage must be a factory function (deps) => ..., found ${kind(plugin.signInPage)}`);
   return plugin as unknown as Plugin;
 }
 
@@ -47,7 +48,8 @@ const eventTypes: ReadonlySet<string> = new Set(Object.keys({
   'token.issued': true, 'token.failed': true, 'client.authenticated': true, 'client.authentication_failed': true,
   'api.authenticated': true, 'api.authentication_failed': true, 'token.introspected': true, 'token.revoked': true,
   'device.authorized': true, 'device.approved': true, 'device.denied': true, 'user.signed_in': true,
-  'user.sign_in_failed': true, 'plugin.loaded': true,
+  'user.sign_in_failed': true, 'consent.given': true, 'consent.denied': true, 'code.issued': true, 'code.redeemed': true,
+  'user.signed_out': true, 'plugin.loaded': true,
 } satisfies Record<ServiceEventType, true>));
 
 /** A contribution's `parameters`, when given: `{ name, maxLength, credential? }` each, no name twice. */
@@ -109,6 +111,13 @@ export function checkInstance(list: PluginPart, value: unknown): string | undefi
       const r = value as Partial<ResourceOwnerValidator>;
       if (typeof r.validate !== 'function') return 'validate must be a function';
       if (typeof r.findBySubject !== 'function') return 'findBySubject must be a function';
+      return undefined;
+    }
+    case 'signInPage': {
+      const page = value as { render?: unknown; authenticate?: unknown; styleSrc?: unknown };
+      if (typeof page.render !== 'function') return 'render must be a function';
+      if (page.authenticate !== undefined && typeof page.authenticate !== 'function') return 'authenticate, when given, must be a function';
+      if (page.styleSrc !== undefined && (typeof page.styleSrc !== 'string' || /[;'"\n]/.test(page.styleSrc))) return 'styleSrc, when given, must be CSP sources without ; or quotes';
       return undefined;
     }
     case 'extensionGrants': {

@@ -8,7 +8,7 @@ import { BootError } from '../config/boot-error.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type {
   Clock, EndpointUrls, ExtensionGrantValidator, Logger, ParameterDeclaration, Plugin, PluginConfig, PluginDependencies,
-  ResourceOwnerValidator, SecretParser, SecretValidator, TokenValidator,
+  ResourceOwnerValidator, SecretParser, SecretValidator, SignInPage, TokenValidator,
 } from '../sdk/contracts.js';
 import type { EventSink } from '../sdk/events.js';
 import { isOptionsError } from '../sdk/errors.js';
@@ -77,6 +77,8 @@ export function createPluginRegistrar(services: PluginHostServices) {
   const optionsOf = new Map<Plugin, Readonly<Record<string, unknown>>>();
   let resourceOwnerValidator = services.configUsers;
   let resourceOwnersFrom: string | undefined;
+  let signInPageFrom: string | undefined;
+  let signInPage: SignInPage | undefined;
 
   /** The plugin's dependencies: its options parsed once (a bad one stops start-up naming `plugins.<name>.<field>`). */
   function dependencies(plugin: Plugin, source: string): PluginDependencies {
@@ -109,8 +111,8 @@ export function createPluginRegistrar(services: PluginHostServices) {
   }
 
   async function build<T>(plugin: Plugin, source: string, list: PluginPart): Promise<T[]> {
-    const single = list === 'resourceOwnerValidator';
-    const factories: readonly unknown[] = single ? [plugin.resourceOwnerValidator] : (plugin[list as FactoryList] ?? []);
+    const single = list === 'resourceOwnerValidator' || list === 'signInPage';
+    const factories: readonly unknown[] = single ? [plugin[list]] : (plugin[list as FactoryList] ?? []);
     if (factories.length === 0) return [];
     const at = (i: number): string => (single ? list : `${list}[${i}]`);
     const deps = dependencies(plugin, source);
@@ -148,6 +150,19 @@ export function createPluginRegistrar(services: PluginHostServices) {
     },
     /** The user store in force: a plugin's, or the config's `users`. */
     resourceOwnerValidator: (): ResourceOwnerValidator => resourceOwnerValidator,
+    /** Puts a plugin's sign-in page in place of the built-in one; at most one plugin may. */
+    async useSignInPage(plugin: Plugin, source: string): Promise<void> {
+      if (plugin.signInPage === undefined) return;
+      if (signInPageFrom !== undefined) {
+        throw new BootError('PLUGIN_CONFLICT', `plugins "${signInPageFrom}" and "${plugin.name}" both provide the signInPage (remove one)`);
+      }
+      [signInPage] = await build<SignInPage>(plugin, source, 'signInPage');
+      signInPageFrom = plugin.name;
+    },
+    /** The plugin sign-in page, if one replaced the built-in page. */
+    signInPage(): SignInPage | undefined {
+      return signInPage;
+    },
     async registerPlugin(plugin: Plugin, source: string): Promise<void> {
       const earlier = names.get(plugin.name);
       if (earlier) throw new BootError('PLUGIN_CONFLICT', `two plugins are named "${plugin.name}": ${earlier} and ${source} (rename or remove one)`);

@@ -21,7 +21,7 @@ export interface CredentialSource {
   readonly authorization: string | undefined;
   /** Which endpoint is authenticating the caller, e.g. `"token"`, `"introspection"`. */
   readonly endpoint: string;
-  /** The caller's network address, when known. */
+  /** The caller's network address, when known; behind a proxy in `trustedProxies`, the client's forwarded one. */
   readonly remoteAddress?: string | undefined;
 }
 
@@ -101,8 +101,22 @@ export interface SecretValidationContext {
   readonly endpoint: string;
 }
 
+/**
+ * The form of a client assertion's `aud` (RFC 7523 §3, RFC 10070): the issuer identifier, the
+ * token endpoint URL, or anything else (another endpoint's URL, several values, a stranger's URL).
+ */
+export type AssertionAudienceForm = 'issuer' | 'token_endpoint' | 'other';
+
+/** What a validator saw of credentials it could attribute to the holder, for metrics. Never the credential. */
+export interface ValidationObservations {
+  /** The `aud` form of a client assertion whose signature verified with the holder's key. */
+  readonly assertionAudience?: AssertionAudienceForm;
+}
+
 /** `reason` is written to the log only; the caller always sees the same `invalid_client`. */
-export type SecretValidationResult = { readonly success: true } | { readonly success: false; readonly reason: string };
+export type SecretValidationResult =
+  | ({ readonly success: true } & ValidationObservations)
+  | ({ readonly success: false; readonly reason: string } & ValidationObservations);
 
 /**
  * Judges parsed credentials against a holder's secret definitions. Any one validator succeeding
@@ -127,7 +141,7 @@ export interface ValidatedTokenRequest {
   readonly scopeRequested: boolean;
   /** Every form parameter, custom ones included; credential parameters (see `ParameterDeclaration`) removed. */
   readonly raw: ReadonlyMap<string, string>;
-  /** The caller's network address, when known (for rate limits). */
+  /** The caller's network address, when known (for rate limits); behind a proxy in `trustedProxies`, the client's forwarded one. */
   readonly remoteAddress?: string | undefined;
 }
 
@@ -158,6 +172,8 @@ export interface GrantSuccess {
    * revoked together when the grant is redeemed again.
    */
   readonly consumes?: string;
+  /** Members for the ID token that only the grant knows (OIDC Core §2, §3.1.3.6): the request's `nonce`, the session's `sid`. */
+  readonly idToken?: { readonly nonce?: string | undefined; readonly sid?: string | undefined };
 }
 
 export interface GrantContext {
@@ -339,6 +355,48 @@ export interface PluginDependencies<Options = Readonly<Record<string, unknown>>>
   readonly resourceOwnerValidator: ResourceOwnerValidator;
 }
 
+/** What the sign-in page shows (the authorization endpoint's sign-in step); `SignInPage.render` turns it into HTML. */
+export interface SignInPageView {
+  /** Where the form POSTs. */
+  readonly action: string;
+  /** Hidden inputs the form must send back unchanged: the pending request and its CSRF token. */
+  readonly hiddenFields: ReadonlyArray<readonly [string, string]>;
+  readonly clientId: string;
+  readonly clientName: string;
+  /** Prefill for the username: `login_hint`, or what was typed before. */
+  readonly username?: string | undefined;
+  /** A plain message to show, e.g. a wrong password. */
+  readonly message?: string | undefined;
+}
+
+/** Who signed in, or the message to show on the page again. */
+export type SignInResult = { readonly subject: string } | { readonly message: string };
+
+/**
+ * Replaces the built-in sign-in page of the authorization endpoint (its own look, a second
+ * factor, ...), like node-oidc-provider's interactions. The host keeps the flow: the pending
+ * request, CSRF, the throttle (by the form's `username`), the session, consent and the code.
+ * At most one plugin may provide it.
+ *
+ * @example
+ * const page: SignInPage = {
+ *   render: (view) => `<form method="post" action="${view.action}">...${hidden(view.hiddenFields)}
+ *     <input name="username"><input name="password" type="password"><input name="otp"></form>`,
+ *   async authenticate(form) {
+ *     const user = await users.validate(form.get('username') ?? '', form.get('password') ?? '');
+ *     return user && totp.check(user, form.get('otp')) ? { subject: user.subjectId } : { message: 'Sign-in failed.' };
+ *   },
+ * };
+ */
+export interface SignInPage {
+  /** The whole HTML document; escape every value you put in it. */
+  render(view: SignInPageView): string;
+  /** Judges the POSTed form. Default: `username` and `password` against the resource owner validator. */
+  authenticate?(form: ReadonlyMap<string, string>, context: { readonly remoteAddress?: string | undefined }): Promise<SignInResult>;
+  /** Extra CSP `style-src` sources for the page, e.g. `"https://cdn.example.com"`; scripts are never allowed. */
+  readonly styleSrc?: string;
+}
+
 /** A factory is called once at start-up with the service's parts; do expensive work here. */
 export type Factory<T, Options = Readonly<Record<string, unknown>>> = (deps: PluginDependencies<Options>) => T | Promise<T>;
 
@@ -365,4 +423,6 @@ export interface Plugin<Options = Readonly<Record<string, unknown>>> {
    * device page's sign-in and ID token claims all ask it. At most one plugin may provide it.
    */
   readonly resourceOwnerValidator?: Factory<ResourceOwnerValidator, Options>;
+  /** The deployment's own sign-in page for the authorization endpoint. At most one plugin may provide it. */
+  readonly signInPage?: Factory<SignInPage, Options>;
 }

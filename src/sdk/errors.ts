@@ -18,7 +18,15 @@ export type OAuthErrorCode =
   | 'access_denied'
   | 'expired_token'
   | 'temporarily_unavailable'
-  | 'server_error';
+  | 'server_error'
+  // Authorization endpoint (RFC 6749 §4.1.2.1, OIDC Core §3.1.2.6, RFC 9126 §2.3) and UserInfo (RFC 6750 §3.1).
+  | 'unsupported_response_type'
+  | 'login_required'
+  | 'consent_required'
+  | 'invalid_request_uri'
+  | 'request_not_supported'
+  | 'invalid_token'
+  | 'insufficient_scope';
 
 /**
  * The codes a grant may refuse a token request with (RFC 6749 §5.2, RFC 8707 §2, RFC 8628 §3.5,
@@ -56,6 +64,13 @@ const defaultStatus: Record<OAuthErrorCode, number> = {
   expired_token: 400,
   temporarily_unavailable: 503,
   server_error: 500,
+  unsupported_response_type: 400,
+  login_required: 400,
+  consent_required: 400,
+  invalid_request_uri: 400,
+  request_not_supported: 400,
+  invalid_token: 401,
+  insufficient_scope: 403,
 };
 
 /** RFC 6749 §5.2: `error_description` = *( %x20-21 / %x23-5B / %x5D-7E ). */

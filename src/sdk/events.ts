@@ -2,11 +2,21 @@
  * Typed events, after IdentityServer's event service. An event says who did what and how it
  * ended; it never carries a secret, password, assertion, code or token.
  */
+import type { AssertionAudienceForm } from './contracts.js';
+
 export type ServiceEvent =
   | { type: 'token.issued'; clientId: string; grantType: string; subject: string; scopes: readonly string[] }
   | { type: 'token.failed'; clientId: string | undefined; grantType: string | undefined; error: string }
-  | { type: 'client.authenticated'; clientId: string; method: string; endpoint: string }
-  | { type: 'client.authentication_failed'; clientId: string | undefined; method: string; endpoint: string; reason: string }
+  | { type: 'client.authenticated'; clientId: string; method: string; endpoint: string; assertionAudience?: AssertionAudienceForm }
+  | {
+      type: 'client.authentication_failed';
+      clientId: string | undefined;
+      method: string;
+      endpoint: string;
+      reason: string;
+      /** Only when the assertion's signature verified with this client's key, so `clientId` is the client's. */
+      assertionAudience?: AssertionAudienceForm;
+    }
   | { type: 'api.authenticated'; apiResource: string; method: string }
   | { type: 'api.authentication_failed'; apiResource: string | undefined; method: string; reason: string }
   | { type: 'token.introspected'; apiResource: string; active: boolean; clientId: string | undefined }
@@ -16,6 +26,11 @@ export type ServiceEvent =
   | { type: 'device.denied'; clientId: string; subject: string }
   | { type: 'user.signed_in'; subject: string; via: string }
   | { type: 'user.sign_in_failed'; via: string; reason: string }
+  | { type: 'consent.given'; clientId: string; subject: string; scopes: readonly string[] }
+  | { type: 'consent.denied'; clientId: string; subject: string }
+  | { type: 'code.issued'; clientId: string; subject: string; scopes: readonly string[] }
+  | { type: 'code.redeemed'; clientId: string; subject: string }
+  | { type: 'user.signed_out'; subject: string; clientId: string | undefined }
   | { type: 'plugin.loaded'; plugin: string; source: string; grantTypes: readonly string[]; authenticationMethods: readonly string[] };
 
 export type ServiceEventType = ServiceEvent['type'];

@@ -14,3 +14,4 @@ export {
   type CompactJws, type CompactSigner, type JwsAlgorithm,
 } from './jws.js';
 export { defineConfig } from './define-config.js';
+export { isNumericDate, MAX_NUMERIC_DATE } from './numeric-date.js';

@@ -32,6 +32,12 @@ export interface Client {
   /** `undefined`: any method the client holds secrets for. */
   readonly tokenEndpointAuthMethods: readonly string[] | undefined;
   readonly allowedSubjectTokenAudiences: readonly string[];
+  readonly redirectUris: readonly string[];
+  readonly postLogoutRedirectUris: readonly string[];
+  readonly requirePkce: boolean;
+  readonly requireConsent: boolean;
+  readonly requirePushedAuthorization: boolean;
+  readonly authorizationCodeLifetime: number;
 }
 
 export interface ApiScope {

@@ -95,7 +95,8 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
         port: settings.port,
         issuer: `http://127.0.0.1:${settings.port}`,
         store: settings.store,
-        logLevel: settings.logLevel ?? 'warn',
+        // The default level, as users run it (issue 21); the "warn" variant keeps a row for comparison.
+        logLevel: settings.logLevel ?? 'info',
         workers: settings.workers ?? 1,
         pluginDirs: [join(repoRoot, 'plugins')],
         ...(settings.accessTokenAlgorithm ? { signing: { accessTokenAlgorithm: settings.accessTokenAlgorithm } } : {}),

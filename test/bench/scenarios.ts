@@ -7,7 +7,7 @@ import type { BenchFixture } from './fixture.js';
 import { deviceGrantType } from './fixture.js';
 import type { LoadSpec } from './measure.js';
 
-export type ServerKind = 'floor' | 'es256' | 'rs256' | 'memory';
+export type ServerKind = 'floor' | 'es256' | 'rs256' | 'memory' | 'warn';
 
 export interface Prepared {
   readonly spec: LoadSpec;
@@ -257,7 +257,13 @@ const onMemory = (['cc-reference', 'private-key-jwt'] as const).map((id): Scenar
   return { ...base, id: `${id}-memory`, title: base.title.replace(' (SQLite)', '').concat(' — memory store'), server: 'memory', repeats: id };
 });
 
-export const scenarios: readonly Scenario[] = [...onSqlite, ...onMemory];
+/** The ES256 token row again with `logLevel: "warn"`: what logging at the default `info` costs. */
+const atWarn: Scenario = (() => {
+  const base = onSqlite.find((s) => s.id === 'cc-es256')!;
+  return { ...base, id: 'cc-es256-warn', title: `${base.title} — logLevel "warn"`, server: 'warn', repeats: 'cc-es256' };
+})();
+
+export const scenarios: readonly Scenario[] = [...onSqlite, ...onMemory, atWarn];
 
 /** The floor: the same form POST to bare Koa. */
 export const floorScenario: Scenario = {

@@ -51,7 +51,7 @@ describe('createClientKey', () => {
       .setIssuedAt(Math.floor(now / 1000))
       .setExpirationTime(Math.floor(now / 1000) + 120)
       .sign(await importPKCS8(privateKeyPem, alg));
-    expect(await validator.validate(contextFor(client, assertion))).toEqual({ success: true });
+    expect(await validator.validate(contextFor(client, assertion))).toEqual({ success: true, assertionAudience: 'issuer' });
   });
 
   it('is valid for the given number of days', async () => {

@@ -3,17 +3,14 @@
  * the names against the loaded plugins' authentication methods, and each method against the
  * client's secrets (a pinned method the client holds no secret for could never succeed).
  */
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app/create-app.js';
-import { BootError } from '../../src/config/boot-error.js';
-import { checkConfig } from '../../src/config/load.js';
+import type { BootError } from '../../src/config/boot-error.js';
 import type { ClientConfig } from '../../src/config/schema.js';
 import { validateUserConfig } from '../../src/config/validate.js';
 import { hashSecret } from '../../src/sdk/hash.js';
+import { bootErrorFor } from '../support/boot-error.js';
 import { firstPartyPlugins } from '../support/server.js';
 
-const quiet = new Writable({ write: (_chunk, _enc, done) => done() });
 const client = (patch: Partial<ClientConfig> & Record<string, unknown>): ClientConfig => ({
   clientId: 'app',
   clientSecrets: [{ value: hashSecret('app-secret') }],
@@ -23,18 +20,8 @@ const client = (patch: Partial<ClientConfig> & Record<string, unknown>): ClientC
 });
 const base = { apiScopes: [{ name: 'api1.read' }] };
 
-async function bootError(clients: ClientConfig[]): Promise<BootError> {
-  const config = checkConfig({ store: 'memory', pluginDirs: [firstPartyPlugins], ...base, clients }, firstPartyPlugins);
-  const err: unknown = await createApp(config, { logDestination: quiet }).then(
-    async (app) => {
-      await app.close();
-      return undefined;
-    },
-    (e: unknown) => e,
-  );
-  expect(err, 'start-up must stop').toBeInstanceOf(BootError);
-  return err as BootError;
-}
+const bootError = (clients: ClientConfig[]): Promise<BootError> =>
+  bootErrorFor({ store: 'memory', pluginDirs: [firstPartyPlugins], ...base, clients }, firstPartyPlugins);
 
 describe('tokenEndpointAuthMethods: shape', () => {
   it.each([

@@ -44,3 +44,35 @@ describe('limits against exhaustion', () => {
     ]);
   });
 });
+
+describe('trusted proxies and counters', () => {
+  it('default to no trusted proxy and counters in memory', () => {
+    const config = checkConfig({}, process.cwd());
+    expect(config.trustedProxies).toEqual([]);
+    expect(config.forwardedHeader).toBe('x-forwarded-for');
+    expect(config.counters).toBe('memory');
+    expect(config.counterKeyPrefix).toBe('svc:');
+  });
+
+  it('name the field of each bad value', () => {
+    expect(validateUserConfig({
+      trustedProxies: ['10.0.0.0/8', 'fd00::/8', '::1', '10.0.0.0/33', 'proxy.internal', 7],
+      forwardedHeader: 'x-real-ip',
+      counters: 'memcached://secret@cache',
+    })).toEqual([
+      'trustedProxies[3]: expected an IPv4 or IPv6 address or CIDR range such as "10.0.0.0/8" or "fd00::/8", got "10.0.0.0/33"',
+      'trustedProxies[4]: expected an IPv4 or IPv6 address or CIDR range such as "10.0.0.0/8" or "fd00::/8", got "proxy.internal"',
+      'trustedProxies[5]: expected a non-empty string, got number 7',
+      'forwardedHeader: unknown value "x-real-ip" (allowed: x-forwarded-for, forwarded)',
+      'counters: expected "memory", "store" or "redis://host:port", got a value starting with "memcached:"',
+    ]);
+  });
+
+  it('refuse counters in the store unless the store is PostgreSQL, without echoing a password', () => {
+    expect(validateUserConfig({ counters: 'store', store: 'sqlite:./x.db' })).toEqual([
+      'counters: "store" keeps the counters in PostgreSQL and needs a "postgres://..." store, got store "sqlite:./x.db"; use "memory" or "redis://..."',
+    ]);
+    expect(validateUserConfig({ counters: 'store', store: 'postgres://svc:pw@db/svc' })).toEqual([]);
+    expect(validateUserConfig({ counters: 'redis://:pw@127.0.0.1:6379/2' })).toEqual([]);
+  });
+});

@@ -3,11 +3,11 @@
  * (Linux routes all of 127.0.0.0/8 to lo, so a client socket can bind 127.0.0.x), which is the
  * address the service sees: no X-Forwarded-For is trusted.
  */
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { demoConfig } from '../support/demo-config.js';
+import { postFrom as postFromAddress, type Reply } from '../support/raw-http.js';
 import { basic, startServer, type TestServer } from '../support/server.js';
 
 const pairThreshold = 3;
@@ -26,12 +26,6 @@ const config: UserConfig = {
   authThrottle: { pairThreshold, addressThreshold, maxDelay: 300, window: 900 },
 };
 
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Record<string, unknown>;
-}
-
 let server: TestServer;
 beforeAll(async () => {
   server = await startServer(config);
@@ -41,32 +35,8 @@ afterAll(async () => {
 });
 
 /** POSTs a form from a chosen local address. */
-function postFrom(localAddress: string, path: string, form: Record<string, string>, authorization?: string): Promise<Reply> {
-  const body = new URLSearchParams(form).toString();
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${server.url}${path}`,
-      {
-        method: 'POST',
-        localAddress,
-        agent: false,
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'content-length': Buffer.byteLength(body),
-          ...(authorization ? { authorization } : {}),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) as Record<string, unknown> }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const postFrom = (localAddress: string, path: string, form: Record<string, string>, authorization?: string): Promise<Reply> =>
+  postFromAddress(`${server.url}${path}`, localAddress, form, authorization ? { authorization } : {});
 
 const cc = { grant_type: 'client_credentials' };
 const token = (from: string, authorization?: string, form: Record<string, string> = cc) => postFrom(from, '/connect/token', form, authorization);
@@ -78,10 +48,12 @@ function expectToken(reply: Reply): void {
   expect(reply.body.access_token).toEqual(expect.any(String));
 }
 
-function expectInvalidClient(reply: Reply): void {
+const apiDenied = "API resource authentication failed: introspection takes an API resource's name and secret, not a client's.";
+
+function expectInvalidClient(reply: Reply, description = 'Client authentication failed.'): void {
   expect({ status: reply.status, body: reply.body }).toEqual({
     status: 401,
-    body: { error: 'invalid_client', error_description: 'Client authentication failed.' },
+    body: { error: 'invalid_client', error_description: description },
   });
 }
 
@@ -165,7 +137,7 @@ describe('failed client authentication throttle', () => {
   it('throttles an API resource failing at introspection the same way', async () => {
     const from = '127.0.0.12';
     const api = (secret: string) => postFrom(from, '/connect/introspect', { token: 'x' }, basic('api1', secret));
-    for (let i = 0; i < pairThreshold; i++) expectInvalidClient(await api('wrong'));
+    for (let i = 0; i < pairThreshold; i++) expectInvalidClient(await api('wrong'), apiDenied);
     expectThrottled(await api('api1-secret'), 1);
     const elsewhere = await postFrom('127.0.0.13', '/connect/introspect', { token: 'x' }, basic('api1', 'api1-secret'));
     expect({ status: elsewhere.status, body: elsewhere.body }).toEqual({ status: 200, body: { active: false } });

@@ -272,7 +272,7 @@ describe('start-up', () => {
     expect(names).toEqual(expect.arrayContaining(['standard-grants', 'log-events', 'shared-secret', 'private-key-jwt', 'crashing-sinks', 'event-recorder']));
     expect(loaded).toContainEqual(expect.objectContaining({
       plugin: 'standard-grants', source: '(built-in)', authenticationMethods: [],
-      grantTypes: ['client_credentials', 'password', 'refresh_token', deviceGrantType],
+      grantTypes: ['client_credentials', 'password', 'refresh_token', deviceGrantType, 'authorization_code'],
     }));
     expect(loaded).toContainEqual(expect.objectContaining({
       plugin: 'shared-secret', source: join(firstPartyPlugins, 'shared-secret'), grantTypes: [],

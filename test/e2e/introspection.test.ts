@@ -215,7 +215,12 @@ describe('introspection of a token that is not active for the caller', () => {
 });
 
 describe('introspection callers', () => {
-  const failed = { error: 'invalid_client', error_description: 'Client authentication failed.' };
+  // One text for every failure, so it tells a client's developer what the endpoint takes without
+  // telling anyone which ids exist or whether an id is a client's or an API resource's.
+  const failed = {
+    error: 'invalid_client',
+    error_description: "API resource authentication failed: introspection takes an API resource's name and secret, not a client's.",
+  };
 
   it.each([
     ['a wrong secret in the Basic header', { authorization: basic('api1', 'wrong') }, {}],
@@ -232,6 +237,13 @@ describe('introspection callers', () => {
     expect(res.status).toBe(401);
     expect(res.body).toEqual(failed);
     expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('logs that the credentials were a client\'s, which the caller is not told', async () => {
+    const res = await postForm(introspect, { token: 'x' }, { authorization: basic('jwt-client', 'jwt-client-secret'), 'x-request-id': 'intro-client-creds' });
+    expect(res.status).toBe(401);
+    const line = s.logs.find((l) => l.reqId === 'intro-client-creds' && l.msg === 'request rejected');
+    expect(line?.detail).toBe('client_secret_basic for "jwt-client": a client, not an API resource');
   });
 
   it('challenges a caller that used the Basic scheme', async () => {

@@ -5,12 +5,12 @@
  * compressed), every other per-parameter cap, and what Node rejects before Koa sees it (headers
  * over 16 KiB, malformed HTTP). Each is a JSON error with its exact status, never a 500.
  */
-import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { demoConfig } from '../support/demo-config.js';
+import { rawRequest, type RawReply } from '../support/raw-http.js';
 import { basic, startServer, type TestServer } from '../support/server.js';
 
 const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -225,35 +225,8 @@ describe('per-parameter caps', () => {
   });
 });
 
-interface RawReply {
-  raw: string;
-  status: number;
-  headers: Map<string, string>;
-  body: string;
-}
-
 /** Writes raw bytes to the server and reads everything it answers until it closes the connection. */
-function raw(request: string | Buffer): Promise<RawReply> {
-  const { port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    // The server may close while we still write a large request.
-    socket.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err);
-    });
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const [head = '', body = ''] = text.split(/\r\n\r\n(.*)/s);
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = new Map(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      resolve({ raw: text, status: Number(statusLine.split(' ')[1]), headers, body });
-    });
-    socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
-    socket.write(request);
-  });
-}
+const raw = (request: string | Buffer): Promise<RawReply> => rawRequest(server.url, request);
 
 function expectRawError(reply: RawReply, status: number, description: string): void {
   expect(reply.status, reply.raw).toBe(status);

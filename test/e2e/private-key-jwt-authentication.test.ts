@@ -10,7 +10,7 @@ import { SignJWT, createRemoteJWKSet, jwtVerify, type JWTHeaderParameters, type 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SecretConfig, UserConfig } from '../../src/config/schema.js';
 import { hashSecret } from '../../src/sdk/hash.js';
-import { basic, postForm, startServer, type TestServer } from '../support/server.js';
+import { basic, firstPartyPlugins, postForm, startServer, type TestServer } from '../support/server.js';
 import { certificateOf, hmacToken, makeKey, publicJwk, rawToken, type TestKey } from '../plugins/private-key-jwt/helpers.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -103,8 +103,8 @@ function rejection(on: TestServer, reply: Reply): Record<string, unknown> | unde
 }
 
 /** 401 invalid_client, exactly, with no challenge (no Authorization header was used); the log says why. */
-function expectRejected(reply: Reply, reason: string | RegExp, on: TestServer = server): void {
-  expect({ status: reply.status, body: reply.body }).toEqual({ status: 401, body: failed });
+function expectRejected(reply: Reply, reason: string | RegExp, on: TestServer = server, body: object = failed): void {
+  expect({ status: reply.status, body: reply.body }).toEqual({ status: 401, body });
   expect(reply.headers.get('www-authenticate')).toBeNull();
   expect(reply.headers.get('cache-control')).toBe('no-store');
   const line = rejection(on, reply);
@@ -264,6 +264,24 @@ describe('audience compatibility (RFC 10070)', () => {
       compatServer,
     );
   });
+
+  it('stops start-up naming the client and the field for a bad or misspelt per-client setting', async () => {
+    const withProperties = (properties: Record<string, string>): UserConfig => ({
+      clients: [
+        { clientId: 'fine', clientSecrets: [{ value: hashSecret('s') }], allowedGrantTypes: ['client_credentials'], allowedScopes: [] },
+        { clientId: 'legacy', clientSecrets: [jwk(keys.ec)], allowedGrantTypes: ['client_credentials'], allowedScopes: [], properties },
+      ],
+    });
+    const prefix = `plugin "private-key-jwt" (${firstPartyPlugins}/private-key-jwt): secretValidators[0] failed to start: plugin private-key-jwt: clients[1] ("legacy")`;
+    await expect(startServer(withProperties({ 'privateKeyJwt.audience': 'lenient' }))).rejects.toMatchObject({
+      code: 'PLUGIN_INVALID',
+      message: `${prefix} properties["privateKeyJwt.audience"]: expected "strict" or "compat", found "lenient"`,
+    });
+    await expect(startServer(withProperties({ 'privateKeyJwt.Audience': 'compat' }))).rejects.toMatchObject({
+      code: 'PLUGIN_INVALID',
+      message: `${prefix} properties["privateKeyJwt.Audience"]: unknown private-key-jwt property; the only one is "privateKeyJwt.audience"`,
+    });
+  });
 });
 
 describe('other endpoints', () => {
@@ -292,7 +310,10 @@ describe('other endpoints', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ active: true, client_id: 'ref-app', scope: 'api1.read' });
     const wrongKey = await post(server, '/connect/introspect', await sign(keys.ec, 'ES256', claims('api1')), { token: reference });
-    expectRejected(wrongKey, 'signature does not verify');
+    expectRejected(wrongKey, 'signature does not verify', server, {
+      error: 'invalid_client',
+      error_description: "API resource authentication failed: introspection takes an API resource's name and secret, not a client's.",
+    });
   });
 });
 

@@ -159,3 +159,13 @@ describe('auth throttle', () => {
     expect(waits).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 3600, 3600]);
   });
 });
+
+describe('auth throttle in memory', () => {
+  it('answers synchronously: the hot path awaits nothing when the counters are in this process', () => {
+    const { throttle, now } = setup();
+    expect(throttle.check('app', here, now())).toBe(false);
+    expect(throttle.failed('app', here, now())).toBeUndefined();
+    expect(throttle.check('app', here, now())).toBe(true);
+    expect(throttle.succeeded('app', here)).toBeUndefined();
+  });
+});

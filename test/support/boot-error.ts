@@ -7,8 +7,13 @@ import { checkConfig } from '../../src/config/load.js';
 
 const quiet = new Writable({ write: (_chunk, _enc, done) => done() });
 
-export async function bootError(pluginDirs: string[], configDir: string): Promise<BootError> {
-  const config = checkConfig({ store: 'memory', pluginDirs }, configDir);
+export function bootError(pluginDirs: string[], configDir: string): Promise<BootError> {
+  return bootErrorFor({ store: 'memory', pluginDirs }, configDir);
+}
+
+/** The BootError that building the app from this (unchecked) config stops with. */
+export async function bootErrorFor(raw: Record<string, unknown>, configDir: string): Promise<BootError> {
+  const config = checkConfig(raw, configDir);
   const err: unknown = await createApp(config, { logDestination: quiet }).then(
     async (app) => {
       await app.close();

@@ -24,5 +24,13 @@ export const demoConfig: UserConfig = {
       allowedScopes: ['backend.read'],
       allowedSubjectTokenAudiences: ['api1'],
     },
+    // A web app signing users in with the authorization code flow, as in the README. Secret: webapp-secret
+    {
+      clientId: 'webapp',
+      clientSecrets: [{ value: hashSecret('webapp-secret') }],
+      allowedGrantTypes: ['authorization_code'],
+      allowedScopes: ['api1.read'],
+      redirectUris: ['http://localhost:8080/callback'],
+    },
   ],
 };

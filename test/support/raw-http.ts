@@ -1,4 +1,4 @@
-/** Raw HTTP over a socket, for what `fetch` cannot send (repeated headers) or must not wait for. */
+/** Raw HTTP over TCP, for what `fetch` will not send (repeated headers, unknown methods, broken framing) or must not wait for. */
 import { request } from 'node:http';
 import { connect } from 'node:net';
 
@@ -10,12 +10,13 @@ export interface RawReply {
 }
 
 /** Writes `request` and reads everything the server answers until it closes the connection. */
-export function rawRequest(url: string, request: string): Promise<RawReply> {
-  const { port } = new URL(url);
+export function rawRequest(url: string, request: string | Buffer, timeoutMs = 5000): Promise<RawReply> {
+  const { port, hostname } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1');
+    const socket = connect(Number(port), hostname);
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
+    // The server may close while we still write.
     socket.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err);
     });
@@ -26,7 +27,7 @@ export function rawRequest(url: string, request: string): Promise<RawReply> {
       const headers = new Map(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
       resolve({ raw: text, status: Number(statusLine.split(' ')[1]), headers, body });
     });
-    socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     socket.write(request);
   });
 }

@@ -9,18 +9,19 @@ import type { ResolvedConfig } from '../../config/schema.js';
 import type { Clock, Logger, ResourceOwnerValidator } from '../../sdk/contracts.js';
 import { StoreUnavailableError, type Store } from '../../store/store.js';
 import { isOAuthError } from '../../oauth/errors.js';
-import { offlineAccess } from '../../oauth/scopes.js';
 import { formBodyReader } from '../read-form.js';
 import { paths } from '../../endpoints/urls.js';
 import { createDeviceFlowStore } from '../../device/device-flow-store.js';
 import { userCodeScheme } from '../../device/user-code.js';
-import { createFailedAttempts } from '../../device/failed-attempts.js';
+import { createFailedAttempts, type FailedAttempts } from '../../device/failed-attempts.js';
+import type { PasswordThrottle } from '../../oauth/password-throttle.js';
 import { loadCookieSecret } from '../../device/cookie-secret.js';
 import { createSessionCookies, type SessionCookies } from '../../device/session-cookie.js';
 import { createCsrf } from '../../device/csrf.js';
 import { createVerificationPage, type PageOutcome, type VerificationPage } from '../../device/verification-page.js';
 import type { PageView } from '../../device/page-views.js';
 import { renderPage, type RenderOptions } from './templates.js';
+import { choosePageText, pageLanguageTags } from './text/index.js';
 import { cssHash } from './styles.js';
 
 export interface DevicePageDeps {
@@ -30,6 +31,10 @@ export interface DevicePageDeps {
   logger: Logger;
   resourceOwnerValidator: ResourceOwnerValidator;
   events?: EventService;
+  /** Wrong-code counts in a shared counter store (`counters`); in the store when absent. */
+  failedAttempts?: FailedAttempts | undefined;
+  /** Failed sign-ins, counted with the password grant's (`passwordThrottle`). */
+  passwordThrottle: PasswordThrottle;
 }
 
 /** How long a sign-in on the page lasts. */
@@ -46,19 +51,18 @@ const securityHeaders = {
   'Content-Security-Policy': `default-src 'none'; style-src ${cssHash}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
 };
 
-const defaultScopeDescriptions: Record<string, string> = {
-  openid: 'Know who you are (your user id)',
-  [offlineAccess]: 'Keep access when you are not using it',
-};
-
 export function createDevicePage(deps: DevicePageDeps): Middleware {
   const { config, store, clock, logger } = deps;
   const userCodes = userCodeScheme(config.deviceFlow.userCodeFormat);
   const action = new URL(config.issuer + paths.devicePage).pathname;
-  const renderOptions: RenderOptions = { action, numericCodes: userCodes.format === 'numeric' };
-  const scopeDescriptions = new Map<string, string | undefined>(Object.entries(defaultScopeDescriptions));
-  for (const r of config.identityResources) scopeDescriptions.set(r.name, r.description ?? scopeDescriptions.get(r.name));
+  const numericCodes = userCodes.format === 'numeric';
+  // Configured descriptions only; the page's text catalogue words standard scopes in each language.
+  const scopeDescriptions = new Map<string, string | undefined>();
+  for (const r of config.identityResources) scopeDescriptions.set(r.name, r.description);
   for (const s of config.apiScopes) scopeDescriptions.set(s.name, s.description);
+  // A language chosen by ui_locales must survive the page's own forms and links; the supported
+  // tag is carried, never the caller's text. Accept-Language comes again with every request.
+  const actionFor = new Map(pageLanguageTags.map((tag) => [tag, `${action}?ui_locales=${encodeURIComponent(tag)}`]));
   // The same reader as every endpoint: flat parameters, duplicates rejected, unreadable bodies a 400.
   const readBody = formBodyReader(config.limits);
 
@@ -72,9 +76,10 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
       const page = createVerificationPage({
         flows: createDeviceFlowStore({ store, clock }),
         userCodes,
-        failedAttempts: createFailedAttempts({
+        failedAttempts: deps.failedAttempts ?? createFailedAttempts({
           store, clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow,
         }),
+        passwordThrottle: deps.passwordThrottle,
         csrf: createCsrf(secret),
         newSession: (now, user) => cookies.create(now, user),
         users: deps.resourceOwnerValidator,
@@ -96,11 +101,19 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
     return ctx.request.is('application/x-www-form-urlencoded') ? readBody(ctx) : new Map();
   }
 
+  function renderOptions(ctx: Context): RenderOptions {
+    const uiLocales = new URLSearchParams(ctx.querystring).get('ui_locales') ?? undefined;
+    const chosen = choosePageText(uiLocales, ctx.get('accept-language') || undefined);
+    return { action: chosen.from === 'ui_locales' ? actionFor.get(chosen.tag)! : action, numericCodes, text: chosen.value };
+  }
+
   function send(ctx: Context, status: number, view: PageView): void {
+    const options = renderOptions(ctx);
     ctx.status = status;
     ctx.set(securityHeaders);
+    ctx.set({ 'Content-Language': options.text.lang, Vary: 'Accept-Language' });
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = renderPage(view, renderOptions);
+    ctx.body = renderPage(view, options);
   }
 
   return async function devicePage(ctx: Context): Promise<void> {
@@ -117,7 +130,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
         remoteAddress: ctx.ip,
         requestId: ctx.state.requestId as string | undefined,
       });
-      if (outcome.session) ctx.append('Set-Cookie', cookies.serialize(outcome.session, clock.now()));
+      if (outcome.session) ctx.append('Set-Cookie', cookies.serialize(outcome.session, clock.now(), ctx.state.secureOrigin === true));
     } catch (err) {
       send(ctx, ...failure(err, ctx, logger));
       return;
@@ -133,13 +146,13 @@ function failure(err: unknown, ctx: Context, logger: Logger): [number, PageView]
   const status = (err as { status?: unknown }).status;
   if (isOAuthError(err) || (typeof status === 'number' && status >= 400 && status < 500)) {
     logger.info({ reqId, path: ctx.path, status }, 'device page: unreadable form');
-    return [400, { kind: 'message', title: 'Please start again', text: 'The form could not be read.' }];
+    return [400, { kind: 'message', message: 'form-unreadable' }];
   }
   if (err instanceof StoreUnavailableError) {
     logger.warn({ reqId, path: ctx.path, detail: err.message }, 'device page: store unavailable');
     ctx.set('Retry-After', '5');
-    return [503, { kind: 'message', title: 'Temporarily unavailable', text: 'The service is temporarily unavailable. Try again in a moment.' }];
+    return [503, { kind: 'message', message: 'unavailable' }];
   }
   logger.error({ reqId, path: ctx.path, err }, 'device page failed');
-  return [500, { kind: 'message', title: 'Something went wrong', text: 'Something went wrong on our side. Try again in a moment.' }];
+  return [500, { kind: 'message', message: 'failed' }];
 }

@@ -1,37 +1,47 @@
 /** Server-rendered HTML for each step of the verification page; works without JavaScript. */
-import type { PageView, ScopeLine } from '../../device/page-views.js';
+import type { MessageView, PageView, ScopeLine } from '../../device/page-views.js';
 import { html, SafeHtml } from './html.js';
 import { css } from './styles.js';
+import type { PageText } from './text/index.js';
 
 export interface RenderOptions {
-  /** Where the forms post, e.g. `/device`. */
+  /** Where the forms post, e.g. `/device` (with `?ui_locales=de` when that chose the language). */
   readonly action: string;
   /** Numeric user codes get a numeric keypad on phones. */
   readonly numericCodes: boolean;
+  /** The words, in the reader's language. */
+  readonly text: PageText;
 }
 
-const titles: Record<PageView['kind'], string> = {
-  'enter-code': 'Connect a device',
-  'sign-in': 'Sign in',
-  consent: 'Allow access?',
-  done: 'Done',
-  message: 'Device sign-in',
-};
+function titleOf(view: PageView, text: PageText): string {
+  switch (view.kind) {
+    case 'enter-code':
+      return text.enterCode.title;
+    case 'sign-in':
+      return text.signIn.title;
+    case 'consent':
+      return text.consent.title;
+    case 'done':
+      return view.approved ? text.done.approvedTitle : text.done.deniedTitle;
+    case 'message':
+      return text.messages[view.message].title;
+  }
+}
 
 export function renderPage(view: PageView, options: RenderOptions): string {
-  const title = view.kind === 'message' ? view.title : view.kind === 'done' ? doneTitle(view.approved) : titles[view.kind];
+  const { text } = options;
   return html`<!doctype html>
-<html lang="en">
+<html lang="${text.lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${title}</title>
+<title>${titleOf(view, text)}</title>
 <style>${new SafeHtml(css)}</style>
 </head>
 <body>
 <main>
-<p class="brand">Device sign-in</p>
+<p class="brand">${text.brand}</p>
 ${body(view, options)}
 </main>
 </body>
@@ -40,6 +50,7 @@ ${body(view, options)}
 }
 
 function body(view: PageView, options: RenderOptions): SafeHtml {
+  const { text } = options;
   switch (view.kind) {
     case 'enter-code':
       return enterCode(view, options);
@@ -47,19 +58,21 @@ function body(view: PageView, options: RenderOptions): SafeHtml {
       return signIn(view, options);
     case 'consent':
       return consent(view, options);
-    case 'done':
-      return html`<h1>${doneTitle(view.approved)}</h1>
-<p>${view.approved
-        ? html`<strong>${view.clientName}</strong> can now use your account. You can return to your device.`
-        : html`<strong>${view.clientName}</strong> was not given access. You can close this page.`}</p>`;
+    case 'done': {
+      const client = html`${view.clientName}`;
+      return html`<h1>${titleOf(view, text)}</h1>
+<p>${view.approved ? text.done.approved(client) : text.done.denied(client)}</p>`;
+    }
     case 'message':
-      return html`<h1>${view.title}</h1>
-<p role="alert">${view.text}</p>
-<p><a href="${options.action}">Start again</a></p>`;
+      return html`<h1>${titleOf(view, text)}</h1>
+<p role="alert">${messageText(view, text)}</p>
+<p><a href="${options.action}">${text.startAgain}</a></p>`;
   }
 }
 
-const doneTitle = (approved: boolean): string => (approved ? 'Device connected' : 'Request denied');
+function messageText(view: MessageView, text: PageText): string {
+  return 'minutes' in view ? text.messages[view.message].text(view.minutes, view.until) : text.messages[view.message].text;
+}
 
 function notice(message: string | undefined): SafeHtml {
   return html`${message ? html`<p class="notice" role="alert">${message}</p>` : ''}`;
@@ -69,51 +82,55 @@ function hidden(name: string, value: string): SafeHtml {
   return html`<input type="hidden" name="${name}" value="${value}">`;
 }
 
-function enterCode(view: Extract<PageView, { kind: 'enter-code' }>, options: RenderOptions): SafeHtml {
-  return html`<h1>Connect a device</h1>
-<p>Enter the code shown on your device.</p>
-${notice(view.message)}
-<form method="post" action="${options.action}">
+function enterCode(view: Extract<PageView, { kind: 'enter-code' }>, { action, numericCodes, text }: RenderOptions): SafeHtml {
+  const t = text.enterCode;
+  return html`<h1>${t.title}</h1>
+<p>${t.intro}</p>
+${notice(view.notice && text.notices[view.notice])}
+<form method="post" action="${action}">
 ${hidden('step', 'code')}${hidden('csrf', view.csrf)}
-<label for="user_code">Code</label>
-<input class="code-input" type="text" id="user_code" name="user_code" value="${view.userCode}" autocomplete="off" autocapitalize="characters" spellcheck="false" maxlength="32" required${options.numericCodes ? html` inputmode="numeric"` : ''}${view.userCode ? '' : html` autofocus`}>
-<div class="actions"><button type="submit">Continue</button></div>
+<label for="user_code">${t.label}</label>
+<input class="code-input" type="text" id="user_code" name="user_code" value="${view.userCode}" autocomplete="off" autocapitalize="characters" spellcheck="false" maxlength="32" required${numericCodes ? html` inputmode="numeric"` : ''}${view.userCode ? '' : html` autofocus`}>
+<div class="actions"><button type="submit">${t.submit}</button></div>
 </form>`;
 }
 
-function signIn(view: Extract<PageView, { kind: 'sign-in' }>, options: RenderOptions): SafeHtml {
-  return html`<h1>Sign in</h1>
-<p><strong>${view.clientName}</strong> wants to connect to your account. Sign in to continue.</p>
-${notice(view.message)}
-<form method="post" action="${options.action}">
+function signIn(view: Extract<PageView, { kind: 'sign-in' }>, { action, text }: RenderOptions): SafeHtml {
+  const t = text.signIn;
+  return html`<h1>${t.title}</h1>
+<p>${t.intro(html`${view.clientName}`)}</p>
+${notice(view.notice && text.notices[view.notice])}
+<form method="post" action="${action}">
 ${hidden('step', 'sign-in')}${hidden('csrf', view.csrf)}${hidden('user_code', view.userCode)}
-<label for="username">Username</label>
+<label for="username">${t.username}</label>
 <input type="text" id="username" name="username" value="${view.username ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" required${view.username ? '' : html` autofocus`}>
-<label for="password">Password</label>
+<label for="password">${t.password}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${view.username ? html` autofocus` : ''}>
-<div class="actions"><button type="submit">Sign in</button></div>
+<div class="actions"><button type="submit">${t.submit}</button></div>
 </form>
-<p class="muted">Code: <span class="code">${view.userCode}</span></p>`;
+<p class="muted">${t.code} <span class="code">${view.userCode}</span></p>`;
 }
 
-function scopeItem(scope: ScopeLine): SafeHtml {
-  return html`<li>${scope.description ?? scope.name}${scope.description ? html`<span class="scope-name">${scope.name}</span>` : ''}</li>`;
+function scopeItem(scope: ScopeLine, text: PageText): SafeHtml {
+  const description = scope.description ?? text.scopes[scope.name];
+  return html`<li>${description ?? scope.name}${description ? html`<span class="scope-name">${scope.name}</span>` : ''}</li>`;
 }
 
-function consent(view: Extract<PageView, { kind: 'consent' }>, options: RenderOptions): SafeHtml {
-  return html`<h1>Allow access?</h1>
-<p><strong>${view.clientName}</strong> is asking for access to your account.</p>
-<p>Check that your device shows this code: <span class="code">${view.userCode}</span></p>
+function consent(view: Extract<PageView, { kind: 'consent' }>, { action, text }: RenderOptions): SafeHtml {
+  const t = text.consent;
+  return html`<h1>${t.title}</h1>
+<p>${t.intro(html`${view.clientName}`)}</p>
+<p>${t.checkCode} <span class="code">${view.userCode}</span></p>
 ${view.scopes.length > 0
-    ? html`<h2>It will be able to:</h2>
-<ul class="scopes">${view.scopes.map(scopeItem)}</ul>`
+    ? html`<h2>${t.scopesHeading}</h2>
+<ul class="scopes">${view.scopes.map((scope) => scopeItem(scope, text))}</ul>`
     : ''}
-<form method="post" action="${options.action}">
+<form method="post" action="${action}">
 ${hidden('step', 'consent')}${hidden('csrf', view.csrf)}${hidden('user_code', view.userCode)}
-<div class="actions"><button type="submit" name="decision" value="approve">Approve</button><button type="submit" class="secondary" name="decision" value="deny">Deny</button></div>
+<div class="actions"><button type="submit" name="decision" value="approve">${t.approve}</button><button type="submit" class="secondary" name="decision" value="deny">${t.deny}</button></div>
 </form>
-<form method="post" action="${options.action}">
+<form method="post" action="${action}">
 ${hidden('step', 'sign-out')}${hidden('csrf', view.csrf)}${hidden('user_code', view.userCode)}
-<p class="muted">Signed in as <strong>${view.username}</strong>. <button type="submit" class="link">Not you? Sign out</button></p>
+<p class="muted">${t.signedInAs(html`${view.username}`)} <button type="submit" class="link">${t.signOut}</button></p>
 </form>`;
 }

@@ -73,4 +73,21 @@ export const migrations: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    // The guessing counters every node shares when `counters: "store"` (src/counters/postgres-counters.ts).
+    // Created on SQLite too, where nothing uses it: migrations are one list for both databases.
+    id: '0003-rate-counters',
+    async up(db) {
+      await db.schema
+        .createTable('rate_counters')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('failures', 'integer', (c) => c.notNull())
+        .addColumn('threshold', 'integer', (c) => c.notNull())
+        .addColumn('last_at', 'bigint', (c) => c.notNull())
+        .addColumn('blocked_until', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('rate_counters_expires_at').on('rate_counters').column('expires_at').execute();
+    },
+  },
 ];

@@ -73,8 +73,19 @@ describe('start-up', () => {
 
   it('rejects a bad privateKeyJwt.audience client property', async () => {
     await expect(startWith([], { 'privateKeyJwt.audience': 'lenient' })).rejects.toThrow(
-      new Error('plugin private-key-jwt: client "app" properties["privateKeyJwt.audience"]: expected "strict" or "compat", found "lenient"'),
+      new Error('plugin private-key-jwt: clients[0] ("app") properties["privateKeyJwt.audience"]: expected "strict" or "compat", found "lenient"'),
     );
+  });
+
+  it('rejects a misspelt privateKeyJwt property rather than leaving the client on the global rule', async () => {
+    await expect(startWith([], { 'privateKeyJwt.audiance': 'compat' })).rejects.toThrow(
+      new Error('plugin private-key-jwt: clients[0] ("app") properties["privateKeyJwt.audiance"]: unknown private-key-jwt property; the only one is "privateKeyJwt.audience"'),
+    );
+    await expect(startWith([], { 'privatekeyjwt.audience': 'compat' })).rejects.toThrow(/unknown private-key-jwt property/);
+  });
+
+  it('leaves other properties alone', async () => {
+    await expect(startWith([], { 'tenant': 'a', 'privateKeyJwt.audience': 'compat' })).resolves.toBeDefined();
   });
 });
 

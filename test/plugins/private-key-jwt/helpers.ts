@@ -120,6 +120,12 @@ export function makeClient(clientId: string, clientSecrets: readonly Secret[], p
     allowedCorsOrigins: [],
     tokenEndpointAuthMethods: undefined,
     allowedSubjectTokenAudiences: [],
+    redirectUris: [],
+    postLogoutRedirectUris: [],
+    requirePkce: true,
+    requireConsent: false,
+    requirePushedAuthorization: false,
+    authorizationCodeLifetime: 300,
   };
 }
 
@@ -151,6 +157,10 @@ export function makeConfig(clients: readonly Client[], apiResources: readonly Ap
     passwordThrottle: { pairThreshold: 5, userThreshold: 20, addressThreshold: 50, maxDelay: 300, window: 900 },
     introspectionLimit: { maxInactive: 6000, window: 60 },
     connections: { firstByteTimeout: 5000, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5000 },
+    trustedProxies: [],
+    forwardedHeader: 'x-forwarded-for',
+    counters: 'memory',
+    counterKeyPrefix: 'svc:',
   };
 }
 

@@ -32,29 +32,27 @@ const other = 'https://other.example';
 
 describe('strict (default)', () => {
   it('accepts the issuer as the single audience', async () => {
-    expect(await validate({ aud: ISSUER })).toEqual(ok);
-    expect(await validate({ aud: [ISSUER] })).toEqual(ok);
+    expect(await validate({ aud: ISSUER })).toMatchObject(ok);
+    expect(await validate({ aud: [ISSUER] })).toMatchObject(ok);
   });
 
   it('rejects another audience', async () => {
-    expect(await validate({ aud: other })).toEqual(fail(`aud "${other}" is not the issuer identifier (strict audience, by plugin option audience)`));
-    expect(await validate({ aud: `${ISSUER}/` })).toEqual(fail(`aud "${ISSUER}/" is not the issuer identifier (strict audience, by plugin option audience)`));
+    expect(await validate({ aud: other })).toMatchObject(fail(`aud "${other}" is not the issuer identifier (strict audience, by plugin option audience)`));
+    expect(await validate({ aud: `${ISSUER}/` })).toMatchObject(fail(`aud "${ISSUER}/" is not the issuer identifier (strict audience, by plugin option audience)`));
   });
 
   it('rejects an array holding the issuer and another value', async () => {
-    expect(await validate({ aud: [ISSUER, other] })).toEqual(
-      fail(`aud ["${ISSUER}","${other}"] is not a single value (strict audience, by plugin option audience)`),
+    expect(await validate({ aud: [ISSUER, other] })).toMatchObject(fail(`aud ["${ISSUER}","${other}"] is not a single value (strict audience, by plugin option audience)`),
     );
   });
 
   it('rejects a missing or empty audience', async () => {
-    expect(await validate({ aud: undefined })).toEqual(fail('aud undefined is not a single value (strict audience, by plugin option audience)'));
-    expect(await validate({ aud: [] })).toEqual(fail('aud [] is not a single value (strict audience, by plugin option audience)'));
+    expect(await validate({ aud: undefined })).toMatchObject(fail('aud undefined is not a single value (strict audience, by plugin option audience)'));
+    expect(await validate({ aud: [] })).toMatchObject(fail('aud [] is not a single value (strict audience, by plugin option audience)'));
   });
 
   it('rejects the token endpoint URL', async () => {
-    expect(await validate({ aud: urls.token })).toEqual(
-      fail(`aud "${urls.token}" is not the issuer identifier (strict audience, by plugin option audience)`),
+    expect(await validate({ aud: urls.token })).toMatchObject(fail(`aud "${urls.token}" is not the issuer identifier (strict audience, by plugin option audience)`),
     );
   });
 });
@@ -63,37 +61,33 @@ describe('compat', () => {
   const notAccepted = 'is not the issuer identifier, token endpoint or called endpoint URL';
 
   it('accepts the token endpoint URL when the plugin option says compat', async () => {
-    expect(await validate({ aud: urls.token, option: 'compat' })).toEqual(ok);
-    expect(await validate({ aud: [urls.token], option: 'compat' })).toEqual(ok);
-    expect(await validate({ aud: ISSUER, option: 'compat' })).toEqual(ok);
+    expect(await validate({ aud: urls.token, option: 'compat' })).toMatchObject(ok);
+    expect(await validate({ aud: [urls.token], option: 'compat' })).toMatchObject(ok);
+    expect(await validate({ aud: ISSUER, option: 'compat' })).toMatchObject(ok);
   });
 
   it('accepts the token endpoint URL when the client property says compat', async () => {
-    expect(await validate({ aud: urls.token, property: 'compat' })).toEqual(ok);
+    expect(await validate({ aud: urls.token, property: 'compat' })).toMatchObject(ok);
   });
 
   it('lets a client property strict override the global compat', async () => {
-    expect(await validate({ aud: urls.token, option: 'compat', property: 'strict' })).toEqual(
-      fail(`aud "${urls.token}" is not the issuer identifier (strict audience, by client property privateKeyJwt.audience)`),
+    expect(await validate({ aud: urls.token, option: 'compat', property: 'strict' })).toMatchObject(fail(`aud "${urls.token}" is not the issuer identifier (strict audience, by client property privateKeyJwt.audience)`),
     );
   });
 
   it('accepts the URL of the endpoint being called, and not of another', async () => {
-    expect(await validate({ aud: urls.introspection, option: 'compat', endpoint: 'introspection' })).toEqual(ok);
-    expect(await validate({ aud: urls.introspection, option: 'compat', endpoint: 'token' })).toEqual(
-      fail(`aud "${urls.introspection}" ${notAccepted} (compat audience, by plugin option audience)`),
+    expect(await validate({ aud: urls.introspection, option: 'compat', endpoint: 'introspection' })).toMatchObject(ok);
+    expect(await validate({ aud: urls.introspection, option: 'compat', endpoint: 'token' })).toMatchObject(fail(`aud "${urls.introspection}" ${notAccepted} (compat audience, by plugin option audience)`),
     );
   });
 
   it('still requires a single value', async () => {
-    expect(await validate({ aud: [ISSUER, urls.token], option: 'compat' })).toEqual(
-      fail(`aud ["${ISSUER}","${urls.token}"] is not a single value (compat audience, by plugin option audience)`),
+    expect(await validate({ aud: [ISSUER, urls.token], option: 'compat' })).toMatchObject(fail(`aud ["${ISSUER}","${urls.token}"] is not a single value (compat audience, by plugin option audience)`),
     );
   });
 
   it('still rejects other audiences', async () => {
-    expect(await validate({ aud: other, property: 'compat' })).toEqual(
-      fail(`aud "${other}" ${notAccepted} (compat audience, by client property privateKeyJwt.audience)`),
+    expect(await validate({ aud: other, property: 'compat' })).toMatchObject(fail(`aud "${other}" ${notAccepted} (compat audience, by client property privateKeyJwt.audience)`),
     );
   });
 });
@@ -101,16 +95,41 @@ describe('compat', () => {
 describe('typ client-authentication+jwt', () => {
   it('is always strict', async () => {
     const strict = (aud: string) => fail(`aud "${aud}" is not the issuer identifier (strict audience, by typ client-authentication+jwt)`);
-    expect(await validate({ aud: urls.token, option: 'compat', typ: 'client-authentication+jwt' })).toEqual(strict(urls.token));
-    expect(await validate({ aud: urls.token, property: 'compat', typ: 'client-authentication+jwt' })).toEqual(strict(urls.token));
-    expect(await validate({ aud: urls.token, option: 'compat', typ: 'application/Client-Authentication+JWT' })).toEqual(strict(urls.token));
+    expect(await validate({ aud: urls.token, option: 'compat', typ: 'client-authentication+jwt' })).toMatchObject(strict(urls.token));
+    expect(await validate({ aud: urls.token, property: 'compat', typ: 'client-authentication+jwt' })).toMatchObject(strict(urls.token));
+    expect(await validate({ aud: urls.token, option: 'compat', typ: 'application/Client-Authentication+JWT' })).toMatchObject(strict(urls.token));
   });
 
   it('accepts the issuer', async () => {
-    expect(await validate({ aud: ISSUER, option: 'compat', typ: 'client-authentication+jwt' })).toEqual(ok);
+    expect(await validate({ aud: ISSUER, option: 'compat', typ: 'client-authentication+jwt' })).toMatchObject(ok);
   });
 
   it('other typ values leave the mode alone', async () => {
-    expect(await validate({ aud: urls.token, option: 'compat', typ: 'JWT' })).toEqual(ok);
+    expect(await validate({ aud: urls.token, option: 'compat', typ: 'JWT' })).toMatchObject(ok);
+  });
+});
+
+describe('the audience form, reported for the metrics', () => {
+  it('names the form of an assertion whose signature verified, accepted or not', async () => {
+    expect(await validate({ aud: ISSUER })).toEqual({ success: true, assertionAudience: 'issuer' });
+    expect(await validate({ aud: [ISSUER] })).toEqual({ success: true, assertionAudience: 'issuer' });
+    expect(await validate({ aud: urls.token, property: 'compat' })).toEqual({ success: true, assertionAudience: 'token_endpoint' });
+    expect(await validate({ aud: urls.token })).toEqual({
+      success: false,
+      reason: `aud "${urls.token}" is not the issuer identifier (strict audience, by plugin option audience)`,
+      assertionAudience: 'token_endpoint',
+    });
+    expect(await validate({ aud: urls.introspection, option: 'compat', endpoint: 'introspection' })).toMatchObject({ success: true, assertionAudience: 'other' });
+    expect(await validate({ aud: [ISSUER, urls.token] })).toMatchObject({ success: false, assertionAudience: 'other' });
+  });
+
+  it('is not reported when the signature does not verify', async () => {
+    const client = makeClient('app', [secretValue]);
+    const validator = createAssertionValidator(makeDeps({ clients: [client] }));
+    const forged = await sign(await makeKey('Ed25519'), 'EdDSA', claimsFor('app', { aud: ISSUER }));
+    expect(await validator.validate(contextFor(client, forged))).toEqual({
+      success: false,
+      reason: 'signature does not verify with the candidate key',
+    });
   });
 });

@@ -28,7 +28,7 @@ describe('jti', () => {
   it('records the jti until the assertion expires plus the clock skew', async () => {
     await fresh();
     const token = await sign(key, 'ES256', claimsFor('app', { jti: 'one' }));
-    expect(await validator.validate(contextFor(app, token))).toEqual({ success: true });
+    expect(await validator.validate(contextFor(app, token))).toMatchObject({ success: true });
     expect([...store.grants.values()]).toEqual([
       {
         key: 'jti:app:one',
@@ -47,30 +47,30 @@ describe('jti', () => {
   it('rejects a reused jti', async () => {
     await fresh();
     const token = await sign(key, 'ES256', claimsFor('app', { jti: 'once' }));
-    expect(await validator.validate(contextFor(app, token))).toEqual({ success: true });
-    expect(await validator.validate(contextFor(app, token))).toEqual({ success: false, reason: 'jti "once" was already used (replay)' });
+    expect(await validator.validate(contextFor(app, token))).toMatchObject({ success: true });
+    expect(await validator.validate(contextFor(app, token))).toMatchObject({ success: false, reason: 'jti "once" was already used (replay)' });
     const another = await sign(key, 'ES256', claimsFor('app', { jti: 'once', exp: NOW_S + 100 }));
-    expect(await validator.validate(contextFor(app, another))).toEqual({ success: false, reason: 'jti "once" was already used (replay)' });
+    expect(await validator.validate(contextFor(app, another))).toMatchObject({ success: false, reason: 'jti "once" was already used (replay)' });
   });
 
   it('keeps jtis apart per client', async () => {
     await fresh();
-    expect(await validator.validate(contextFor(app, await sign(key, 'ES256', claimsFor('app', { jti: 'same' }))))).toEqual({ success: true });
-    expect(await validator.validate(contextFor(app2, await sign(key, 'ES256', claimsFor('app2', { jti: 'same' }))))).toEqual({ success: true });
+    expect(await validator.validate(contextFor(app, await sign(key, 'ES256', claimsFor('app', { jti: 'same' }))))).toMatchObject({ success: true });
+    expect(await validator.validate(contextFor(app2, await sign(key, 'ES256', claimsFor('app2', { jti: 'same' }))))).toMatchObject({ success: true });
     expect([...store.grants.keys()]).toEqual(['jti:app:same', 'jti:app2:same']);
   });
 
   it('is not burnt by a forged or invalid assertion', async () => {
     await fresh();
     const forged = await sign(forger, 'ES256', claimsFor('app', { jti: 'victim' }));
-    expect(await validator.validate(contextFor(app, forged))).toEqual({ success: false, reason: 'signature does not verify with the candidate key' });
+    expect(await validator.validate(contextFor(app, forged))).toMatchObject({ success: false, reason: 'signature does not verify with the candidate key' });
     const wrongAud = await sign(key, 'ES256', claimsFor('app', { jti: 'victim', aud: 'https://elsewhere.example' }));
     expect((await validator.validate(contextFor(app, wrongAud))).success).toBe(false);
     const expired = await sign(key, 'ES256', claimsFor('app', { jti: 'victim', iat: NOW_S - 900, exp: NOW_S - 600 }));
     expect((await validator.validate(contextFor(app, expired))).success).toBe(false);
     expect(store.grants.size).toBe(0);
     const genuine = await sign(key, 'ES256', claimsFor('app', { jti: 'victim' }));
-    expect(await validator.validate(contextFor(app, genuine))).toEqual({ success: true });
+    expect(await validator.validate(contextFor(app, genuine))).toMatchObject({ success: true });
   });
 
   it('lets a store failure propagate instead of answering', async () => {

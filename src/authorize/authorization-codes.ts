@@ -1,0 +1,57 @@
+/**
+ * Authorization codes (RFC 6749 §4.1.2): 256 random bits, stored hashed (the store keeps only
+ * the key's digest), short-lived, and bound to everything the token request must match: the
+ * client, the redirect URI, the PKCE challenge, the scopes, the nonce and the sign-in session.
+ * Redemption is the token endpoint's atomic consume (`GrantSuccess.consumes`).
+ */
+import type { Clock } from '../sdk/contracts.js';
+import type { PersistedGrant, Store } from '../store/store.js';
+import { newHandle } from '../oauth/handles.js';
+
+export const authorizationCodeType = 'authorization_code';
+
+export interface CodeGrant {
+  readonly redirectUri: string;
+  readonly codeChallenge: string | undefined;
+  readonly scopes: readonly string[];
+  readonly nonce: string | undefined;
+  /** The sign-in session's public id (the ID token's `sid`). */
+  readonly sid: string;
+  readonly authTime: number;
+}
+
+export interface StoredCode {
+  readonly clientId: string;
+  readonly subject: string;
+  readonly grant: CodeGrant;
+  readonly expiresAt: number;
+  readonly consumedAt: number | undefined;
+}
+
+export interface AuthorizationCodes {
+  issue(request: { clientId: string; subject: string; lifetimeSeconds: number; grant: CodeGrant }): Promise<string>;
+  find(code: string): Promise<StoredCode | undefined>;
+}
+
+export function createAuthorizationCodes({ store, clock }: { store: Store; clock: Clock }): AuthorizationCodes {
+  return {
+    async issue({ clientId, subject, lifetimeSeconds, grant }) {
+      const code = newHandle();
+      const now = clock.now();
+      const record: PersistedGrant = {
+        key: code, type: authorizationCodeType, clientId, subjectId: subject, sessionId: undefined,
+        createdAt: now, expiresAt: now + lifetimeSeconds * 1000, consumedAt: undefined, data: JSON.stringify(grant),
+      };
+      await store.add(record);
+      return code;
+    },
+    async find(code) {
+      const record = await store.get(code);
+      if (!record || record.type !== authorizationCodeType || record.subjectId === undefined) return undefined;
+      return {
+        clientId: record.clientId, subject: record.subjectId, grant: JSON.parse(record.data) as CodeGrant,
+        expiresAt: record.expiresAt, consumedAt: record.consumedAt,
+      };
+    },
+  };
+}

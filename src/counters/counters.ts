@@ -1,0 +1,87 @@
+/**
+ * Where the guessing counters live, as `counters` in the config says: in this process (the
+ * default, for a single node), in the PostgreSQL store's database (`"store"`) or in Redis
+ * (`"redis://..."`). Shared counters make N nodes count as one: a block on one node holds on
+ * every other, and N nodes do not give an attacker N times the attempts. A shared store that
+ * cannot be reached fails closed for the callers it would count (see `fail-closed.ts`).
+ */
+import { hash } from 'node:crypto';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { Clock, Logger } from '../sdk/contracts.js';
+import type { FailedAttempts } from '../device/failed-attempts.js';
+import { memoryBackoff, type Backoff } from '../oauth/rate-limits.js';
+import type { BackoffRule, CounterStore } from './counter-store.js';
+import { failClosed, outageLog } from './fail-closed.js';
+import { openPostgresCounters } from './postgres-counters.js';
+import { openRedisCounters } from './redis-counters.js';
+import { sharedBackoff } from './shared-backoff.js';
+
+export interface Counters {
+  /** `"memory"`, `"PostgreSQL"` or `"Redis"`. */
+  readonly kind: string;
+  /** A back-off for one throttle; `namespace` keeps its keys apart from the others'. */
+  backoff(namespace: string, rule: BackoffRule): Backoff;
+  /** The device page's wrong-code window when shared; `undefined` keeps it in the store (`device/failed-attempts.ts`). */
+  deviceFailedAttempts(options: { clock: Clock; maxFailures: number; windowSeconds: number }): FailedAttempts | undefined;
+  /** Waits (bounded) for the first connection, so a node's first requests are not refused. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Counters in this process. One back-off per namespace, so every throttle that counts in a
+ * namespace (the password grant and the device page both count 'password') shares its counts,
+ * as they would in a shared store.
+ */
+export function memoryCounters(): Counters {
+  const backoffs = new Map<string, Backoff>();
+  return {
+    kind: 'memory',
+    backoff(namespace, rule) {
+      let backoff = backoffs.get(namespace);
+      if (!backoff) backoffs.set(namespace, (backoff = memoryBackoff(rule)));
+      return backoff;
+    },
+    deviceFailedAttempts: () => undefined,
+    ready: async () => {},
+    close: async () => {},
+  };
+}
+
+export function createCounters(config: Pick<ResolvedConfig, 'counters' | 'counterKeyPrefix' | 'store' | 'cleanupInterval'>, deps: { logger: Logger; clock: Clock }): Counters {
+  if (config.counters === 'memory') return memoryCounters();
+  const name = config.counters === 'store' ? 'PostgreSQL' : 'Redis';
+  const outage = outageLog(deps.logger, name);
+  const raw = config.counters === 'store'
+    ? openPostgresCounters(config.store, { onPoolError: (err) => outage.failed(err.message) })
+    : openRedisCounters(config.counters, { keyPrefix: config.counterKeyPrefix, onError: (err) => outage.failed(err.message) });
+  return sharedCounters(failClosed(raw, outage), { clock: deps.clock, sweepSeconds: config.cleanupInterval });
+}
+
+export function sharedCounters(store: CounterStore, deps: { clock: Clock; sweepSeconds: number }): Counters {
+  const sweeper = store.sweep && setInterval(() => {
+    store.sweep?.(deps.clock.now()).catch(() => undefined);
+  }, deps.sweepSeconds * 1000);
+  sweeper?.unref();
+  return {
+    kind: store.name,
+    backoff: (namespace, rule) => sharedBackoff(store, namespace, rule),
+    deviceFailedAttempts: ({ clock, maxFailures, windowSeconds }) => {
+      // As in the store: the address only ever reaches the counter store hashed.
+      const keyOf = (address: string): string => `device:${hash('sha256', address, 'base64url')}`;
+      const blockedAt = (w: { count: number; endsAt: number } | undefined): number | undefined =>
+        w && w.count >= maxFailures ? w.endsAt : undefined;
+      return {
+        blockedUntil: async (address) => blockedAt(await store.windowPeek(keyOf(address), clock.now())),
+        recordFailure: async (address) => blockedAt(await store.windowHit(keyOf(address), clock.now(), windowSeconds * 1000)),
+      };
+    },
+    ready: async () => {
+      await store.ready?.();
+    },
+    async close() {
+      if (sweeper) clearInterval(sweeper);
+      await store.close();
+    },
+  };
+}

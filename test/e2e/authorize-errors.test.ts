@@ -1,0 +1,166 @@
+/**
+ * Every way an authorization request can fail, as the user and the client see it: before the
+ * client and redirect URI are known good, a 400 page and never a redirect (RFC 6749 §4.1.2.1);
+ * after, a redirect with error, error_description, state and iss (RFC 9207).
+ */
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../support/server.js';
+import { alice, authorizeUrl, Browser, redeemWeb, signInAndAuthorize, signInConfig, spaRedirect, webRedirect, webRequest } from '../support/sign-in.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer(await signInConfig());
+});
+afterAll(() => server.close());
+
+async function open(params: Record<string, string>, browser = new Browser(server.url)) {
+  return browser.get(authorizeUrl(server, params));
+}
+
+/** The error redirect's parameters, asserting it went to the registered URI. */
+function redirected(page: { status: number; location: URL | undefined }, redirectUri = webRedirect): Record<string, string> {
+  expect(page.status).toBe(303);
+  expect(page.location!.origin + page.location!.pathname).toBe(redirectUri);
+  return Object.fromEntries(page.location!.searchParams);
+}
+
+describe('errors shown on a page, never redirected', () => {
+  it.each([
+    ['an unknown client', { client_id: 'nobody' }, 'The application that sent you here is not known.'],
+    ['no client_id', { client_id: undefined }, 'The request names no client.'],
+    ['no redirect_uri', { redirect_uri: undefined }, 'The request names no redirect URI.'],
+    ['an unregistered redirect_uri (open redirector, RFC 9700 §4.11)', { redirect_uri: 'https://evil.example/callback' }, 'The redirect URI is not registered for this application.'],
+    ['a redirect_uri differing in case', { redirect_uri: webRedirect.toUpperCase() }, 'The redirect URI is not registered for this application.'],
+    ['a redirect_uri with an extra query', { redirect_uri: `${webRedirect}?x=1` }, 'The redirect URI is not registered for this application.'],
+    ['a redirect_uri of another client', { redirect_uri: spaRedirect }, 'The redirect URI is not registered for this application.'],
+    ['a request_uri that was never pushed (its redirect URI is unknown)', { request_uri: 'urn:ietf:params:oauth:request_uri:nothing' }, 'This sign-in link has expired or was already used. Go back to the application and start again.'],
+  ])('%s: 400 page', async (_name, patch, text) => {
+    const params: Record<string, string> = { ...webRequest().params };
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined) delete params[k];
+      else params[k] = v;
+    }
+    const page = await open(params);
+    expect(page.status).toBe(400);
+    expect(page.location).toBeUndefined();
+    expect(page.html).toContain(`<p role="alert">${text}</p>`);
+    expect(page.html).not.toContain('evil.example');
+  });
+
+  it('a parameter sent twice: 400 page (RFC 6749 §3.1)', async () => {
+    const { params } = webRequest();
+    const page = await new Browser(server.url).get(`${authorizeUrl(server, params)}&state=again`);
+    expect(page.status).toBe(400);
+    expect(page.location).toBeUndefined();
+  });
+
+  it('a native app loopback redirect URI may differ in port only (RFC 8252 §7.3)', async () => {
+    const other = await open(webRequest({}, 'spa', 'http://127.0.0.1:51234/spa/callback').params);
+    expect(other.status).toBe(200);
+    expect(other.html).toContain('<h1>Sign in</h1>');
+    const path = await open(webRequest({}, 'spa', 'http://127.0.0.1:51234/spa/other').params);
+    expect(path.status).toBe(400);
+  });
+});
+
+describe('errors redirected to the client with state and iss', () => {
+  it.each([
+    ['response_type=token (no implicit flow, RFC 9700 §2.1.2)', { response_type: 'token' }, 'unsupported_response_type', 'Only response_type=code is supported.'],
+    ['no response_type', { response_type: undefined }, 'invalid_request', 'The response_type parameter is missing.'],
+    ['no code_challenge', { code_challenge: undefined, code_challenge_method: undefined }, 'invalid_request', 'A code_challenge (PKCE, S256) is required.'],
+    ['code_challenge_method=plain', { code_challenge_method: 'plain' }, 'invalid_request', 'Only code_challenge_method=S256 is supported.'],
+    ['no code_challenge_method (plain by default)', { code_challenge_method: undefined }, 'invalid_request', 'Only code_challenge_method=S256 is supported.'],
+    ['a malformed code_challenge', { code_challenge: 'short' }, 'invalid_request', 'The code_challenge is malformed.'],
+    ['a scope the client may not have', { scope: 'openid api1.write' }, 'invalid_scope', 'The client is not allowed a requested scope.'],
+    ['an unsupported prompt', { prompt: 'select_account' }, 'invalid_request', 'The prompt parameter has an unsupported value.'],
+    ['prompt=none with login', { prompt: 'none login' }, 'invalid_request', 'prompt=none cannot be combined with other values.'],
+    ['a negative max_age', { max_age: '-1' }, 'invalid_request', 'The max_age parameter must be a whole number of seconds.'],
+    ['response_mode=fragment', { response_mode: 'fragment' }, 'invalid_request', 'The response_mode is not supported.'],
+    ['a request object', { request: 'eyJhbGciOiJub25lIn0.e30.' }, 'request_not_supported', 'Request objects are not supported; use pushed authorization requests.'],
+    ['a nonce over 500 characters', { nonce: 'n'.repeat(501) }, 'invalid_request', 'A parameter is too long.'],
+    ['prompt=none without a session', { prompt: 'none' }, 'login_required', 'The user must sign in.'],
+  ])('%s', async (_name, patch, error, description) => {
+    const params: Record<string, string> = { ...webRequest().params };
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined) delete params[k];
+      else params[k] = v;
+    }
+    expect(redirected(await open(params))).toEqual({ error, error_description: description, state: params.state, iss: server.url });
+  });
+
+  it('a state over 2000 characters is not echoed', async () => {
+    const { params } = webRequest({ state: 's'.repeat(2001) });
+    expect(redirected(await open(params))).toEqual({ error: 'invalid_request', error_description: 'A parameter is too long.', iss: server.url });
+  });
+
+  it('keeps the registered redirect URI\'s own query', async () => {
+    const { params } = webRequest({ redirect_uri: 'https://web.example.com/other?tenant=1', response_type: 'token' });
+    const page = await open(params);
+    expect(page.location!.searchParams.get('tenant')).toBe('1');
+    expect(page.location!.searchParams.get('error')).toBe('unsupported_response_type');
+  });
+
+  it('deny on the consent page answers access_denied', async () => {
+    const { params } = webRequest({}, 'spa', spaRedirect);
+    const browser = new Browser(server.url);
+    const signIn = await open(params, browser);
+    const consent = await browser.submit(signIn, { username: alice.username, password: alice.password });
+    const denied = await browser.submit(consent, { decision: 'deny' });
+    expect(redirected(denied, spaRedirect)).toEqual({ error: 'access_denied', error_description: 'The user denied the request.', state: params.state, iss: server.url });
+  });
+
+  it('prompt=none with a session but no consent answers consent_required; after consent it answers a code', async () => {
+    const browser = new Browser(server.url);
+    await signInAndAuthorize(server, browser, webRequest().params);
+    const none = webRequest({ prompt: 'none' }, 'spa', spaRedirect).params;
+    expect(redirected(await open(none, browser), spaRedirect)).toMatchObject({ error: 'consent_required', state: none.state, iss: server.url });
+    await signInAndAuthorize(server, browser, webRequest({}, 'spa', spaRedirect).params);
+    const again = webRequest({ prompt: 'none' }, 'spa', spaRedirect).params;
+    expect(Object.keys(redirected(await open(again, browser), spaRedirect))).toEqual(['code', 'state', 'iss']);
+  });
+});
+
+describe('the sign-in page', () => {
+  it('says a wrong password plainly, keeps the username, and logs neither the password nor the username', async () => {
+    const browser = new Browser(server.url);
+    const signIn = await open(webRequest().params, browser);
+    const wrong = await browser.submit(signIn, { username: 'alice', password: 'not-her-password-xyz' });
+    expect(wrong.status).toBe(200);
+    expect(wrong.html).toContain('<p class="notice" role="alert">The username or password is incorrect.</p>');
+    expect(wrong.html).toContain('name="username" value="alice"');
+    expect(server.logText()).not.toContain('not-her-password-xyz');
+    const right = await browser.submit(wrong, { username: alice.username, password: alice.password });
+    expect(right.status).toBe(303);
+  });
+
+  it('prompt=login and max_age force a new sign-in, which then answers a code whose ID token carries the new auth_time', async () => {
+    const browser = new Browser(server.url);
+    await signInAndAuthorize(server, browser, webRequest().params);
+    const silent = await open(webRequest().params, browser);
+    expect(silent.status).toBe(303);
+    const login = await open(webRequest({ prompt: 'login' }).params, browser);
+    expect(login.status).toBe(200);
+    expect(login.html).toContain('<h1>Sign in</h1>');
+    await new Promise((r) => setTimeout(r, 1100));
+    const { params, verifier } = webRequest({ max_age: '0' });
+    const aged = await open(params, browser);
+    expect(aged.html).toContain('<h1>Sign in</h1>');
+    const before = Math.floor(Date.now() / 1000);
+    const done = await browser.submit(aged, { username: alice.username, password: alice.password });
+    expect(done.status).toBe(303);
+    const tokens = await redeemWeb(server, done.location!.searchParams.get('code')!, verifier);
+    expect(decodeJwt(tokens.body.id_token as string).auth_time).toBeGreaterThanOrEqual(before);
+  });
+
+  it('form_post answers with a form to the redirect URI, allowed by the page\'s CSP', async () => {
+    const browser = new Browser(server.url);
+    await signInAndAuthorize(server, browser, webRequest().params);
+    const { params } = webRequest({ response_mode: 'form_post' });
+    const page = await open(params, browser);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain(`<form method="post" action="${webRedirect}">`);
+    expect(page.html).toMatch(/<input type="hidden" name="code" value="[\w-]+"><input type="hidden" name="state" value="[0-9a-f]+"><input type="hidden" name="iss" value="http:\/\/127\.0\.0\.1:\d+">/);
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'sha256-[\w+/=]+'; form-action 'self' https:\/\/web\.example\.com;/);
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * GET/POST /connect/endsession (OIDC RP-Initiated Logout 1.0): with a valid id_token_hint the
+ * session ends at once and the browser goes to a registered post_logout_redirect_uri with
+ * state; without one the user confirms; an unregistered URI is never redirected to; and
+ * afterwards prompt=none answers login_required.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../support/server.js';
+import { authorizeUrl, Browser, redeemWeb, signInAndAuthorize, signInConfig, webRequest } from '../support/sign-in.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer(await signInConfig());
+});
+afterAll(() => server.close());
+
+const signedOut = 'https://web.example.com/signed-out';
+
+async function signedIn(): Promise<{ browser: Browser; idToken: string }> {
+  const browser = new Browser(server.url);
+  const { params, verifier } = webRequest();
+  const location = await signInAndAuthorize(server, browser, params);
+  const tokens = await redeemWeb(server, location.searchParams.get('code')!, verifier);
+  return { browser, idToken: tokens.body.id_token as string };
+}
+
+async function promptNone(browser: Browser): Promise<string | null> {
+  const page = await browser.get(authorizeUrl(server, webRequest({ prompt: 'none' }).params));
+  return page.location!.searchParams.get('error');
+}
+
+describe('end session', () => {
+  it('with a valid id_token_hint: ends the session, clears the cookie, redirects with state; prompt=none then answers login_required', async () => {
+    const { browser, idToken } = await signedIn();
+    expect(await promptNone(browser)).toBeNull();
+    const url = `/connect/endsession?${new URLSearchParams({ id_token_hint: idToken, post_logout_redirect_uri: signedOut, state: 'bye-1' })}`;
+    const res = await browser.get(url);
+    expect(res.status).toBe(303);
+    expect(res.location!.href).toBe(`${signedOut}?state=bye-1`);
+    expect(res.headers.getSetCookie()[0]).toMatch(/^svc_session=.*; Max-Age=0;/);
+    expect(await promptNone(browser)).toBe('login_required');
+    expect(server.logText()).toContain('"type":"user.signed_out"');
+  });
+
+  it('without a hint: a confirmation page with a CSRF token; approving signs out', async () => {
+    const { browser } = await signedIn();
+    const confirm = await browser.get(`/connect/endsession?${new URLSearchParams({ client_id: 'web', post_logout_redirect_uri: signedOut, state: 's2' })}`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.html).toContain('<h1>Sign out?</h1>');
+    expect(confirm.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(await promptNone(browser)).toBeNull();
+    const done = await browser.submit(confirm, { decision: 'approve' });
+    expect(done.status).toBe(303);
+    expect(done.location!.href).toBe(`${signedOut}?state=s2`);
+    expect(await promptNone(browser)).toBe('login_required');
+  });
+
+  it('a forged confirmation (wrong CSRF token) signs nobody out', async () => {
+    const { browser } = await signedIn();
+    const res = await browser.post('/connect/endsession', { csrf: 'forged', decision: 'approve' });
+    expect(res.status).toBe(400);
+    expect(await promptNone(browser)).toBeNull();
+  });
+
+  it('an unregistered post_logout_redirect_uri is a 400 page, never a redirect', async () => {
+    const { browser, idToken } = await signedIn();
+    const cases: Array<Record<string, string>> = [
+      { id_token_hint: idToken, post_logout_redirect_uri: 'https://evil.example/' },
+      { post_logout_redirect_uri: signedOut },
+      { client_id: 'spa', post_logout_redirect_uri: signedOut },
+    ];
+    for (const params of cases) {
+      const res = await browser.get(`/connect/endsession?${new URLSearchParams(params)}`);
+      expect(res.status).toBe(400);
+      expect(res.location).toBeUndefined();
+      expect(res.html).toContain('The address to return to after sign-out is not registered for this application.');
+    }
+    expect(await promptNone(browser)).toBeNull();
+  });
+
+  it('without a session and without a redirect: a signed-out page', async () => {
+    const res = await new Browser(server.url).get('/connect/endsession');
+    expect(res.status).toBe(200);
+    expect(res.html).toContain('<h1>You are signed out</h1>');
+  });
+});

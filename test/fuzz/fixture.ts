@@ -1,0 +1,111 @@
+/**
+ * The fuzzed deployment: a temp folder with a JSON config in the sample's shape (every flow, the
+ * device page, private_key_jwt, delegation, token exchange, reference tokens, introspection,
+ * metrics) on a SQLite file, with fresh secrets per run. `secrets` lists every value that must
+ * never appear in an answer or a log line.
+ */
+import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createClientKey } from '../../src/cli/create-client-key.js';
+import { hashPassword } from '../../src/oauth/password-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
+export const tokenExchangeGrant = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
+export type ClientName = 'm2m' | 'm2m-reference' | 'web' | 'api1.client' | 'exchanger';
+
+export interface FuzzFixture {
+  readonly dir: string;
+  readonly configFile: string;
+  readonly port: number;
+  readonly clientSecrets: Readonly<Record<ClientName, string>>;
+  readonly apiSecret: string;
+  readonly user: { readonly username: string; readonly password: string };
+  readonly metricsToken: string;
+  readonly pkjwt: { readonly clientId: string; readonly privateKey: KeyObject; readonly privateKeyPem: string };
+  /** Everything secret in the deployment: never to be seen in an answer (unless the request carried it) or a log line. */
+  readonly secrets: readonly string[];
+}
+
+export async function createFuzzFixture(port: number): Promise<FuzzFixture> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-fuzz-'));
+  const secret = (): string => randomBytes(18).toString('base64url');
+  const clientSecrets: Record<ClientName, string> = {
+    m2m: secret(), 'm2m-reference': secret(), web: secret(), 'api1.client': secret(), exchanger: secret(),
+  };
+  const apiSecret = secret();
+  const user = { username: 'alice', password: secret() };
+  const metricsToken = secret();
+  const cookieSecret = secret() + secret();
+  const clientKey = await createClientKey({ clientId: 'pkjwt', alg: 'ES256', days: 30 });
+  const privateKey = createPrivateKey(clientKey.privateKeyPem);
+  // A low scrypt cost: the fuzzer sends many password requests; the format is the production one.
+  const passwordHash = await hashPassword(user.password, { ln: 10, r: 8, p: 1 });
+  const shared = (name: ClientName) => [{ value: hashSecret(clientSecrets[name]), description: `${name} secret` }];
+
+  const config = {
+    port,
+    issuer: `http://127.0.0.1:${port}`,
+    host: '127.0.0.1',
+    store: 'sqlite:./data/svc.db',
+    logLevel: 'debug',
+    workers: 1,
+    pluginDirs: [join(repoRoot, 'plugins')],
+    metrics: { enabled: true, bearerToken: metricsToken },
+    deviceFlow: { cookieSecret, maxFailedAttempts: 1_000_000 },
+    // The fuzzer sends floods of failing credentials from one address on purpose; throttled it
+    // would see only 429s. The throttle has its own tests.
+    authThrottle: { pairThreshold: 1_000_000, addressThreshold: 1_000_000 },
+    apiScopes: [{ name: 'api1.read' }, { name: 'api1.write' }, { name: 'backend.read' }],
+    apiResources: [
+      { name: 'api1', scopes: ['api1.read', 'api1.write'], secrets: [{ value: hashSecret(apiSecret) }] },
+      { name: 'backend', scopes: ['backend.read'] },
+    ],
+    identityResources: [{ name: 'openid', claims: ['sub'] }, { name: 'profile', claims: ['name'] }],
+    users: [{ subjectId: '818727', username: user.username, password: passwordHash, claims: { name: 'Alice Smith' } }],
+    clients: [
+      { clientId: 'm2m', clientSecrets: shared('m2m'), allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read', 'api1.write'] },
+      {
+        clientId: 'm2m-reference', clientSecrets: shared('m2m-reference'), allowedGrantTypes: ['client_credentials'],
+        allowedScopes: ['api1.read'], accessTokenType: 'reference',
+      },
+      {
+        clientId: 'web', clientSecrets: shared('web'), allowedGrantTypes: ['password', 'refresh_token'],
+        allowedScopes: ['openid', 'profile', 'api1.read'], allowOfflineAccess: true, allowedCorsOrigins: ['https://app.example'],
+      },
+      { clientId: 'api1.client', clientSecrets: shared('api1.client'), allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'], allowedSubjectTokenAudiences: ['api1'] },
+      {
+        clientId: 'exchanger', clientSecrets: shared('exchanger'), allowedGrantTypes: [tokenExchangeGrant],
+        allowedScopes: ['api1.read', 'backend.read'], allowedSubjectTokenAudiences: ['api1'],
+      },
+      { clientId: 'pkjwt', clientSecrets: [clientKey.secret], allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'] },
+      {
+        clientId: 'tv', requireClientSecret: false, allowedGrantTypes: [deviceGrant, 'refresh_token'],
+        allowedScopes: ['openid', 'profile', 'api1.read'], allowOfflineAccess: true, pollingInterval: 1,
+      },
+    ],
+  };
+  const configFile = join(dir, 'svc.config.json');
+  writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
+  const pkcs8Body = clientKey.privateKeyPem.replace(/-----[^-]+-----|\s/g, '');
+  return {
+    dir,
+    configFile,
+    port,
+    clientSecrets,
+    apiSecret,
+    user,
+    metricsToken,
+    pkjwt: { clientId: 'pkjwt', privateKey, privateKeyPem: clientKey.privateKeyPem },
+    secrets: [
+      ...Object.values(clientSecrets), apiSecret, user.password, metricsToken, cookieSecret,
+      // The private key's PEM body and its JWK `d`, in pieces long enough not to match by chance.
+      pkcs8Body.slice(-40), String(privateKey.export({ format: 'jwk' }).d),
+    ],
+  };
+}
