@@ -84,7 +84,8 @@ describe('private_key_jwt: an out-of-range time claim is 401 invalid_client, nev
   });
 });
 
-describe('delegation and token exchange: a subject token with an out-of-range time claim is invalid_grant', () => {
+/** Delegation answers invalid_grant; token exchange invalid_request, as RFC 8693 §2.2.2 asks for an invalid subject_token. */
+describe('delegation and token exchange: a subject token with an out-of-range time claim is refused', () => {
   /** Re-signs a real user token's claims with the service's own signing key, so only the time claims differ. */
   async function userTokenWith(overrides: Record<string, unknown>): Promise<string> {
     const user = await userToken(server, { scope: 'api1.read' });
@@ -111,7 +112,7 @@ describe('delegation and token exchange: a subject token with an out-of-range ti
     const delegated = await delegate(server, token);
     expect({ status: delegated.status, body: delegated.body }).toEqual({ status: 400, body: invalidGrant('The token is invalid.') });
     const exchanged = await exchange(token);
-    expect({ status: exchanged.status, body: exchanged.body }).toEqual({ status: 400, body: invalidGrant('The subject_token is invalid.') });
+    expect({ status: exchanged.status, body: exchanged.body }).toEqual({ status: 400, body: { error: 'invalid_request', error_description: 'The subject_token is invalid.' } });
     expect(await introspect(token)).toMatchObject({ status: 200, body: { active: false } });
   });
 });
