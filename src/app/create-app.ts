@@ -1,9 +1,8 @@
 /**
- * The composition root: builds the whole service from a resolved config — store, keys, core
- * services, plugins, endpoints, Koa app — by plain calls, in the one order that works, here and
- * nowhere else. Every service is a factory over a small deps type; plugins get only the frozen
- * `PluginDependencies` the plugin registry builds. Nothing serves a request before every plugin
- * has passed its checks.
+ * Builds the whole service from a resolved config: store and counters, then the awilix
+ * container (`container.ts`, the one composition root) that makes every other service, the
+ * plugins' contributions registered into it, and the Koa app around the router it resolves.
+ * Nothing serves a request before every plugin has passed its checks.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,51 +12,25 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { Clock } from '../sdk/contracts.js';
 import { BootError } from '../config/boot-error.js';
 import { createLogger, withRedacted, type AppLogger } from '../log/logger.js';
-import { switchableLogger } from '../log/switchable-logger.js';
 import { createStore } from '../store/create-store.js';
 import { startExpiredGrantSweeper } from '../store/expired-grant-sweeper.js';
 import type { Store } from '../store/store.js';
 import { createKeyRing } from '../oauth/keys/key-ring.js';
-import { createClientAuthenticator } from '../oauth/client-authenticator.js';
-import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
-import { createTokenValidator } from '../oauth/token-validator.js';
-import { createConfigUserValidator } from '../oauth/config-user-validator.js';
-import { createRefreshTokenService } from '../oauth/refresh-tokens.js';
-import { createIdTokenIssuer } from '../oauth/id-token-issuer.js';
-import { buildParameterTable, hostParameters } from '../oauth/form-params.js';
+import type { TokenIssuer } from '../oauth/token-issuer.js';
 import { loadPluginFolders } from '../plugin-host/load-plugins.js';
-import { createPluginRegistrar, type PluginRegistry } from '../plugin-host/plugin-registry.js';
+import type { PluginRegistry } from '../plugin-host/plugin-registry.js';
 import { checkConfigAgainstPlugins } from '../plugin-host/check-config.js';
-import { standardGrants } from '../grants/index.js';
-import { buildDiscoveryDocument } from '../endpoints/discovery.js';
-import { createTokenEndpoint } from '../endpoints/token.js';
-import { createIntrospectionEndpoint } from '../endpoints/introspection.js';
-import { createRevocationEndpoint } from '../endpoints/revocation.js';
-import { createUserInfoEndpoint } from '../endpoints/userinfo.js';
-import { createParEndpoint } from '../endpoints/par.js';
-import { createSignInPages } from '../http/sign-in-page/index.js';
-import { createDeviceAuthorizationEndpoint } from '../endpoints/device-authorization.js';
-import { userCodeScheme } from '../device/user-code.js';
-import { createDevicePage } from '../http/device-page/index.js';
-import { endpointUrls, paths } from '../endpoints/urls.js';
-import { createRouter, jsonForBareStatuses } from '../http/routes.js';
-import { homePage } from '../http/home-page.js';
+import { jsonForBareStatuses } from '../http/routes.js';
 import { errorResponse } from '../http/error-response.js';
-import { corsForClients } from '../http/cors.js';
-import { createMetrics, type Metrics } from '../http/metrics.js';
-import { addOperationRoutes } from '../http/operations.js';
+import type { Metrics } from '../http/metrics.js';
 import { answerClientError, answerConnect, maxHeaderBytes } from '../http/client-error.js';
 import { inCohorts } from '../http/cohorts.js';
 import { boundConnections, connectionServerOptions } from '../http/connection-bounds.js';
-import { createAuthThrottle } from '../oauth/auth-throttle.js';
 import { createCounters, type Counters } from '../counters/counters.js';
-import { createPasswordThrottle } from '../oauth/password-throttle.js';
-import { memoryWindowLimit } from '../oauth/rate-limits.js';
-import { createEventService } from '../events/event-service.js';
-import { logEvents } from '../events/index.js';
 import { requestId } from '../http/request-id.js';
 import { singleAuthorization } from '../http/single-authorization.js';
 import { clientOrigin } from '../http/client-address.js';
+import { createServiceContainer, registerKeyRing, registerPluginContributions } from './container.js';
 import { systemClock } from './system-clock.js';
 import { closableServer } from './close-server.js';
 
@@ -116,100 +89,30 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
 }
 
 async function assemble(config: ResolvedConfig, rootLogger: AppLogger, clock: Clock, store: Store, counters: Counters): Promise<App> {
-  // Every part logs through this; once the plugins declared their credential parameters, it
-  // redacts those too.
-  const logger = switchableLogger(rootLogger);
-  const keyRing = await createKeyRing({ config, store, clock, logger });
-  // Sinks come from plugins, which are built later: the service is created first and handed its
-  // sinks once they are built.
-  const events = createEventService(logger, () => clock.now());
-  const urls = endpointUrls(config.issuer);
-  const tokenValidator = createTokenValidator({ config, keyRing, store, clock });
+  const container = createServiceContainer({ config, rootLogger, clock, store, counters });
+  const { logger, events } = container.cradle;
+  registerKeyRing(container, await createKeyRing({ config, store, clock, logger }));
 
-  const registrar = createPluginRegistrar({ config, urls, logger, clock, store, tokenValidator, configUsers: createConfigUserValidator({ config }) });
+  const registrar = container.cradle.pluginRegistrar;
   const folders = await loadPluginFolders(config.pluginDirs);
   // A plugin's user store goes in first: the password grant, the device page and ID tokens are built with it.
   for (const { plugin, folder } of folders) await registrar.useResourceOwnerValidator(plugin, folder.dir);
   for (const { plugin, folder } of folders) await registrar.useSignInPage(plugin, folder.dir);
-  const resourceOwnerValidator = registrar.resourceOwnerValidator();
-  const refreshTokens = createRefreshTokenService({ store, clock, logger });
-  const idTokens = createIdTokenIssuer({ config, keyRing, clock, resourceOwnerValidator });
-  const tokenIssuer = createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens });
-
-  await registrar.registerPlugin(standardGrants({ config, refreshTokens, events, store, counters }), '(built-in)');
-  await registrar.registerPlugin(logEvents(config.logLevel), '(built-in)');
+  await registrar.registerPlugin(container.cradle.standardGrants, '(built-in)');
+  await registrar.registerPlugin(container.cradle.logEvents, '(built-in)');
   for (const { plugin, folder } of folders) {
     await registrar.registerPlugin(plugin, folder.dir);
   }
-  const registry = registrar.registry();
+  const registry = registerPluginContributions(container);
   checkConfigAgainstPlugins(config, registry);
-  const metrics = config.metrics.enabled ? createMetrics() : undefined;
+  const { metrics, parameterTable, keyRing, tokenIssuer } = container.cradle;
   events.attach([...registry.eventSinks, ...(metrics ? [metrics.sink] : [])]);
   for (const p of registry.plugins) {
     events.raise({ type: 'plugin.loaded', plugin: p.name, source: p.source, grantTypes: p.grantTypes, authenticationMethods: p.authenticationMethods });
   }
-
-  const clientAuthenticator = createClientAuthenticator({
-    clients: new Map(config.clients.map((c) => [c.clientId, c])),
-    apiResources: new Map(config.apiResources.map((r) => [r.name, r])),
-    secretParsers: registry.secretParsers,
-    secretValidators: registry.secretValidators,
-    clock,
-    throttle: createAuthThrottle(config.authThrottle, counters.backoff('auth', config.authThrottle)),
-    events,
-  });
-  // Caps and credentials from what the host and every registered contribution declared.
-  const parameterTable = buildParameterTable([...hostParameters, ...registry.parameters]);
+  // From now on every log line also redacts the parameters the plugins declared secret.
   logger.use(withRedacted(rootLogger, parameterTable.secrets));
-  const scopeCatalog = {
-    apiScopes: new Set(config.apiScopes.map((s) => s.name)),
-    identityScopes: new Set(config.identityResources.map((r) => r.name)),
-  };
-  const corsOrigins = new Set(config.clients.flatMap((c) => c.allowedCorsOrigins));
-  // One throttle for every door a password comes through: the password grant counts in the same
-  // 'password' back-off, so neither page is a side door for guessing.
-  const passwordThrottle = createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle));
-  const signIn = createSignInPages({
-    config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events,
-    customPage: registrar.signInPage(), passwordThrottle,
-  });
-  const router = createRouter(
-    {
-      token: createTokenEndpoint({
-        clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events,
-        credentialParameters: parameterTable.credentials,
-      }),
-      introspection: createIntrospectionEndpoint({
-        clientAuthenticator, tokenValidator, clock, events,
-        inactiveLimit: memoryWindowLimit({ limit: config.introspectionLimit.maxInactive, window: config.introspectionLimit.window }),
-      }),
-      revocation: createRevocationEndpoint({ issuer: config.issuer, clientAuthenticator, store, logger, events }),
-      deviceAuthorization: createDeviceAuthorizationEndpoint({
-        clientAuthenticator, scopeCatalog, store, clock,
-        userCodes: userCodeScheme(config.deviceFlow.userCodeFormat),
-        verificationUri: config.issuer + paths.devicePage,
-        limits: {
-          perAddress: memoryWindowLimit({ limit: config.deviceFlow.maxAuthorizationsPerAddress, window: config.deviceFlow.authorizationsWindow }),
-          perClient: memoryWindowLimit({ limit: config.deviceFlow.maxAuthorizationsPerClient, window: config.deviceFlow.authorizationsWindow }),
-        },
-        events,
-      }),
-      devicePage: createDevicePage({
-        config, store, clock, logger, resourceOwnerValidator, events,
-        failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
-        passwordThrottle,
-      }),
-      signIn,
-      par: createParEndpoint({ clientAuthenticator, validator: signIn.validator, pushed: signIn.pushed }),
-      userInfo: createUserInfoEndpoint({ config, tokenValidator, users: resourceOwnerValidator }),
-      ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
-      discoveryJson: buildDiscoveryDocument(config, urls, registry),
-      jwksJson: () => keyRing.jwksJson(),
-      homePage: homePage(config.issuer),
-    },
-    { ...config.limits, parameterTable },
-  );
-  addOperationRoutes(router, { store, metrics, metricsToken: config.metrics.bearerToken });
+  const router = container.resolve('router');
 
   const koa = new Koa({ proxy: false });
   koa.silent = true;

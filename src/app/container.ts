@@ -1,0 +1,224 @@
+/**
+ * The composition root: the one awilix container of an app, strict mode on (awilix README,
+ * "Strict mode"), every host service a lazy singleton registered here and nowhere else.
+ *
+ * Each registration names what its factory takes from the cradle and hands the factory a plain
+ * object, so the cradle never leaves this file: services keep their small deps types (unit
+ * tests call them with plain objects), and plugins get only the frozen `PluginDependencies` the
+ * plugin registrar builds, never the container.
+ *
+ * Four values exist only after an awaited start-up step, so `create-app.ts` registers them when
+ * it has them: `keyRing` (loaded from the store), then, once the plugins are built, `registry`,
+ * `resourceOwnerValidator` and `customSignInPage` (see `registerPluginContributions`). A service
+ * resolved before a value it needs is registered fails start-up (strict resolution), rather
+ * than being built with the wrong user store.
+ */
+import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
+import type Router from '@koa/router';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { Clock, EndpointUrls, Plugin, ResourceOwnerValidator, SignInPage, TokenValidator } from '../sdk/contracts.js';
+import type { AppLogger } from '../log/logger.js';
+import { switchableLogger, type SwitchableLogger } from '../log/switchable-logger.js';
+import type { Store } from '../store/store.js';
+import type { Counters } from '../counters/counters.js';
+import type { KeyRing } from '../oauth/keys/key-ring.js';
+import { createEventService, type EventService } from '../events/event-service.js';
+import { logEvents } from '../events/index.js';
+import { endpointUrls, paths } from '../endpoints/urls.js';
+import { createTokenValidator } from '../oauth/token-validator.js';
+import { createConfigUserValidator } from '../oauth/config-user-validator.js';
+import { createRefreshTokenService, type RefreshTokenService } from '../oauth/refresh-tokens.js';
+import { createIdTokenIssuer, type IdTokenIssuer } from '../oauth/id-token-issuer.js';
+import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
+import { createClientAuthenticator, type ClientAuthenticator } from '../oauth/client-authenticator.js';
+import { createAuthThrottle } from '../oauth/auth-throttle.js';
+import { createPasswordThrottle, type PasswordThrottle } from '../oauth/password-throttle.js';
+import { memoryWindowLimit } from '../oauth/rate-limits.js';
+import type { ScopeCatalog } from '../oauth/scopes.js';
+import { buildParameterTable, hostParameters, type ParameterTable } from '../oauth/form-params.js';
+import { createPluginRegistrar, type PluginRegistry } from '../plugin-host/plugin-registry.js';
+import { standardGrants } from '../grants/index.js';
+import { buildDiscoveryDocument } from '../endpoints/discovery.js';
+import { createTokenEndpoint } from '../endpoints/token.js';
+import { createIntrospectionEndpoint } from '../endpoints/introspection.js';
+import { createRevocationEndpoint } from '../endpoints/revocation.js';
+import { createDeviceAuthorizationEndpoint } from '../endpoints/device-authorization.js';
+import { createUserInfoEndpoint } from '../endpoints/userinfo.js';
+import { createParEndpoint } from '../endpoints/par.js';
+import { userCodeScheme } from '../device/user-code.js';
+import { createDevicePage } from '../http/device-page/index.js';
+import { createSignInPages } from '../http/sign-in-page/index.js';
+import { createRouter } from '../http/routes.js';
+import { homePage } from '../http/home-page.js';
+import { corsForClients } from '../http/cors.js';
+import { createMetrics, type Metrics } from '../http/metrics.js';
+import { addOperationRoutes } from '../http/operations.js';
+
+/** What the app is made from: opened (and closed) by `createApp` itself. */
+export interface ContainerInputs {
+  readonly config: ResolvedConfig;
+  /** The pino logger; every service logs through `logger`, which follows it. */
+  readonly rootLogger: AppLogger;
+  readonly clock: Clock;
+  readonly store: Store;
+  readonly counters: Counters;
+}
+
+/** Everything the container holds, by name. */
+export interface HostCradle extends ContainerInputs {
+  /** Every part logs through this; once the plugins declared their secret parameters, it redacts those too. */
+  logger: SwitchableLogger;
+  urls: EndpointUrls;
+  keyRing: KeyRing;
+  /** Sinks come from plugins, which are built later: `create-app` attaches them once built. */
+  events: EventService;
+  tokenValidator: TokenValidator;
+  /** The config's `users`, unless a plugin's user store replaces it. */
+  configUsers: ResourceOwnerValidator;
+  pluginRegistrar: ReturnType<typeof createPluginRegistrar>;
+  /** The standard grants, as a plugin; also given the host services a stranger's grant cannot reach. */
+  standardGrants: Plugin;
+  logEvents: Plugin;
+  registry: PluginRegistry;
+  /** The user store in force: a plugin's, or the config's `users`. */
+  resourceOwnerValidator: ResourceOwnerValidator;
+  customSignInPage: SignInPage | undefined;
+  refreshTokens: RefreshTokenService;
+  idTokens: IdTokenIssuer;
+  tokenIssuer: TokenIssuer;
+  metrics: Metrics | undefined;
+  /** Caps and credentials from what the host and every registered contribution declared. */
+  parameterTable: ParameterTable;
+  clientAuthenticator: ClientAuthenticator;
+  scopeCatalog: ScopeCatalog;
+  /** The app's one 'password' back-off, for the pages (the password grant counts in the same one). */
+  passwordThrottle: PasswordThrottle;
+  signInPages: ReturnType<typeof createSignInPages>;
+  router: Router;
+}
+
+export type ServiceContainer = AwilixContainer<HostCradle>;
+
+export function createServiceContainer(inputs: ContainerInputs): ServiceContainer {
+  const container = createContainer<HostCradle>({ injectionMode: InjectionMode.PROXY, strict: true });
+  container.register({
+    config: asValue(inputs.config),
+    rootLogger: asValue(inputs.rootLogger),
+    clock: asValue(inputs.clock),
+    store: asValue(inputs.store),
+    counters: asValue(inputs.counters),
+
+    logger: asFunction(({ rootLogger }: HostCradle) => switchableLogger(rootLogger)).singleton(),
+    urls: asFunction(({ config }: HostCradle) => endpointUrls(config.issuer)).singleton(),
+    events: asFunction(({ logger, clock }: HostCradle) => createEventService(logger, () => clock.now())).singleton(),
+    tokenValidator: asFunction(({ config, keyRing, store, clock }: HostCradle) => createTokenValidator({ config, keyRing, store, clock })).singleton(),
+    configUsers: asFunction(({ config }: HostCradle) => createConfigUserValidator({ config })).singleton(),
+    pluginRegistrar: asFunction(({ config, urls, logger, clock, store, tokenValidator, configUsers }: HostCradle) =>
+      createPluginRegistrar({ config, urls, logger, clock, store, tokenValidator, configUsers }),
+    ).singleton(),
+    refreshTokens: asFunction(({ store, clock, logger }: HostCradle) => createRefreshTokenService({ store, clock, logger })).singleton(),
+    standardGrants: asFunction(({ config, refreshTokens, events, store, counters }: HostCradle) =>
+      standardGrants({ config, refreshTokens, events, store, counters }),
+    ).singleton(),
+    logEvents: asFunction(({ config }: HostCradle) => logEvents(config.logLevel)).singleton(),
+
+    // From here on, services that need the plugins' contributions.
+    idTokens: asFunction(({ config, keyRing, clock, resourceOwnerValidator }: HostCradle) =>
+      createIdTokenIssuer({ config, keyRing, clock, resourceOwnerValidator }),
+    ).singleton(),
+    tokenIssuer: asFunction(({ config, keyRing, store, clock, refreshTokens, idTokens }: HostCradle) =>
+      createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens }),
+    ).singleton(),
+    metrics: asFunction(({ config }: HostCradle) => (config.metrics.enabled ? createMetrics() : undefined)).singleton(),
+    parameterTable: asFunction(({ registry }: HostCradle) => buildParameterTable([...hostParameters, ...registry.parameters])).singleton(),
+    clientAuthenticator: asFunction(({ config, registry, clock, counters, events }: HostCradle) =>
+      createClientAuthenticator({
+        clients: new Map(config.clients.map((c) => [c.clientId, c])),
+        apiResources: new Map(config.apiResources.map((r) => [r.name, r])),
+        secretParsers: registry.secretParsers,
+        secretValidators: registry.secretValidators,
+        clock,
+        throttle: createAuthThrottle(config.authThrottle, counters.backoff('auth', config.authThrottle)),
+        events,
+      }),
+    ).singleton(),
+    scopeCatalog: asFunction(({ config }: HostCradle): ScopeCatalog => ({
+      apiScopes: new Set(config.apiScopes.map((s) => s.name)),
+      identityScopes: new Set(config.identityResources.map((r) => r.name)),
+    })).singleton(),
+    // One throttle for every door a password comes through: the password grant counts in the same
+    // 'password' back-off, so neither page is a side door for guessing.
+    passwordThrottle: asFunction(({ config, counters }: HostCradle) =>
+      createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle)),
+    ).singleton(),
+    signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle }: HostCradle) =>
+      createSignInPages({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle }),
+    ).singleton(),
+    router: asFunction(createHostRouter).singleton(),
+  });
+  return container;
+}
+
+/** Every endpoint and page, mapped onto HTTP. */
+function createHostRouter(cradle: HostCradle): Router {
+  const { config, store, clock, logger, events, keyRing, urls, registry, counters, metrics, parameterTable } = cradle;
+  const { clientAuthenticator, tokenIssuer, tokenValidator, scopeCatalog, resourceOwnerValidator, passwordThrottle, signInPages } = cradle;
+  const corsOrigins = new Set(config.clients.flatMap((c) => c.allowedCorsOrigins));
+  const router = createRouter(
+    {
+      token: createTokenEndpoint({
+        clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events,
+        credentialParameters: parameterTable.credentials,
+      }),
+      introspection: createIntrospectionEndpoint({
+        clientAuthenticator, tokenValidator, clock, events,
+        inactiveLimit: memoryWindowLimit({ limit: config.introspectionLimit.maxInactive, window: config.introspectionLimit.window }),
+      }),
+      revocation: createRevocationEndpoint({ issuer: config.issuer, clientAuthenticator, store, logger, events }),
+      deviceAuthorization: createDeviceAuthorizationEndpoint({
+        clientAuthenticator, scopeCatalog, store, clock,
+        userCodes: userCodeScheme(config.deviceFlow.userCodeFormat),
+        verificationUri: config.issuer + paths.devicePage,
+        limits: {
+          perAddress: memoryWindowLimit({ limit: config.deviceFlow.maxAuthorizationsPerAddress, window: config.deviceFlow.authorizationsWindow }),
+          perClient: memoryWindowLimit({ limit: config.deviceFlow.maxAuthorizationsPerClient, window: config.deviceFlow.authorizationsWindow }),
+        },
+        events,
+      }),
+      devicePage: createDevicePage({
+        config, store, clock, logger, resourceOwnerValidator, events,
+        failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
+        passwordThrottle,
+      }),
+      signIn: signInPages,
+      par: createParEndpoint({ clientAuthenticator, validator: signInPages.validator, pushed: signInPages.pushed }),
+      userInfo: createUserInfoEndpoint({ config, tokenValidator, users: resourceOwnerValidator }),
+      ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
+      discoveryJson: buildDiscoveryDocument(config, urls, registry),
+      jwksJson: () => keyRing.jwksJson(),
+      homePage: homePage(config.issuer),
+    },
+    { ...config.limits, parameterTable },
+  );
+  addOperationRoutes(router, { store, metrics, metricsToken: config.metrics.bearerToken });
+  return router;
+}
+
+/**
+ * The plugins' contributions, once every plugin is built: what the services resolved after this
+ * (the token issuer, ID tokens, the pages, the router) are made with.
+ */
+export function registerPluginContributions(container: ServiceContainer): PluginRegistry {
+  const { pluginRegistrar } = container.cradle;
+  const registry = pluginRegistrar.registry();
+  container.register({
+    registry: asValue(registry),
+    resourceOwnerValidator: asValue(pluginRegistrar.resourceOwnerValidator()),
+    customSignInPage: asValue(pluginRegistrar.signInPage()),
+  });
+  return registry;
+}
+
+export function registerKeyRing(container: ServiceContainer, keyRing: KeyRing): void {
+  container.register({ keyRing: asValue(keyRing) });
+}
