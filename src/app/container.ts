@@ -191,7 +191,9 @@ function createHostRouter(cradle: HostCradle): Router {
         passwordThrottle,
       }),
       signIn: signInPages,
-      par: createParEndpoint({ clientAuthenticator, validator: signInPages.validator, pushed: signInPages.pushed }),
+      par: createParEndpoint({
+        clientAuthenticator, validator: signInPages.validator, pushed: signInPages.pushed, credentialParameters: parameterTable.credentials,
+      }),
       userInfo: createUserInfoEndpoint({ config, tokenValidator, users: resourceOwnerValidator }),
       ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),

@@ -10,13 +10,17 @@ import { RedirectableError, UntrustedRequestError, type RequestValidator } from 
 import type { PushedRequests } from '../authorize/pushed-requests.js';
 import type { FormRequest } from './form-request.js';
 
-const credentialParams = ['client_secret', 'client_assertion', 'client_assertion_type'];
-
-export function createParEndpoint(deps: { clientAuthenticator: ClientAuthenticator; validator: RequestValidator; pushed: PushedRequests }) {
+export function createParEndpoint(deps: {
+  clientAuthenticator: ClientAuthenticator;
+  validator: RequestValidator;
+  pushed: PushedRequests;
+  /** Parameters declared `credential` by the loaded contributions: they serve client authentication only. */
+  credentialParameters: ReadonlySet<string>;
+}) {
   return async function pushedAuthorizationRequest(request: FormRequest): Promise<{ request_uri: string; expires_in: number }> {
     const { client } = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'pushed_authorization_request' });
     const params = new Map(request.params);
-    for (const name of credentialParams) params.delete(name);
+    for (const name of deps.credentialParameters) params.delete(name);
     // RFC 9126 §2.1: client_id may be left out of the body when another method names the client.
     if (!params.has('client_id')) params.set('client_id', client.clientId);
     let validated;
