@@ -7,8 +7,9 @@
  * tests call them with plain objects), and plugins get only the frozen `PluginDependencies` the
  * plugin registrar builds, never the container.
  *
- * Four values exist only after an awaited start-up step, so `create-app.ts` registers them when
- * it has them: `keyRing` (loaded from the store), then, once the plugins are built, `registry`,
+ * The inputs (config, root logger, clock, the opened store) are values. Four more exist only
+ * after an awaited start-up step, so `create-app.ts` registers them when it has them: `keyRing`
+ * (loaded from the store), then, once the plugins are built, `registry`,
  * `resourceOwnerValidator` and `customSignInPage` (see `registerPluginContributions`). A service
  * resolved before a value it needs is registered fails start-up (strict resolution), rather
  * than being built with the wrong user store.
@@ -20,7 +21,7 @@ import type { Clock, EndpointUrls, Plugin, ResourceOwnerValidator, SignInPage, T
 import type { AppLogger } from '../log/logger.js';
 import { switchableLogger, type SwitchableLogger } from '../log/switchable-logger.js';
 import type { Store } from '../store/store.js';
-import type { Counters } from '../counters/counters.js';
+import { createCounters, type Counters } from '../counters/counters.js';
 import type { KeyRing } from '../oauth/keys/key-ring.js';
 import { createEventService, type EventService } from '../events/event-service.js';
 import { logEvents } from '../events/index.js';
@@ -61,11 +62,12 @@ export interface ContainerInputs {
   readonly rootLogger: AppLogger;
   readonly clock: Clock;
   readonly store: Store;
-  readonly counters: Counters;
 }
 
 /** Everything the container holds, by name. */
 export interface HostCradle extends ContainerInputs {
+  /** Where the guessing counters live (`counters` in the config); `createApp` awaits `ready()` and closes it. */
+  counters: Counters;
   /** Every part logs through this; once the plugins declared their secret parameters, it redacts those too. */
   logger: SwitchableLogger;
   urls: EndpointUrls;
@@ -106,9 +108,9 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     rootLogger: asValue(inputs.rootLogger),
     clock: asValue(inputs.clock),
     store: asValue(inputs.store),
-    counters: asValue(inputs.counters),
 
     logger: asFunction(({ rootLogger }: HostCradle) => switchableLogger(rootLogger)).singleton(),
+    counters: asFunction(({ config, logger, clock }: HostCradle) => createCounters(config, { logger, clock })).singleton(),
     urls: asFunction(({ config }: HostCradle) => endpointUrls(config.issuer)).singleton(),
     events: asFunction(({ logger, clock }: HostCradle) => createEventService(logger, () => clock.now())).singleton(),
     tokenValidator: asFunction(({ config, keyRing, store, clock }: HostCradle) => createTokenValidator({ config, keyRing, store, clock })).singleton(),

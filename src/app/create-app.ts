@@ -26,11 +26,10 @@ import type { Metrics } from '../http/metrics.js';
 import { answerClientError, answerConnect, maxHeaderBytes } from '../http/client-error.js';
 import { inCohorts } from '../http/cohorts.js';
 import { boundConnections, connectionServerOptions } from '../http/connection-bounds.js';
-import { createCounters, type Counters } from '../counters/counters.js';
 import { requestId } from '../http/request-id.js';
 import { singleAuthorization } from '../http/single-authorization.js';
 import { clientOrigin } from '../http/client-address.js';
-import { createServiceContainer, registerKeyRing, registerPluginContributions } from './container.js';
+import { createServiceContainer, registerKeyRing, registerPluginContributions, type ServiceContainer } from './container.js';
 import { systemClock } from './system-clock.js';
 import { closableServer } from './close-server.js';
 
@@ -73,14 +72,15 @@ function redactUrl(spec: string): string {
 }
 
 export async function createApp(config: ResolvedConfig, options: CreateAppOptions = {}): Promise<App> {
-  const logger = createLogger(config.logLevel, options.logDestination);
+  const rootLogger = createLogger(config.logLevel, options.logDestination);
   const clock = options.clock ?? systemClock;
   const store = options.store ?? (await openStore(config));
+  const container = createServiceContainer({ config, rootLogger, clock, store });
   // After the store: its migrations create the PostgreSQL counters' table.
-  const counters = createCounters(config, { logger, clock });
+  const { counters } = container.cradle;
   try {
     await counters.ready();
-    return await assemble(config, logger, clock, store, counters);
+    return await assemble(container);
   } catch (err) {
     await counters.close().catch(() => undefined);
     if (!options.store) await store.close().catch(() => undefined);
@@ -88,9 +88,8 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   }
 }
 
-async function assemble(config: ResolvedConfig, rootLogger: AppLogger, clock: Clock, store: Store, counters: Counters): Promise<App> {
-  const container = createServiceContainer({ config, rootLogger, clock, store, counters });
-  const { logger, events } = container.cradle;
+async function assemble(container: ServiceContainer): Promise<App> {
+  const { config, rootLogger, logger, clock, store, counters, events } = container.cradle;
   registerKeyRing(container, await createKeyRing({ config, store, clock, logger }));
 
   const registrar = container.cradle.pluginRegistrar;

@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { createServiceContainer, registerKeyRing, registerPluginContributions } from '../../src/app/container.js';
 import { checkConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log/logger.js';
-import { memoryCounters } from '../../src/counters/counters.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createKeyRing } from '../../src/oauth/keys/key-ring.js';
 
@@ -19,7 +18,7 @@ const quiet = new Writable({ write: (_chunk, _enc, done) => done() });
 
 function newContainer() {
   const store = createMemoryStore(clock);
-  return createServiceContainer({ config, rootLogger: createLogger('error', quiet), clock, store, counters: memoryCounters() });
+  return createServiceContainer({ config, rootLogger: createLogger('error', quiet), clock, store });
 }
 
 describe('the service container', () => {
