@@ -85,6 +85,27 @@ describe('plugin dependencies', () => {
     expect(r.resourceOwnerValidator()).not.toBe(users);
   });
 
+  it("give a sign-in page the plugin's frozen deps: options parsed once, and the user store in force", async () => {
+    const { r } = registrar();
+    let runs = 0;
+    const pages: PluginDependencies[] = [];
+    const own: ResourceOwnerValidator = { validate: async () => undefined, findBySubject: async () => undefined };
+    const users = recorder({ resourceOwnerValidator: () => own });
+    const { plugin, seen } = recorder({
+      options: (raw) => (runs++, raw),
+      signInPage: (deps) => (pages.push(deps), { render: () => '<!doctype html>' }),
+    });
+    await r.useResourceOwnerValidator({ ...users.plugin, name: 'users' }, 'test');
+    await r.useSignInPage(plugin, 'test');
+    await r.registerPlugin(plugin, 'test');
+    expect(runs).toBe(1);
+    expect(pages).toHaveLength(1);
+    expect(pages[0]).toBe(seen[0]);
+    expect(Object.isFrozen(pages[0])).toBe(true);
+    expect(pages[0]!.resourceOwnerValidator).toBe(r.resourceOwnerValidator());
+    expect(r.signInPage()?.render({ action: '/', hiddenFields: [], clientId: 'c', clientName: 'C' })).toBe('<!doctype html>');
+  });
+
   it('stop start-up on a bad option, naming plugins.<name>.<field>', async () => {
     const { r } = registrar();
     const { plugin } = recorder({
