@@ -63,10 +63,12 @@ export function createAuthorizationCodeGrant({ store, clock, logger, events }: {
 
   return {
     grantType: authorizationCodeGrantType,
-    // The code and its verifier reach this grant (it checks them) but no log line: secret, not
-    // credential. Caps stay the default's, so a too-long verifier still fails as not matching.
+    // The grant reads all three, so none is a `credential`. The verifier is redacted from logs
+    // (`secret`); `code` is not, because every error's code is a `code` field in a log line, and
+    // no line is given the parameter. Caps stay the default's: a too-long verifier still fails
+    // as not matching its challenge.
     parameters: [
-      { name: 'code', maxLength: 2048, secret: true },
+      { name: 'code', maxLength: 2048 },
       { name: 'code_verifier', maxLength: 2048, secret: true },
       { name: 'redirect_uri', maxLength: 2048 },
     ],
