@@ -14,6 +14,7 @@ import type {
   SecretHolder,
   SecretValidationContext,
 } from 'svc/sdk';
+import { resolveConfig } from '../../../src/config/resolve.js';
 import type { ResolvedConfig } from '../../../src/config/schema.js';
 import { DuplicateKeyError, type PersistedGrant, type Store } from '../../../src/store/store.js';
 import { readOptions, type PrivateKeyJwtOptions } from '../../../plugins/private-key-jwt/options.js';
@@ -100,68 +101,28 @@ export function jwkSecret(key: TestKey, extra: Record<string, unknown> = {}, des
 
 // ---- config and deps ----
 
+/**
+ * The resolved config every helper below starts from, made by the service's own resolver, so a
+ * new config field gets its default here without this file knowing it.
+ */
+const base: ResolvedConfig = resolveConfig(
+  {
+    issuer: ISSUER,
+    port: 5000,
+    store: 'memory',
+    logLevel: 'silent',
+    apiScopes: [{ name: 'api' }],
+    clients: [{ clientId: 'template', allowedGrantTypes: ['client_credentials'], allowedScopes: ['api'] }],
+  },
+  '/srv/svc',
+);
+
 export function makeClient(clientId: string, clientSecrets: readonly Secret[], properties: Record<string, string> = {}): Client {
-  return {
-    clientId,
-    clientName: undefined,
-    clientSecrets,
-    requireClientSecret: true,
-    allowedGrantTypes: ['client_credentials'],
-    allowedScopes: ['api'],
-    accessTokenLifetime: 3600,
-    refreshTokenReuseInterval: 5,
-    accessTokenType: 'jwt',
-    allowOfflineAccess: false,
-    absoluteRefreshTokenLifetime: 2_592_000,
-    slidingRefreshTokenLifetime: 1_296_000,
-    deviceCodeLifetime: 300,
-    pollingInterval: 5,
-    properties,
-    allowedCorsOrigins: [],
-    tokenEndpointAuthMethods: undefined,
-    allowedSubjectTokenAudiences: [],
-    redirectUris: [],
-    postLogoutRedirectUris: [],
-    requirePkce: true,
-    requireConsent: false,
-    requirePushedAuthorization: false,
-    authorizationCodeLifetime: 300,
-  };
+  return { ...base.clients[0]!, clientId, clientSecrets, properties };
 }
 
 export function makeConfig(clients: readonly Client[], apiResources: readonly ApiResource[] = []): ResolvedConfig {
-  return {
-    issuer: ISSUER,
-    port: 5000,
-    host: '127.0.0.1',
-    configDir: '/srv/svc',
-    pluginDirs: ['/srv/svc/plugins'],
-    plugins: {},
-    store: 'memory',
-    cleanupInterval: 300,
-    clients,
-    apiScopes: [{ name: 'api', description: undefined }],
-    apiResources,
-    identityResources: [],
-    users: [],
-    signing: { accessTokenAlgorithm: 'ES256', keys: [], keyEncryptionKeys: [], rotationInterval: 7_776_000, propagationTime: 3600, refreshInterval: 60 },
-    deviceFlow: {
-      userCodeFormat: 'base20', maxFailedAttempts: 10, failedAttemptsWindow: 300, cookieSecret: undefined,
-      maxAuthorizationsPerAddress: 60, maxAuthorizationsPerClient: 6000, authorizationsWindow: 60,
-    },
-    limits: { bodyBytes: 65_536, parameters: 50 },
-    logLevel: 'silent',
-    workers: 1,
-    metrics: { enabled: false, bearerToken: undefined },
-    authThrottle: { pairThreshold: 5, addressThreshold: 50, maxDelay: 300, window: 900 },
-    passwordThrottle: { pairThreshold: 5, userThreshold: 20, addressThreshold: 50, maxDelay: 300, window: 900 },
-    introspectionLimit: { maxInactive: 6000, window: 60 },
-    connections: { firstByteTimeout: 5000, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5000 },
-    trustedProxies: [],
-    forwardedHeader: 'x-forwarded-for',
-    counters: 'memory',
-    counterKeyPrefix: 'svc:',
-  };
+  return { ...base, clients, apiResources };
 }
 
 const unused = (name: string) => () => Promise.reject(new Error(`FakeStore.${name} is not used by this plugin`));
