@@ -16,6 +16,8 @@ export interface LoadSpec {
   body?: string | (() => string);
   /** Names a 2xx answer, e.g. "token" or "active"; anything else counts as "unexpected". */
   success(body: string): string;
+  /** Sees every answer (a rotated refresh token goes back into the pool). */
+  onAnswer?(status: number, body: string): void;
 }
 
 export interface RoundResult {
@@ -60,6 +62,7 @@ export async function runRound(url: string, specs: LoadSpec | readonly LoadSpec[
       ...(typeof next === 'string' ? { body: next } : {}),
       ...(typeof next === 'function' ? { setupRequest: (req: autocannon.Request) => ({ ...req, body: next() }) } : {}),
       onResponse: (status, body) => {
+        spec.onAnswer?.(status, body);
         const kind = classify(spec, status, body);
         answers[kind] = (answers[kind] ?? 0) + 1;
       },
