@@ -64,6 +64,8 @@ export interface BenchResults {
   readonly floor: Row | undefined;
   /** The floor measured again after everything else, to show drift. */
   readonly floorAtEnd: Row | undefined;
+  /** Bare Koa plus the service's reference-token insert on PostgreSQL: what the PostgreSQL rows are a share of. */
+  readonly postgresCeiling?: Row | undefined;
   readonly scenarios: ReadonlyArray<Row | Skipped>;
   /** node-oidc-provider's own rows, on the same machine with the same load. */
   readonly oidcProvider: ReadonlyArray<Row | Skipped>;
@@ -114,6 +116,7 @@ export function answerMix(answers: Readonly<Record<string, number>>): string {
 function rowsForTable(results: BenchResults): Array<Row | Skipped> {
   return [
     ...(results.floor ? [results.floor] : []),
+    ...(results.postgresCeiling ? [results.postgresCeiling] : []),
     ...results.scenarios,
     ...results.cluster.flatMap((c) => [c.oneWorker, c.allWorkers]),
     ...(results.floorAtEnd ? [results.floorAtEnd] : []),
@@ -211,6 +214,27 @@ export function markdown(results: BenchResults): string {
     }
     out.push('', `The load generator stays on its own core${s.pinned ? ' (CPU 1)' : ''}, so on a two-core machine the workers share the CPUs with it.`);
   }
+  const ceiling = results.postgresCeiling;
+  const onPostgres = results.scenarios.filter(isRow).filter((r) => r.id.endsWith('-pg'));
+  const pgCluster = results.cluster.find((c) => c.title.includes('PostgreSQL'));
+  if (ceiling && onPostgres.length > 0) {
+    out.push(
+      '',
+      '## PostgreSQL',
+      '',
+      `The ceiling: bare Koa with the same form POST plus the one statement a reference token costs the service (the same INSERT … ON CONFLICT, ` +
+        `prepared, into a table with the same indexes, pool of 10; test/bench/bare-koa-pg.mjs): ${int(ceiling.rps)} req/s, p99 ${ms(ceiling.p99)} ms` +
+        `${ceiling.cpuMicrosPerRequest === undefined ? '' : `, ${int(ceiling.cpuMicrosPerRequest)} µs of Node CPU per request`}. ` +
+        'PostgreSQL\'s own processes are not pinned and their CPU is not counted in either figure.',
+      '',
+      '| scenario | req/s | p50 ms | p99 ms | CPU µs/request | share of the ceiling |',
+      '|---|---:|---:|---:|---:|---:|',
+      ...onPostgres.map((r) => `| ${r.title} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${optionalInt(r.cpuMicrosPerRequest)} | ${Math.round((100 * r.rps) / ceiling.rps)}% |`),
+      ...(pgCluster ? [`| ${pgCluster.allWorkers.title} (two nodes, one database) | ${int(pgCluster.allWorkers.rps)} | ${ms(pgCluster.allWorkers.p50)} | ${ms(pgCluster.allWorkers.p99)} | | ${Math.round((100 * pgCluster.allWorkers.rps) / ceiling.rps)}% |`] : []),
+      '',
+      'Only the reference-token row issues exactly the ceiling\'s statement; introspection reads instead of writing, and private_key_jwt also records the assertion\'s `jti`, so their shares compare different work.',
+    );
+  }
   if (results.notes.length) out.push('', '## Notes', '', ...results.notes.map((n) => `- ${n}`));
   return `${out.join('\n')}\n`;
 }
@@ -219,6 +243,7 @@ export function chart(results: BenchResults): string {
   const bars: Bar[] = [];
   if (results.floor) bars.push({ label: 'bare Koa (floor)', value: results.floor.rps, color: '#9e9e9e' });
   if (results.floorAtEnd) bars.push({ label: 'bare Koa (floor), end of run', value: results.floorAtEnd.rps, color: '#9e9e9e' });
+  if (results.postgresCeiling) bars.push({ label: 'bare Koa + one PostgreSQL insert (ceiling)', value: results.postgresCeiling.rps, color: '#9e9e9e' });
   for (const r of results.scenarios) {
     if (isRow(r)) bars.push({ label: r.title, value: r.rps, color: '#4c78a8', reference: r.oidcProvider?.rps });
   }

@@ -387,7 +387,17 @@ const atWarn: Scenario = (() => {
   return { ...base, id: 'cc-es256-warn', title: `${base.title} — logLevel "warn"`, server: 'warn', repeats: 'cc-es256' };
 })();
 
-export const scenarios: readonly Scenario[] = [...onSqlite, ...onMemory, atWarn];
+/**
+ * The store-bound scenarios on PostgreSQL (one node): measured beside the PostgreSQL ceiling
+ * (bare Koa + the same insert, test/bench/bare-koa-pg.mjs) rather than node-oidc-provider,
+ * whose figures are in-memory.
+ */
+const onPostgres = (['cc-reference', 'introspection', 'private-key-jwt'] as const).map((id): Scenario => {
+  const { oidcProvider: _paired, ...base } = onSqlite.find((s) => s.id === id)!;
+  return { ...base, id: `${id}-pg`, title: `${base.title.replace(' (SQLite)', '')} — PostgreSQL`, server: 'postgres', repeats: id };
+});
+
+export const scenarios: readonly Scenario[] = [...onSqlite, ...onMemory, atWarn, ...onPostgres];
 
 /** The floor: the same form POST to bare Koa. */
 export const floorScenario: Scenario = {
@@ -396,6 +406,16 @@ export const floorScenario: Scenario = {
   server: 'floor',
   async prepare({ fixture }) {
     return { spec: { ...clientCredentials(fixture, 'm2m'), success: tokenSuccess } };
+  },
+};
+
+/** The PostgreSQL ceiling: the reference-token request to bare Koa + one prepared insert. */
+export const postgresCeilingScenario: Scenario = {
+  id: 'pg-ceiling',
+  title: 'bare Koa + router + body parser + one PostgreSQL insert (PostgreSQL ceiling)',
+  server: 'floor',
+  async prepare({ fixture }) {
+    return { spec: clientCredentials(fixture, 'm2m-reference') };
   },
 };
 
