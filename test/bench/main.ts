@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createFixture, freePort } from './fixture.js';
 import { answerMix, consoleTable, machineInfo, writeResults, type BenchResults, type Row, type Skipped } from './report.js';
 import { runRound } from './measure.js';
+import { signatureCosts } from './signature-cost.js';
 import { readOptions, wanted } from './options.js';
 import { canPin, loadCpu, pinSelf, serverCpu, startBareKoa, startBareKoaPostgres, startOidcProvider, startService, type ServerProcess } from './processes.js';
 import { openBenchPostgres, type BenchPostgres } from './postgres.js';
@@ -65,6 +66,8 @@ export async function runBenchmark(): Promise<number> {
   log();
 
   const fixture = await createFixture(options.assertionAlg);
+  const signatures = signatureCosts();
+  log(`one access-token signature in this process (CPU ${loadCpu}): ES256 ${signatures.ES256.toFixed(0)} µs, RS256 ${signatures.RS256.toFixed(0)} µs of CPU`);
   const cpu = pinned ? serverCpu : undefined;
   const bench: Bench = { options, fixture, log };
   // Each kind of server keeps its own record of what it measured (which sizes assertion pools and device codes).
@@ -217,6 +220,8 @@ export async function runBenchmark(): Promise<number> {
       const compared = [
         ['cc-es256', 'client_credentials → JWT ES256', 'es256'],
         ['cc-reference', 'client_credentials → reference token (SQLite)', 'reference'],
+        // RS256 is bound by the RSA signature: whether more cores take it further (issue 21).
+        ['cc-es256', 'client_credentials → JWT RS256', 'rs256'],
         // Two nodes sharing one database: the workers are separate processes, each with its own pool.
         ...(postgres && !('skipped' in postgres) ? [['cc-reference', 'client_credentials → reference token (PostgreSQL)', 'postgres'] as const] : []),
       ] as const;
@@ -228,7 +233,7 @@ export async function runBenchmark(): Promise<number> {
           // logLevel info, the default, like every row but the "warn" one: the "svc listening"
           // line of each worker tells when all are up.
           const store = name === 'postgres' ? (postgres as BenchPostgres).serviceUrl : `sqlite:./cluster-${name}-${workers}/svc.db`;
-          const configFile = fixture.writeConfig(`cluster-${name}-${workers}`, { port, store, workers });
+          const configFile = fixture.writeConfig(`cluster-${name}-${workers}`, { port, store, workers, ...(name === 'rs256' ? { accessTokenAlgorithm: 'RS256' as const } : {}) });
           const title = `${what}, workers: ${workers === 'auto' ? `"auto" (${count})` : 1}`;
           log(`svc, cluster mode, workers: ${workers} (not pinned)`);
           const server = await startService({ configFile, port, workers: count });
@@ -281,6 +286,7 @@ export async function runBenchmark(): Promise<number> {
     floor: floor && withFloor(floor),
     floorAtEnd: floorAtEnd && withFloor(floorAtEnd),
     postgresCeiling: postgresCeiling && withFloor(postgresCeiling),
+    signatureMicros: signatures,
     scenarios: rows.map(withFloor),
     oidcProvider: theirRows.map(withFloor),
     memory,

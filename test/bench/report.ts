@@ -66,6 +66,8 @@ export interface BenchResults {
   readonly floorAtEnd: Row | undefined;
   /** Bare Koa plus the service's reference-token insert on PostgreSQL: what the PostgreSQL rows are a share of. */
   readonly postgresCeiling?: Row | undefined;
+  /** CPU µs of one access-token signature, measured in the load generator's process before the rounds. */
+  readonly signatureMicros?: { readonly ES256: number; readonly RS256: number } | undefined;
   readonly scenarios: ReadonlyArray<Row | Skipped>;
   /** node-oidc-provider's own rows, on the same machine with the same load. */
   readonly oidcProvider: ReadonlyArray<Row | Skipped>;
@@ -213,6 +215,40 @@ export function markdown(results: BenchResults): string {
       );
     }
     out.push('', `The load generator stays on its own core${s.pinned ? ' (CPU 1)' : ''}, so on a two-core machine the workers share the CPUs with it.`);
+  }
+  const sig = results.signatureMicros;
+  const jwtRow = (id: string): Row | undefined => results.scenarios.filter(isRow).find((r) => r.id === id);
+  const es = jwtRow('cc-es256');
+  const rs = jwtRow('cc-rs256');
+  const floorCpu = results.floor?.cpuMicrosPerRequest;
+  if (sig && floorCpu !== undefined && (es?.cpuMicrosPerRequest !== undefined || rs?.cpuMicrosPerRequest !== undefined)) {
+    const line = (r: Row | undefined, alg: 'ES256' | 'RS256'): string[] => {
+      if (r?.cpuMicrosPerRequest === undefined) return [];
+      const bound = floorCpu + sig[alg];
+      return [`| ${r.title} | ${int(r.cpuMicrosPerRequest)} | ${int(floorCpu)} | ${int(sig[alg])} | ${int(bound)} | ${(r.cpuMicrosPerRequest / bound).toFixed(2)}× | ${optionalInt(r.oidcProvider?.cpuMicrosPerRequest)} |`];
+    };
+    const rsCluster = results.cluster.find((c) => c.title.includes('RS256'));
+    out.push(
+      '',
+      '## The signature bound',
+      '',
+      `One access-token signature with the service's signer (node:crypto, the default keys) cost ${ms(Math.round(sig.ES256))} µs of CPU for ES256 (P-256) and ` +
+        `${ms(Math.round(sig.RS256))} µs for RS256 (RSA-2048), measured in the load generator's process before the rounds (test/bench/signature-cost.ts). ` +
+        'A JWT row is bound by the floor plus one signature; "ours ÷ bound" says how close the service comes (below 1× is possible: cohort scheduling makes the floor's own work cheaper than bare Koa does), and the last column what node-oidc-provider spends on the same request.',
+      '',
+      '| scenario | CPU µs/request | floor CPU µs/request | one signature µs | bound µs | ours ÷ bound | oidc-provider CPU µs/request |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      ...line(es, 'ES256'),
+      ...line(rs, 'RS256'),
+      ...(rsCluster
+        ? [
+            '',
+            `More cores: RS256 with \`workers: ${rsCluster.workers}\` reached ${int(rsCluster.allWorkers.rps)} req/s against ${int(rsCluster.oneWorker.rps)} with one worker (${rsCluster.speedup.toFixed(2)}×, neither pinned). ` +
+              'Cluster mode already spreads whole requests, signature included, over every core; a signing pool inside one process would spread only the signature, ' +
+              'at the cost of a message to and from a thread per token, and on this two-core machine the second core also runs the load generator, so there is no idle core for it to use.',
+          ]
+        : []),
+    );
   }
   const ceiling = results.postgresCeiling;
   const onPostgres = results.scenarios.filter(isRow).filter((r) => r.id.endsWith('-pg'));
