@@ -234,7 +234,7 @@ export function markdown(results: BenchResults): string {
       '',
       `One access-token signature with the service's signer (node:crypto, the default keys) cost ${ms(Math.round(sig.ES256))} µs of CPU for ES256 (P-256) and ` +
         `${ms(Math.round(sig.RS256))} µs for RS256 (RSA-2048), measured in the load generator's process before the rounds (test/bench/signature-cost.ts). ` +
-        'A JWT row is bound by the floor plus one signature; "ours ÷ bound" says how close the service comes (below 1× is possible: cohort scheduling makes the floor's own work cheaper than bare Koa does), and the last column what node-oidc-provider spends on the same request.',
+        'A JWT row is bound by the floor plus one signature; "ours ÷ bound" says how close the service comes (below 1× is possible: cohort scheduling makes the floor\'s own work cheaper than bare Koa does), and the last column what node-oidc-provider spends on the same request.',
       '',
       '| scenario | CPU µs/request | floor CPU µs/request | one signature µs | bound µs | ours ÷ bound | oidc-provider CPU µs/request |',
       '|---|---:|---:|---:|---:|---:|---:|',
