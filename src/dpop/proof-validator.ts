@@ -173,7 +173,7 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
     if (err instanceof NonceNeeded) {
       const headers: Record<string, string> = { 'DPoP-Nonce': (await nonces.current()) };
       if (resource) headers['WWW-Authenticate'] = `DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof", algs="${algs}"`;
-      return new UseDpopNonce('Authorization server requires nonce in DPoP proof.', { logDetail: err.message, headers, ...(resource ? { status: 401 } : {}) });
+      return new UseDpopNonce('The DPoP proof must carry the server nonce.', { logDetail: err.message, headers, ...(resource ? { status: 401 } : {}) });
     }
     return new InvalidDpopProof('The DPoP proof is invalid.', {
       logDetail: err.message,
