@@ -63,8 +63,9 @@ export const defaults = {
   counters: 'memory',
   counterKeyPrefix: 'svc:',
   dpop: {
-    // node-oidc-provider's and jose's common asymmetric set; every one verifies with node:crypto.
-    signingAlgValues: ['ES256', 'PS256', 'RS256', 'EdDSA'],
+    // The common asymmetric set; `Ed25519` is RFC 9864's name for EdDSA with that curve, which
+    // oauth4webapi signs with. Every one verifies with node:crypto.
+    signingAlgValues: ['ES256', 'PS256', 'RS256', 'EdDSA', 'Ed25519'],
     // RFC 9449 §11.1: proofs are short-lived; five minutes covers a slow client and a retry.
     proofMaxAge: 300,
     clockSkew: 10,

@@ -231,7 +231,7 @@ export interface ConnectionsConfig {
 export interface DpopConfig {
   /**
    * The asymmetric JWS algorithms a proof may be signed with, listed in discovery as
-   * `dpop_signing_alg_values_supported`. Default `["ES256", "PS256", "RS256", "EdDSA"]`.
+   * `dpop_signing_alg_values_supported`. Default `["ES256", "PS256", "RS256", "EdDSA", "Ed25519"]`.
    * @example signingAlgValues: ["ES256"]
    */
   signingAlgValues?: string[];

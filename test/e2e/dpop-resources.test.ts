@@ -35,7 +35,7 @@ async function userinfo(headers: Record<string, string>, method = 'GET') {
   return { status: res.status, challenge: res.headers.get('www-authenticate'), body: (await res.json()) as Record<string, unknown> };
 }
 
-const algs = 'algs="ES256 PS256 RS256 EdDSA"';
+const algs = 'algs="ES256 PS256 RS256 EdDSA Ed25519"';
 
 describe('UserInfo with a DPoP-bound token', () => {
   it('answers with the DPoP scheme and a proof of the key carrying ath, on GET and POST', async () => {

@@ -196,7 +196,7 @@ describe('a public client refresh token is bound to the DPoP key (RFC 9449 §5)'
 describe('discovery and CORS', () => {
   it('lists dpop_signing_alg_values_supported', async () => {
     const doc = (await (await fetch(`${server.url}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
-    expect(doc.dpop_signing_alg_values_supported).toEqual(['ES256', 'PS256', 'RS256', 'EdDSA']);
+    expect(doc.dpop_signing_alg_values_supported).toEqual(['ES256', 'PS256', 'RS256', 'EdDSA', 'Ed25519']);
   });
 
   it('allows the DPoP request header and exposes DPoP-Nonce at the token endpoint', async () => {
