@@ -18,7 +18,7 @@ const publicOffline = {
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 
-async function thumbprint(keyPair: CryptoKeyPair): Promise<string> {
+async function thumbprint(keyPair: oauth.CryptoKeyPair): Promise<string> {
   return calculateJwkThumbprint(await exportJWK(keyPair.publicKey), 'sha256');
 }
 

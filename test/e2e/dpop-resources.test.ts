@@ -101,7 +101,7 @@ describe('delegation and token exchange of a DPoP-bound user token', () => {
     const token = await boundUserToken('api1.read');
     const other = await dpopKey();
     for (const headers of [
-      {},
+      {} as Record<string, string>,
       { DPoP: other.proof({ htu: tokenUrl, accessToken: token }) },
       { DPoP: key.proof({ htu: tokenUrl, accessToken: 'another token' }) },
       { DPoP: key.proof({ htu: tokenUrl }) },
