@@ -82,6 +82,12 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
   const allowed: ReadonlySet<string> = new Set(signingAlgValues);
   const algs = signingAlgValues.join(' ');
   const keys = new Map<string, ImportedKey>();
+  // The service's own endpoint URLs, a handful: parsed once each.
+  const endpointHtu = new Map<string, string | undefined>();
+  const htuOf = (url: string): string | undefined => {
+    if (!endpointHtu.has(url)) endpointHtu.set(url, comparableHtu(url));
+    return endpointHtu.get(url);
+  };
 
   async function importKey(jwk: unknown): Promise<ImportedKey> {
     if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return reject('jwk is missing or not an object');
@@ -133,7 +139,7 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > maxJtiLength) reject('jti is missing or not a string of 1 to 256 characters');
     // Checks 8 and 9.
     if (htm !== request.method) reject('htm does not match the request method');
-    if (typeof htu !== 'string' || comparableHtu(htu) !== comparableHtu(request.url)) reject('htu does not match the endpoint URL');
+    if (typeof htu !== 'string' || comparableHtu(htu) !== htuOf(request.url)) reject('htu does not match the endpoint URL');
     // Check 11: a short-lived proof.
     const now = clock.now() / 1000;
     if (typeof iat !== 'number' || !Number.isFinite(iat)) reject('iat is missing or not a number');
