@@ -1,6 +1,7 @@
 /**
- * POST /connect/token (RFC 6749 §3.2): check the grant type, authenticate the client, check it
- * may use the grant and the scopes, run the grant, prepare the tokens, then commit: spend the
+ * POST /connect/token (RFC 6749 §3.2): check the grant type, check the DPoP proof if one came
+ * (RFC 9449 §5: it binds the tokens), authenticate the client, check it may use the grant (and
+ * must it send a proof), the scopes, run the grant, prepare the tokens, then commit: spend the
  * grant's one-time record and store the tokens in one transaction, so a failure leaves the
  * request retryable and a lost race issues nothing.
  */
