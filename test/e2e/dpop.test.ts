@@ -209,3 +209,26 @@ describe('discovery and CORS', () => {
     expect(res.headers.get('access-control-expose-headers')).toBe('Retry-After, WWW-Authenticate, X-Request-Id, DPoP-Nonce');
   });
 });
+
+describe('htu is the public URL of the endpoint: the issuer, not the address the request reached', () => {
+  let proxied: TestServer;
+  const publicToken = 'https://id.example.test/connect/token';
+  beforeAll(async () => {
+    proxied = await startServer(configWith([secretClient('dpop-m2m')], { issuer: 'https://id.example.test', trustedProxies: ['127.0.0.1'] }));
+  });
+  afterAll(() => proxied?.close());
+  const request = (proof: string, headers: Record<string, string> = {}) =>
+    postForm(`${proxied.url}/connect/token`, { grant_type: 'client_credentials', scope: 'api1.read' }, { ...auth('dpop-m2m'), DPoP: proof, ...headers });
+
+  it('accepts a proof for the issuer URL, reached through a proxy at another address', async () => {
+    const res = await request(key.proof({ htu: publicToken }), { 'x-forwarded-for': '203.0.113.7', 'x-forwarded-proto': 'https' });
+    expect(res.status).toBe(200);
+    expect(res.body.token_type).toBe('DPoP');
+  });
+
+  it('refuses a proof for the address the request reached, whatever Host and X-Forwarded-Host say', async () => {
+    const res = await request(key.proof({ htu: `${proxied.url}/connect/token` }), { 'x-forwarded-host': new URL(proxied.url).host });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(invalidProof);
+  });
+});
