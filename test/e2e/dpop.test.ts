@@ -81,6 +81,16 @@ describe('a valid proof binds the access token', () => {
     const introspected = await postForm(`${server.url}/connect/introspect`, { token: res.body.access_token as string }, { authorization: basic('api1', 'api1-secret') });
     expect(introspected.body).toMatchObject({ active: true, token_type: 'DPoP', cnf: { jkt: key.jkt } });
   });
+
+  it('introspection reports cnf and token_type DPoP for a bound JWT too, and Bearer without cnf for an unbound one', async () => {
+    const bound = await clientCredentials('dpop-m2m', { DPoP: key.proof({ htu: tokenUrl }) });
+    const unbound = await clientCredentials('dpop-m2m');
+    const introspect = (token: unknown) => postForm(`${server.url}/connect/introspect`, { token: token as string }, { authorization: basic('api1', 'api1-secret') });
+    expect((await introspect(bound.body.access_token)).body).toMatchObject({ active: true, token_type: 'DPoP', cnf: { jkt: key.jkt } });
+    const plain = (await introspect(unbound.body.access_token)).body;
+    expect(plain).toMatchObject({ active: true, token_type: 'Bearer' });
+    expect(plain).not.toHaveProperty('cnf');
+  });
 });
 
 describe('every bad proof is 400 invalid_dpop_proof, with the reason in the log only', () => {
