@@ -31,6 +31,7 @@ export const defaults = {
     requirePushedAuthorization: false,
     // RFC 6749 §4.1.2 recommends at most 10 minutes; five is IdentityServer's default.
     authorizationCodeLifetime: 300,
+    requireDPoP: false,
   },
   secretType: 'SharedSecret',
   signing: {
@@ -61,6 +62,16 @@ export const defaults = {
   forwardedHeader: 'x-forwarded-for',
   counters: 'memory',
   counterKeyPrefix: 'svc:',
+  dpop: {
+    // The common asymmetric set; `Ed25519` is RFC 9864's name for EdDSA with that curve, which
+    // oauth4webapi signs with. Every one verifies with node:crypto.
+    signingAlgValues: ['ES256', 'PS256', 'RS256', 'EdDSA', 'Ed25519'],
+    // RFC 9449 §11.1: proofs are short-lived; five minutes covers a slow client and a retry.
+    proofMaxAge: 300,
+    clockSkew: 10,
+    requireNonce: false,
+    nonceLifetime: 300,
+  },
   limits: {
     bodyBytes: 64 * 1024,
     parameters: 50,

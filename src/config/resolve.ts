@@ -58,6 +58,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     requireConsent: c.requireConsent ?? d.requireConsent,
     requirePushedAuthorization: c.requirePushedAuthorization ?? d.requirePushedAuthorization,
     authorizationCodeLifetime: c.authorizationCodeLifetime ?? d.authorizationCodeLifetime,
+    requireDPoP: c.requireDPoP ?? d.requireDPoP,
   }));
   const apiResources: ApiResource[] = (user.apiResources ?? []).map((r) => ({
     name: r.name,
@@ -123,6 +124,11 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     forwardedHeader: user.forwardedHeader ?? defaults.forwardedHeader,
     counters: user.counters ?? defaults.counters,
     counterKeyPrefix: user.counterKeyPrefix ?? defaults.counterKeyPrefix,
+    dpop: {
+      ...defaults.dpop,
+      ...user.dpop,
+      signingAlgValues: [...(user.dpop?.signingAlgValues ?? defaults.dpop.signingAlgValues)],
+    },
     workers: user.workers === 'auto' ? availableParallelism() : (user.workers ?? defaults.workers),
   });
 }

@@ -87,6 +87,12 @@ export interface ClientConfig {
   requirePushedAuthorization?: boolean;
   /** Authorization code lifetime in seconds. Default 300. */
   authorizationCodeLifetime?: number;
+  /**
+   * Every token request must carry a DPoP proof (RFC 9449), so every access token of the client
+   * is bound to its key; a request without one is `invalid_request`. IdentityServer's name.
+   * Default `false` (a proof is honoured when sent).
+   */
+  requireDPoP?: boolean;
 }
 
 export interface ApiScopeConfig {
@@ -221,6 +227,28 @@ export interface ConnectionsConfig {
   keepAliveTimeout?: number;
 }
 
+/** DPoP (RFC 9449): proof-of-possession tokens. Always accepted; these settings tune the checks. */
+export interface DpopConfig {
+  /**
+   * The asymmetric JWS algorithms a proof may be signed with, listed in discovery as
+   * `dpop_signing_alg_values_supported`. Default `["ES256", "PS256", "RS256", "EdDSA", "Ed25519"]`.
+   * @example signingAlgValues: ["ES256"]
+   */
+  signingAlgValues?: string[];
+  /** Seconds a proof's `iat` may lie in the past. Default 300. */
+  proofMaxAge?: number;
+  /** Seconds a proof's `iat` may lie in the future (clock differences). Default 10. */
+  clockSkew?: number;
+  /**
+   * Proofs must carry a server nonce (RFC 9449 §8): a proof without one (or with a stale one) is
+   * answered `use_dpop_nonce` with a fresh nonce in the `DPoP-Nonce` header. Nonces are an HMAC
+   * of a time window, valid on every node that shares the store. Default `false`.
+   */
+  requireNonce?: boolean;
+  /** Seconds a nonce stays valid (at least this long, at most twice it). Default 300. */
+  nonceLifetime?: number;
+}
+
 export interface UserConfig {
   /** Issuer identifier URL. Default `http://localhost:<port>`. */
   issuer?: string;
@@ -277,6 +305,7 @@ export interface UserConfig {
   counters?: string;
   /** Prefix of every key in Redis, so deployments can share a server. Default `"svc:"`. */
   counterKeyPrefix?: string;
+  dpop?: DpopConfig;
 }
 
 // The registered model (secrets, clients, API scopes and resources, identity resources) is what
@@ -347,4 +376,11 @@ export interface ResolvedConfig {
   readonly forwardedHeader: 'x-forwarded-for' | 'forwarded';
   readonly counters: string;
   readonly counterKeyPrefix: string;
+  readonly dpop: {
+    readonly signingAlgValues: readonly string[];
+    readonly proofMaxAge: number;
+    readonly clockSkew: number;
+    readonly requireNonce: boolean;
+    readonly nonceLifetime: number;
+  };
 }

@@ -48,6 +48,8 @@ export function buildDiscoveryDocument(config: ResolvedConfig, urls: EndpointUrl
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
+    // RFC 9449 §5.1: DPoP proofs are accepted at the token endpoint and at UserInfo.
+    dpop_signing_alg_values_supported: [...config.dpop.signingAlgValues],
   };
   const signingAlgs = metadata.token_endpoint_auth_signing_alg_values_supported;
   if (signingAlgs !== undefined) {

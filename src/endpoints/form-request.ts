@@ -6,4 +6,6 @@ export interface FormRequest {
   readonly remoteAddress?: string;
   /** Correlates logs and events of one request. */
   readonly requestId?: string;
+  /** Every `DPoP` header value (RFC 9449), as sent; `undefined` when there is none. */
+  readonly dpop?: readonly string[] | undefined;
 }

@@ -38,6 +38,8 @@ export interface Client {
   readonly requireConsent: boolean;
   readonly requirePushedAuthorization: boolean;
   readonly authorizationCodeLifetime: number;
+  /** Every token request must carry a DPoP proof (RFC 9449). */
+  readonly requireDPoP: boolean;
 }
 
 export interface ApiScope {
