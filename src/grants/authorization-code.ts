@@ -7,6 +7,8 @@
  * Like the device code, a good code does not spend itself: it answers with `consumes`, and the
  * token endpoint spends it in the transaction that stores the tokens, atomically across nodes.
  * A code presented again revokes the tokens of its first redemption (RFC 6749 §4.1.2).
+ * `code.redeemed` is raised by `redeemed`, which the token endpoint calls only for the request
+ * whose commit won.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
@@ -52,7 +54,6 @@ export function createAuthorizationCodeGrant({ store, clock, logger, events }: {
         throw new InvalidGrant('The code_verifier does not match the code_challenge.');
       }
     }
-    events?.raise({ type: 'code.redeemed', clientId: found.clientId, subject: found.subject });
     return {
       subject: { kind: 'user', id: found.subject, authTime: grant.authTime },
       scopes: grant.scopes,
@@ -76,6 +77,11 @@ export function createAuthorizationCodeGrant({ store, clock, logger, events }: {
       const code = ctx.request.raw.get('code');
       if (code === undefined) throw new InvalidRequest('The code parameter is required.');
       ctx.result = await redeem(code, ctx.request);
+    },
+    // Raised here, after the commit, not in `validate`: a request that loses the race for the
+    // code redeemed nothing.
+    redeemed(success, request) {
+      events?.raise({ type: 'code.redeemed', clientId: request.client.clientId, subject: success.subject.id });
     },
     async spent(code, request) {
       const found = await codes.find(code);

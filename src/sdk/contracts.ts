@@ -215,6 +215,13 @@ export interface ExtensionGrantValidator {
    * it the answer is `invalid_grant`.
    */
   spent?(handle: string, request: ValidatedTokenRequest): Promise<OAuthError>;
+  /**
+   * For grants that answer with `consumes`: called once the host's commit has spent the one-time
+   * grant and stored the tokens, and only for the request that won it. The place for what only
+   * a winner may do, such as raising an event; a request that lost the race hears `spent`
+   * instead. A throw is logged and changes nothing: the tokens are already given out.
+   */
+  redeemed?(success: GrantSuccess, request: ValidatedTokenRequest): void | Promise<void>;
 }
 
 /** Claims of a validated access token. */
