@@ -11,6 +11,7 @@ import type { Csrf } from '../device/csrf.js';
 import type { ScopeLine } from '../device/page-views.js';
 import { AccessDenied, isOAuthError, OAuthError } from '../oauth/errors.js';
 import type { PasswordThrottle } from '../oauth/password-throttle.js';
+import { familyOfSpentGrant } from '../oauth/grant-family.js';
 import type { SignInSession, SignInSessions } from '../session/sign-in-sessions.js';
 import { RedirectableError, UntrustedRequestError, type AuthorizationRequest, type RequestValidator } from './authorization-request.js';
 import { authorizationResponse, errorResponse, type AuthorizationResponse } from './authorization-response.js';
@@ -128,7 +129,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       grant: { redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes: request.scopes, nonce: request.nonce, sid: session!.sid, authTime: session!.authTime },
     });
     if (interactionId) await deps.interactions.finish(interactionId);
-    if (!session!.clients.includes(client.clientId)) await deps.sessions.update(browserId!, { ...session!, clients: [...session!.clients, client.clientId] });
+    await deps.sessions.codeIssued(browserId!, client.clientId, familyOfSpentGrant(code));
     deps.events?.raise({ type: 'code.issued', clientId: client.clientId, subject: session!.subject, scopes: request.scopes }, ctx.requestId);
     return withCookie(respond(request, { code }));
   }
@@ -179,7 +180,8 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     await throttle.succeeded(username, ctx.remoteAddress);
     // A new browser id at every sign-in: an id planted before (session fixation) signs nobody in.
     const browserId = deps.newBrowserId();
-    await deps.sessions.start(browserId, user.subjectId);
+    const previous = await deps.sessions.get(ctx.browserId!);
+    await deps.sessions.start(browserId, user.subjectId, previous);
     await deps.sessions.end(ctx.browserId!);
     const next: Interaction = { ...interaction, signedInAs: browserId };
     await deps.interactions.update(id, next);

@@ -4,6 +4,7 @@
  * `state` — only to a URI registered for the client the hint or `client_id` names (§3: never
  * an open redirector). Without a valid `id_token_hint` for the signed-in user, the user
  * confirms first (§2: a logout request from a stranger must not sign anyone out silently).
+ * Signing out revokes the tokens of every code issued in the session (`SignInSessions.signOut`).
  */
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Logger } from '../sdk/contracts.js';
@@ -59,7 +60,8 @@ export function createEndSession(deps: EndSessionDeps) {
     if (confirmed && params.get('decision') === 'deny') return page(200, 'You are still signed in', 'You can close this page.');
 
     if (session && ctx.browserId !== undefined) {
-      await deps.sessions.end(ctx.browserId);
+      const { revoked } = await deps.sessions.signOut(ctx.browserId);
+      deps.logger.info({ reqId: ctx.requestId, revoked }, 'end session: signed out; the tokens of its codes revoked');
       deps.events?.raise({ type: 'user.signed_out', subject: session.subject, clientId: client?.clientId }, ctx.requestId);
     }
     const cleared = { clearCookie: true } as const;
