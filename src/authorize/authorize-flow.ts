@@ -7,12 +7,12 @@
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, Logger, ResourceOwnerValidator, SignInResult } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
-import type { Csrf } from '../device/csrf.js';
+import type { Csrf } from '../pages/csrf.js';
 import type { ScopeLine } from '../device/page-views.js';
 import { AccessDenied, isOAuthError, OAuthError } from '../oauth/errors.js';
 import type { PasswordThrottle } from '../oauth/password-throttle.js';
 import { familyOfSpentGrant } from '../oauth/grant-family.js';
-import type { SignInSession, SignInSessions } from '../session/sign-in-sessions.js';
+import type { SignInSession, SignInSessions } from '../pages/sign-in-sessions.js';
 import { RedirectableError, UntrustedRequestError, type AuthorizationRequest, type RequestValidator } from './authorization-request.js';
 import { authorizationResponse, errorResponse, type AuthorizationResponse } from './authorization-response.js';
 import type { AuthorizationCodes } from './authorization-codes.js';

@@ -9,8 +9,8 @@
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Logger } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
-import type { Csrf } from '../device/csrf.js';
-import type { SignInSessions } from '../session/sign-in-sessions.js';
+import type { Csrf } from '../pages/csrf.js';
+import type { SignInSessions } from '../pages/sign-in-sessions.js';
 import type { IdTokenHint } from './id-token-hint.js';
 import type { BrowserContext, FlowOutcome } from './authorize-flow.js';
 

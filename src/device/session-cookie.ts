@@ -5,7 +5,7 @@
  * proxy over https (the proxy then speaks plain http to us).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { deriveKey } from './cookie-secret.js';
+import { deriveKey } from '../pages/cookie-secret.js';
 
 export const sessionCookieName = 'svc_device_session';
 

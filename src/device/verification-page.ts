@@ -7,7 +7,7 @@ import type { Client } from '../config/schema.js';
 import type { Clock, Logger, ResourceOwner, ResourceOwnerValidator } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
 import type { DeviceFlow, DeviceFlowStore, Versioned } from './device-flow-store.js';
-import type { Csrf } from './csrf.js';
+import type { Csrf } from '../pages/csrf.js';
 import type { FailedAttempts } from './failed-attempts.js';
 import type { NoticeId, PageView, ScopeLine, TimedMessageId } from './page-views.js';
 import { isOAuthError } from '../oauth/errors.js';

@@ -1,8 +1,8 @@
 /** Server-rendered HTML for each step of the verification page; works without JavaScript. */
-import type { MessageView, PageView, ScopeLine } from '../../device/page-views.js';
-import { html, SafeHtml } from './html.js';
-import { css } from './styles.js';
-import type { PageText } from './text/index.js';
+import type { MessageView, PageView, ScopeLine } from './page-views.js';
+import { html, SafeHtml } from '../pages/html.js';
+import { css } from '../pages/styles.js';
+import type { PageText } from '../pages/text/index.js';
 
 export interface RenderOptions {
   /** Where the forms post, e.g. `/device` (with `?ui_locales=de` when that chose the language). */

@@ -4,7 +4,7 @@
  * consent) adds its keys here and every language must follow. Texts that wrap a value the
  * page escapes (a client name, a username) are functions returning `SafeHtml`.
  */
-import type { MessageId, NoticeId, TimedMessageId } from '../../../device/page-views.js';
+import type { MessageId, NoticeId, TimedMessageId } from '../../device/page-views.js';
 import type { SafeHtml } from '../html.js';
 
 export interface PageText {

@@ -5,10 +5,10 @@
  * the form_post response carries one hashed line of script and a button for when it is off.
  */
 import { createHash } from 'node:crypto';
-import type { ScopeLine } from '../../device/page-views.js';
-import type { SignInView } from '../../authorize/views.js';
-import { html, SafeHtml } from '../device-page/html.js';
-import { css } from '../device-page/styles.js';
+import type { ScopeLine } from '../device/page-views.js';
+import type { SignInView } from './views.js';
+import { html, SafeHtml } from '../pages/html.js';
+import { css } from '../pages/styles.js';
 
 /** Where each page's forms post. */
 export interface SignInPaths {

@@ -17,7 +17,7 @@ import {
 } from '../sdk/index.js';
 import type { Store } from '../store/store.js';
 import type { EventService } from '../events/event-service.js';
-import { createAuthorizationCodes } from '../authorize/authorization-codes.js';
+import { createAuthorizationCodes } from './authorization-codes.js';
 import { familyOfSpentGrant, revokeFamily } from '../oauth/grant-family.js';
 
 export const authorizationCodeGrantType = 'authorization_code';

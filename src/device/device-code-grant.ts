@@ -15,8 +15,8 @@ import {
   type Clock, type ExtensionGrantValidator, type GrantSuccess, type Logger, type OAuthError,
 } from '../sdk/index.js';
 import type { Store } from '../store/store.js';
-import { createDeviceFlowStore, type DeviceFlowStore } from '../device/device-flow-store.js';
-import { recordPoll } from '../device/polling-interval.js';
+import { createDeviceFlowStore, type DeviceFlowStore } from './device-flow-store.js';
+import { recordPoll } from './polling-interval.js';
 import { familyOfSpentGrant, revokeFamily } from '../oauth/grant-family.js';
 
 export const deviceCodeGrantType = 'urn:ietf:params:oauth:grant-type:device_code';

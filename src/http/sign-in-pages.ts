@@ -4,32 +4,32 @@
  * with a page, a 303 redirect or a form_post page. Every failure is a page with a plain
  * message; nothing the user typed reaches a log line.
  */
-import type { PasswordThrottle } from '../../oauth/password-throttle.js';
+import type { PasswordThrottle } from '../oauth/password-throttle.js';
 import type { Context, Middleware } from 'koa';
-import type { EventService } from '../../events/event-service.js';
-import type { ResolvedConfig } from '../../config/schema.js';
-import type { Clock, Logger, ResourceOwnerValidator, SignInPage, SignInPageView } from '../../sdk/contracts.js';
-import { StoreUnavailableError, type Store } from '../../store/store.js';
-import { isOAuthError } from '../../oauth/errors.js';
-import { parseFormParams } from '../../oauth/form-params.js';
-import { offlineAccess, type ScopeCatalog } from '../../oauth/scopes.js';
-import { paths } from '../../endpoints/urls.js';
-import { loadCookieSecret } from '../../device/cookie-secret.js';
-import { createCsrf, type Csrf } from '../../device/csrf.js';
-import { createBrowserCookies, type BrowserCookies } from '../../session/browser-cookie.js';
-import { createSignInSessions, type SignInSessions } from '../../session/sign-in-sessions.js';
-import { createRequestValidator } from '../../authorize/authorization-request.js';
-import { createAuthorizationCodes } from '../../authorize/authorization-codes.js';
-import { createInteractions } from '../../authorize/interactions.js';
-import { createPushedRequests } from '../../authorize/pushed-requests.js';
-import { createAuthorizeFlow, type AuthorizeFlow, type BrowserContext, type FlowOutcome } from '../../authorize/authorize-flow.js';
-import type { SignInView } from '../../authorize/views.js';
-import { createEndSession } from '../../authorize/end-session.js';
-import { readIdTokenHint } from '../../authorize/id-token-hint.js';
-import type { KeyRing } from '../../oauth/keys/key-ring.js';
-import { formBodyReader } from '../read-form.js';
-import { cssHash } from '../device-page/styles.js';
-import { renderFormPost, renderSignInPage, submitScriptHash, type SignInPaths } from './templates.js';
+import type { EventService } from '../events/event-service.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { Clock, Logger, ResourceOwnerValidator, SignInPage, SignInPageView } from '../sdk/contracts.js';
+import { StoreUnavailableError, type Store } from '../store/store.js';
+import { isOAuthError } from '../oauth/errors.js';
+import { parseFormParams } from '../oauth/form-params.js';
+import { offlineAccess, type ScopeCatalog } from '../oauth/scopes.js';
+import { paths } from '../endpoints/urls.js';
+import { loadCookieSecret } from '../pages/cookie-secret.js';
+import { createCsrf, type Csrf } from '../pages/csrf.js';
+import { createBrowserCookies, type BrowserCookies } from '../pages/browser-cookie.js';
+import { createSignInSessions, type SignInSessions } from '../pages/sign-in-sessions.js';
+import { createRequestValidator } from '../authorize/authorization-request.js';
+import { createAuthorizationCodes } from '../authorize/authorization-codes.js';
+import { createInteractions } from '../authorize/interactions.js';
+import { createPushedRequests } from '../authorize/pushed-requests.js';
+import { createAuthorizeFlow, type AuthorizeFlow, type BrowserContext, type FlowOutcome } from '../authorize/authorize-flow.js';
+import type { SignInView } from '../authorize/views.js';
+import { createEndSession } from '../authorize/end-session.js';
+import { readIdTokenHint } from '../authorize/id-token-hint.js';
+import type { KeyRing } from '../oauth/keys/key-ring.js';
+import { formBodyReader } from './read-form.js';
+import { cssHash } from '../pages/styles.js';
+import { renderFormPost, renderSignInPage, submitScriptHash, type SignInPaths } from '../authorize/templates.js';
 
 export interface SignInPageDeps {
   config: ResolvedConfig;

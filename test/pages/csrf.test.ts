@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { createCsrf } from '../../src/device/csrf.js';
+import { createCsrf } from '../../src/pages/csrf.js';
 
 describe('CSRF tokens', () => {
   const secret = randomBytes(32);

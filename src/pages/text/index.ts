@@ -2,7 +2,7 @@
  * The languages of the device page. To add one: copy `en.ts` to `<tag>.ts`, translate it (the
  * compiler lists anything missing), and add it to `languages` below.
  */
-import { createLanguageChooser } from '../../language.js';
+import { createLanguageChooser } from '../language.js';
 import { de } from './de.js';
 import { en } from './en.js';
 import type { PageText } from './page-text.js';

@@ -10,10 +10,10 @@ import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
 import { UnauthorizedClient } from '../oauth/errors.js';
 import { tooManyRequests, type WindowLimit } from '../oauth/rate-limits.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
-import { createDeviceFlowStore } from '../device/device-flow-store.js';
-import type { UserCodeScheme } from '../device/user-code.js';
-import { deviceCodeGrantType } from '../grants/device-code.js';
-import type { FormRequest } from './form-request.js';
+import { createDeviceFlowStore } from './device-flow-store.js';
+import type { UserCodeScheme } from './user-code.js';
+import { deviceCodeGrantType } from './device-code-grant.js';
+import type { FormRequest } from '../endpoints/form-request.js';
 
 /** RFC 8628 §3.2. */
 export interface DeviceAuthorizationResponse {

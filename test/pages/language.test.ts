@@ -1,6 +1,6 @@
 /** Choosing a page's language: ui_locales (OIDC Core §3.1.2.1), then Accept-Language (RFC 9110 §12.5.4), then the default. */
 import { describe, expect, it } from 'vitest';
-import { createLanguageChooser } from '../../src/http/language.js';
+import { createLanguageChooser } from '../../src/pages/language.js';
 
 const choose = createLanguageChooser(new Map([['en', 'English'], ['de', 'Deutsch']]), 'en');
 const pick = (ui: string | undefined, accept: string | undefined) => {

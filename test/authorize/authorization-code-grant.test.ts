@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createAuthorizationCodeGrant } from '../../src/grants/authorization-code.js';
+import { createAuthorizationCodeGrant } from '../../src/authorize/authorization-code-grant.js';
 import { createAuthorizationCodes } from '../../src/authorize/authorization-codes.js';
 import { checkConfig } from '../../src/config/load.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';

@@ -3,26 +3,26 @@
  * cookie and the form, runs the page's step, renders HTML. Every failure is an HTML page with a
  * plain message; nothing the user typed reaches a log line.
  */
-import type { EventService } from '../../events/event-service.js';
+import type { EventService } from '../events/event-service.js';
 import type { Context, Middleware } from 'koa';
-import type { ResolvedConfig } from '../../config/schema.js';
-import type { Clock, Logger, ResourceOwnerValidator } from '../../sdk/contracts.js';
-import { StoreUnavailableError, type Store } from '../../store/store.js';
-import { isOAuthError } from '../../oauth/errors.js';
-import { formBodyReader } from '../read-form.js';
-import { paths } from '../../endpoints/urls.js';
-import { createDeviceFlowStore } from '../../device/device-flow-store.js';
-import { userCodeScheme } from '../../device/user-code.js';
-import { createFailedAttempts, type FailedAttempts } from '../../device/failed-attempts.js';
-import type { PasswordThrottle } from '../../oauth/password-throttle.js';
-import { loadCookieSecret } from '../../device/cookie-secret.js';
-import { createSessionCookies, type SessionCookies } from '../../device/session-cookie.js';
-import { createCsrf } from '../../device/csrf.js';
-import { createVerificationPage, type PageOutcome, type VerificationPage } from '../../device/verification-page.js';
-import type { PageView } from '../../device/page-views.js';
-import { renderPage, type RenderOptions } from './templates.js';
-import { choosePageText, pageLanguageTags } from './text/index.js';
-import { cssHash } from './styles.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { Clock, Logger, ResourceOwnerValidator } from '../sdk/contracts.js';
+import { StoreUnavailableError, type Store } from '../store/store.js';
+import { isOAuthError } from '../oauth/errors.js';
+import { formBodyReader } from './read-form.js';
+import { paths } from '../endpoints/urls.js';
+import { createDeviceFlowStore } from '../device/device-flow-store.js';
+import { userCodeScheme } from '../device/user-code.js';
+import { createFailedAttempts, type FailedAttempts } from '../device/failed-attempts.js';
+import type { PasswordThrottle } from '../oauth/password-throttle.js';
+import { loadCookieSecret } from '../pages/cookie-secret.js';
+import { createSessionCookies, type SessionCookies } from '../device/session-cookie.js';
+import { createCsrf } from '../pages/csrf.js';
+import { createVerificationPage, type PageOutcome, type VerificationPage } from '../device/verification-page.js';
+import type { PageView } from '../device/page-views.js';
+import { renderPage, type RenderOptions } from '../device/templates.js';
+import { choosePageText, pageLanguageTags } from '../pages/text/index.js';
+import { cssHash } from '../pages/styles.js';
 
 export interface DevicePageDeps {
   config: ResolvedConfig;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, html, SafeHtml } from '../../src/http/device-page/html.js';
+import { escapeHtml, html, SafeHtml } from '../../src/pages/html.js';
 
 describe('html templates', () => {
   it('escape every interpolated string, in text and in attributes', () => {

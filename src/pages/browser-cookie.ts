@@ -7,7 +7,7 @@
  * RFC 9700 §4 / OWASP) and at logout.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { deriveKey } from '../device/cookie-secret.js';
+import { deriveKey } from './cookie-secret.js';
 
 export const browserCookieName = 'svc_session';
 

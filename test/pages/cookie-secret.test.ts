@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/store/memory-store.js';
-import { loadCookieSecret } from '../../src/device/cookie-secret.js';
-import { manualClock } from './helpers.js';
+import { loadCookieSecret } from '../../src/pages/cookie-secret.js';
+import { manualClock } from '../device/helpers.js';
 
 describe('the cookie secret', () => {
   it('is the configured one when set', async () => {
