@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { ScopeLine } from '../device/page-views.js';
 import type { SignInView } from './views.js';
 import { html, SafeHtml } from '../pages/html.js';
-import { css } from '../pages/styles.js';
+import { hidden, notice, renderDocument } from '../pages/page-shell.js';
 
 /** Where each page's forms post. */
 export interface SignInPaths {
@@ -18,38 +18,15 @@ export interface SignInPaths {
 
 const titles: Record<SignInView['kind'], string> = { 'sign-in': 'Sign in', consent: 'Allow access?', logout: 'Sign out?', message: 'Sign in' };
 
-function layout(title: string, body: SafeHtml, extraHead: SafeHtml = html``): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${title}</title>
-<style>${new SafeHtml(css)}</style>
-${extraHead}</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`.value;
-}
-
-const hidden = (name: string, value: string): SafeHtml => html`<input type="hidden" name="${name}" value="${value}">`;
-const notice = (text: string | undefined): SafeHtml => html`${text ? html`<p class="notice" role="alert">${text}</p>` : ''}`;
-
 export function renderSignInPage(view: SignInView, paths: SignInPaths): string {
   const title = view.kind === 'message' ? view.title : titles[view.kind];
-  return layout(title, body(view, paths));
+  return renderDocument({ lang: 'en', title, brand: view.kind === 'logout' ? 'Sign out' : 'Sign in', body: body(view, paths) });
 }
 
 function body(view: SignInView, paths: SignInPaths): SafeHtml {
   switch (view.kind) {
     case 'sign-in':
-      return html`<p class="brand">Sign in</p>
-<h1>Sign in</h1>
+      return html`<h1>Sign in</h1>
 <p>Sign in to continue to <strong>${view.clientName}</strong>.</p>
 ${notice(view.message)}
 <form method="post" action="${paths.interaction}">
@@ -61,8 +38,7 @@ ${hidden('step', 'sign-in')}${hidden('interaction', view.interaction)}${hidden('
 <div class="actions"><button type="submit">Sign in</button></div>
 </form>`;
     case 'consent':
-      return html`<p class="brand">Sign in</p>
-<h1>Allow access?</h1>
+      return html`<h1>Allow access?</h1>
 <p><strong>${view.clientName}</strong> is asking for access to your account.</p>
 ${view.scopes.length > 0 ? html`<h2>It will be able to:</h2>
 <ul class="scopes">${view.scopes.map(scopeItem)}</ul>` : ''}
@@ -72,16 +48,14 @@ ${hidden('step', 'consent')}${hidden('interaction', view.interaction)}${hidden('
 </form>
 <p class="muted">Signed in as <strong>${view.username}</strong>.</p>`;
     case 'logout':
-      return html`<p class="brand">Sign out</p>
-<h1>Sign out?</h1>
+      return html`<h1>Sign out?</h1>
 <p>Do you want to sign out of this service?</p>
 <form method="post" action="${paths.endSession}">
 ${hidden('csrf', view.csrf)}${view.fields.map(([n, v]) => hidden(n, v))}
 <div class="actions"><button type="submit" name="decision" value="approve">Sign out</button><button type="submit" class="secondary" name="decision" value="deny">Stay signed in</button></div>
 </form>`;
     case 'message':
-      return html`<p class="brand">Sign in</p>
-<h1>${view.title}</h1>
+      return html`<h1>${view.title}</h1>
 <p role="alert">${view.text}</p>`;
   }
 }
@@ -95,13 +69,15 @@ const submitScript = 'document.forms[0].submit()';
 export const submitScriptHash = `'sha256-${createHash('sha256').update(submitScript).digest('base64')}'`;
 
 export function renderFormPost(action: string, fields: ReadonlyArray<readonly [string, string]>): string {
-  return layout(
-    'Continue',
-    html`<h1>Continue</h1>
+  return renderDocument({
+    lang: 'en',
+    title: 'Continue',
+    brand: 'Sign in',
+    body: html`<h1>Continue</h1>
 <form method="post" action="${action}">
 ${fields.map(([n, v]) => hidden(n, v))}
 <noscript><div class="actions"><button type="submit">Continue</button></div></noscript>
 </form>
 <script>${new SafeHtml(submitScript)}</script>`,
-  );
+  });
 }

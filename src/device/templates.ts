@@ -1,7 +1,7 @@
 /** Server-rendered HTML for each step of the verification page; works without JavaScript. */
 import type { MessageView, PageView, ScopeLine } from './page-views.js';
-import { html, SafeHtml } from '../pages/html.js';
-import { css } from '../pages/styles.js';
+import { html, type SafeHtml } from '../pages/html.js';
+import { hidden, notice, renderDocument } from '../pages/page-shell.js';
 import type { PageText } from '../pages/text/index.js';
 
 export interface RenderOptions {
@@ -30,23 +30,7 @@ function titleOf(view: PageView, text: PageText): string {
 
 export function renderPage(view: PageView, options: RenderOptions): string {
   const { text } = options;
-  return html`<!doctype html>
-<html lang="${text.lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${titleOf(view, text)}</title>
-<style>${new SafeHtml(css)}</style>
-</head>
-<body>
-<main>
-<p class="brand">${text.brand}</p>
-${body(view, options)}
-</main>
-</body>
-</html>
-`.value;
+  return renderDocument({ lang: text.lang, title: titleOf(view, text), brand: text.brand, body: body(view, options) });
 }
 
 function body(view: PageView, options: RenderOptions): SafeHtml {
@@ -72,14 +56,6 @@ function body(view: PageView, options: RenderOptions): SafeHtml {
 
 function messageText(view: MessageView, text: PageText): string {
   return 'minutes' in view ? text.messages[view.message].text(view.minutes, view.until) : text.messages[view.message].text;
-}
-
-function notice(message: string | undefined): SafeHtml {
-  return html`${message ? html`<p class="notice" role="alert">${message}</p>` : ''}`;
-}
-
-function hidden(name: string, value: string): SafeHtml {
-  return html`<input type="hidden" name="${name}" value="${value}">`;
 }
 
 function enterCode(view: Extract<PageView, { kind: 'enter-code' }>, { action, numericCodes, text }: RenderOptions): SafeHtml {

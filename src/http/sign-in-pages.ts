@@ -9,15 +9,16 @@ import type { Context, Middleware } from 'koa';
 import type { EventService } from '../events/event-service.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { Clock, Logger, ResourceOwnerValidator, SignInPage, SignInPageView } from '../sdk/contracts.js';
-import { StoreUnavailableError, type Store } from '../store/store.js';
-import { isOAuthError } from '../oauth/errors.js';
+import type { Store } from '../store/store.js';
 import { parseFormParams } from '../oauth/form-params.js';
 import { offlineAccess, type ScopeCatalog } from '../oauth/scopes.js';
 import { paths } from '../endpoints/urls.js';
-import { loadCookieSecret } from '../pages/cookie-secret.js';
-import { createCsrf, type Csrf } from '../pages/csrf.js';
-import { createBrowserCookies, type BrowserCookies } from '../pages/browser-cookie.js';
-import { createSignInSessions, type SignInSessions } from '../pages/sign-in-sessions.js';
+import type { Csrf } from '../pages/csrf.js';
+import type { BrowserCookies } from '../pages/browser-cookie.js';
+import type { SignInSessions } from '../pages/sign-in-sessions.js';
+import { sessionLifetimeSeconds, type LoadPageParts } from '../pages/page-parts.js';
+import { pageHeaders } from '../pages/page-headers.js';
+import { pageFailure } from './page-failure.js';
 import { createRequestValidator } from '../authorize/authorization-request.js';
 import { createAuthorizationCodes } from '../authorize/authorization-codes.js';
 import { createInteractions } from '../authorize/interactions.js';
@@ -28,7 +29,6 @@ import { createEndSession } from '../authorize/end-session.js';
 import { readIdTokenHint } from '../authorize/id-token-hint.js';
 import type { KeyRing } from '../oauth/keys/key-ring.js';
 import { formBodyReader } from './read-form.js';
-import { cssHash } from '../pages/styles.js';
 import { renderFormPost, renderSignInPage, submitScriptHash, type SignInPaths } from '../authorize/templates.js';
 
 export interface SignInPageDeps {
@@ -44,10 +44,9 @@ export interface SignInPageDeps {
   customPage?: SignInPage | undefined;
   /** Failed sign-ins, counted with the password grant's (`passwordThrottle`). */
   passwordThrottle: PasswordThrottle;
+  /** The cookie, CSRF and sign-in sessions every page shares. */
+  pageParts: LoadPageParts;
 }
-
-/** How long a sign-in lasts (IdentityServer's cookie default is 10 hours). */
-export const sessionLifetimeSeconds = 10 * 3600;
 
 const defaultScopeDescriptions: Record<string, string> = {
   openid: 'Know who you are (your user id)',
@@ -77,10 +76,7 @@ export function createSignInPages(deps: SignInPageDeps) {
 
   let parts: Promise<SignInParts> | undefined;
   function signInParts(): Promise<SignInParts> {
-    parts ??= loadCookieSecret({ configured: config.deviceFlow.cookieSecret, store, clock }).then((secret) => {
-      const cookies = createBrowserCookies({ secret, secure: config.issuer.startsWith('https:'), path: issuerPath || '/' });
-      const csrf = createCsrf(secret);
-      const sessions = createSignInSessions({ store, clock, lifetimeSeconds: sessionLifetimeSeconds });
+    parts ??= deps.pageParts().then(({ cookies, csrf, sessions }) => {
       const flow = createAuthorizeFlow({
         config, validator, sessions, csrf, scopeDescriptions, clock, logger, events: deps.events,
         interactions: createInteractions({ store, clock }),
@@ -113,8 +109,9 @@ export function createSignInPages(deps: SignInPageDeps) {
   }
 
   function send(ctx: Context, outcome: FlowOutcome, cookies: BrowserCookies | undefined): void {
-    if (outcome.browserId && cookies) ctx.append('Set-Cookie', cookies.serialize(outcome.browserId, sessionLifetimeSeconds));
-    else if (outcome.clearCookie && cookies) ctx.append('Set-Cookie', cookies.serialize('', 0));
+    const secureOrigin = ctx.state.secureOrigin === true;
+    if (outcome.browserId && cookies) ctx.append('Set-Cookie', cookies.serialize(outcome.browserId, sessionLifetimeSeconds, secureOrigin));
+    else if (outcome.clearCookie && cookies) ctx.append('Set-Cookie', cookies.serialize('', 0, secureOrigin));
     sendPage(ctx, outcome, pagePaths, deps.customPage);
   }
 
@@ -147,32 +144,13 @@ export function createSignInPages(deps: SignInPageDeps) {
 
 export type SignInPages = ReturnType<typeof createSignInPages>;
 
-/** The origin a page's forms and redirects may reach besides its own (CSP form-action also governs redirects). */
-function formTarget(uri: string | undefined): string {
-  if (uri === undefined) return '';
-  try {
-    const url = new URL(uri);
-    return url.origin !== 'null' ? ` ${url.origin}` : ` ${url.protocol}`;
-  } catch {
-    return '';
-  }
-}
-
-function headersFor(target: string | undefined, script = false, styleSrc = ''): Record<string, string> {
-  return {
-    'Cache-Control': 'no-store',
-    Pragma: 'no-cache',
-    'Referrer-Policy': 'no-referrer',
-    'X-Content-Type-Options': 'nosniff',
-    // RFC 9700 §4.16: no framing of the sign-in and consent pages (clickjacking).
-    'X-Frame-Options': 'DENY',
-    'Content-Security-Policy': `default-src 'none'; style-src ${cssHash}${styleSrc ? ` ${styleSrc}` : ''};${script ? ` script-src ${submitScriptHash};` : ''} form-action 'self'${formTarget(target)}; frame-ancestors 'none'; base-uri 'none'`,
-  };
-}
-
 export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPaths, customPage?: SignInPage): void {
   const custom = outcome.view?.kind === 'sign-in' ? customPage : undefined;
-  ctx.set(headersFor(outcome.redirectUri, outcome.response?.kind === 'form_post', custom?.styleSrc));
+  ctx.set(pageHeaders({
+    formTarget: outcome.redirectUri,
+    scriptHash: outcome.response?.kind === 'form_post' ? submitScriptHash : undefined,
+    styleSrc: custom?.styleSrc,
+  }));
   if (outcome.headers) ctx.set(outcome.headers);
   const response = outcome.response;
   if (response?.kind === 'redirect') {
@@ -203,18 +181,14 @@ function pluginView(view: Extract<SignInView, { kind: 'sign-in' }>, pagePaths: S
   };
 }
 
+const failureText = {
+  'form-unreadable': ['This sign-in link is not valid', 'The request could not be read. Go back to the application and start again.'],
+  unavailable: ['Temporarily unavailable', 'The service is temporarily unavailable. Try again in a moment.'],
+  failed: ['Something went wrong', 'Something went wrong on our side. Try again in a moment.'],
+} as const;
+
 function failure(err: unknown, ctx: Context, logger: Logger): FlowOutcome {
-  const reqId = ctx.state.requestId as string | undefined;
-  const status = (err as { status?: unknown }).status;
-  const page = (s: number, title: string, text: string): FlowOutcome => ({ status: s, view: { kind: 'message', title, text } satisfies SignInView });
-  if (isOAuthError(err) || (typeof status === 'number' && status >= 400 && status < 500)) {
-    logger.info({ reqId, path: ctx.path, status, detail: isOAuthError(err) ? err.logDetail : undefined }, 'sign-in page: unreadable request');
-    return page(400, 'This sign-in link is not valid', 'The request could not be read. Go back to the application and start again.');
-  }
-  if (err instanceof StoreUnavailableError) {
-    logger.warn({ reqId, path: ctx.path, detail: err.message }, 'sign-in page: store unavailable');
-    return { ...page(503, 'Temporarily unavailable', 'The service is temporarily unavailable. Try again in a moment.'), headers: { 'Retry-After': '5' } };
-  }
-  logger.error({ reqId, path: ctx.path, err }, 'sign-in page failed');
-  return page(500, 'Something went wrong', 'Something went wrong on our side. Try again in a moment.');
+  const failed = pageFailure(err, ctx, logger, 'sign-in page');
+  const [title, text] = failureText[failed.message];
+  return { status: failed.status, view: { kind: 'message', title, text }, ...(failed.headers ? { headers: failed.headers } : {}) };
 }

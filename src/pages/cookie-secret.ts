@@ -1,5 +1,5 @@
 /**
- * The secret behind the verification page's session cookie and CSRF tokens: the configured
+ * The secret behind every page's cookie and CSRF tokens (`page-parts.ts`): the configured
  * `deviceFlow.cookieSecret`, or else a random one created once in the store, so every node
  * sharing the store signs and accepts the same cookies.
  *
@@ -35,7 +35,10 @@ export async function loadCookieSecret(deps: { configured: string | undefined; s
   throw new Error('Could not create or read the device page cookie secret.');
 }
 
-/** One key per purpose, so a session MAC can never pass as a CSRF token or the other way round. */
+/**
+ * One key per purpose, so a cookie MAC can never pass as a CSRF token or the other way round.
+ * (The purposes' words predate the shared page layer; they stay, so stored secrets keep working.)
+ */
 export function deriveKey(secret: Buffer, purpose: string): Buffer {
   return createHmac('sha256', secret).update(`svc device page: ${purpose}`).digest();
 }

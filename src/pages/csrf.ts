@@ -1,7 +1,9 @@
 /**
- * CSRF tokens for the verification page's forms: an HMAC of the session id, so a token is only
- * good together with the session cookie it was issued for (a signed double-submit token). The
- * session id changes on sign-in, so a token from before sign-in cannot approve anything.
+ * CSRF tokens for every page's forms: an HMAC of what the form is bound to, always including the
+ * browser id of the cookie (`browser-cookie.ts`), so a token is only good together with the
+ * cookie it was issued for (a signed double-submit token). Each page prefixes its own purpose
+ * (`device:<id>`, `logout:<id>`, `<id>:<interaction>`), so a token from one form is worth nothing
+ * on another. The browser id changes on sign-in, so a token from before cannot approve anything.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { deriveKey } from './cookie-secret.js';
