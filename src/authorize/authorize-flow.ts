@@ -9,9 +9,10 @@ import type { Clock, Logger, ResourceOwnerValidator, SignInResult } from '../sdk
 import type { EventService } from '../events/event-service.js';
 import type { Csrf } from '../pages/csrf.js';
 import type { ScopeLine } from '../device/page-views.js';
-import { AccessDenied, isOAuthError, OAuthError } from '../oauth/errors.js';
+import { AccessDenied, OAuthError } from '../oauth/errors.js';
 import type { PasswordThrottle } from '../oauth/password-throttle.js';
 import { familyOfSpentGrant } from '../oauth/grant-family.js';
+import { createThrottledSignIn } from '../pages/throttled-sign-in.js';
 import type { SignInSession, SignInSessions } from '../pages/sign-in-sessions.js';
 import { RedirectableError, UntrustedRequestError, type AuthorizationRequest, type RequestValidator } from './authorization-request.js';
 import { authorizationResponse, errorResponse, type AuthorizationResponse } from './authorization-response.js';
@@ -65,10 +66,14 @@ const messages = {
   startAgain: 'This sign-in has expired or was opened in another browser. Go back to the application and start again.',
 } as const;
 
+/** A plugin's answer names a subject: anything else is a refusal. */
+const signedInSubject = (result: SignInResult): boolean =>
+  typeof result === 'object' && result !== null && 'subject' in result && typeof result.subject === 'string' && result.subject !== '';
+
 export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   const { config, clock } = deps;
   const clients = new Map(config.clients.map((c) => [c.clientId, c]));
-  const throttle = deps.passwordThrottle;
+  const signInThrottle = createThrottledSignIn({ passwordThrottle: deps.passwordThrottle, clock });
   const clientName = (c: Client): string => c.clientName ?? c.clientId;
   const csrfFor = (browserId: string, interaction: string): string => deps.csrf.tokenFor(`${browserId}:${interaction}`);
 
@@ -161,23 +166,20 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       view: { kind: 'sign-in', interaction: id, csrf: csrfFor(ctx.browserId!, id), clientId: client.clientId, clientName: clientName(client), username, message: text },
     });
     if (!custom && (username === '' || password === '')) return again(200, 'Enter your username and password.');
-    try {
-      await throttle.attempt(username, ctx.remoteAddress, clock.now());
-    } catch (err) {
-      if (!isOAuthError(err)) throw err;
+    const judge = (): Promise<SignInResult> => custom
+      ? custom(form, { remoteAddress: ctx.remoteAddress })
+      : deps.users.validate(username, password).then((u) => (u ? { subject: u.subjectId } : { message: messages.badCredentials }));
+    const checked = await signInThrottle.attempt(username, ctx.remoteAddress, judge, signedInSubject);
+    if (checked.outcome === 'throttled') {
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'sign_in_page', reason: 'throttled' }, ctx.requestId);
-      return again(429, 'Too many failed sign-ins. Wait a few minutes and try again.', { ...err.headers });
+      return again(429, 'Too many failed sign-ins. Wait a few minutes and try again.', { 'Retry-After': String(checked.retryAfterSeconds) });
     }
-    const result: SignInResult = custom
-      ? await custom(form, { remoteAddress: ctx.remoteAddress })
-      : await deps.users.validate(username, password).then((u) => (u ? { subject: u.subjectId } : { message: messages.badCredentials }));
-    if (!('subject' in result) || typeof result.subject !== 'string' || result.subject === '') {
-      await throttle.failed(ctx.remoteAddress, clock.now());
+    const result = checked.result as Partial<Record<'subject' | 'message', unknown>> | null;
+    if (checked.outcome === 'rejected' || typeof result?.subject !== 'string') {
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'sign_in_page', reason: 'rejected by the sign-in check' }, ctx.requestId);
-      return again(200, 'message' in result && typeof result.message === 'string' ? result.message.slice(0, 500) : messages.badCredentials);
+      return again(200, typeof result?.message === 'string' ? result.message.slice(0, 500) : messages.badCredentials);
     }
     const user = { subjectId: result.subject };
-    await throttle.succeeded(username, ctx.remoteAddress);
     // A new browser id at every sign-in: an id planted before (session fixation) signs nobody in.
     const browserId = deps.newBrowserId();
     const previous = await deps.sessions.get(ctx.browserId!);

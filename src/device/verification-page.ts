@@ -17,7 +17,7 @@ import type { Csrf } from '../pages/csrf.js';
 import type { SignInSession, SignInSessions } from '../pages/sign-in-sessions.js';
 import type { FailedAttempts } from './failed-attempts.js';
 import type { NoticeId, PageView, ScopeLine, TimedMessageId } from './page-views.js';
-import { isOAuthError } from '../oauth/errors.js';
+import { createThrottledSignIn } from '../pages/throttled-sign-in.js';
 import type { PasswordThrottle } from '../oauth/password-throttle.js';
 import type { UserCodeScheme } from './user-code.js';
 
@@ -70,6 +70,7 @@ interface Browser {
 
 export function createVerificationPage(deps: VerificationPageDeps) {
   const { flows, userCodes, failedAttempts, clock } = deps;
+  const signInThrottle = createThrottledSignIn({ passwordThrottle: deps.passwordThrottle, clock });
   // Bound to the browser id: it changes at sign-in and sign-out, and so does the token.
   const csrfFor = (browserId: string): string => deps.csrf.tokenFor(`device:${browserId}`);
   const clientName = (client: Client): string => client.clientName ?? client.clientId;
@@ -92,17 +93,6 @@ export function createVerificationPage(deps: VerificationPageDeps) {
       headers: { 'Retry-After': String(Math.max(1, Math.ceil((until - now) / 1000))) },
       view: { kind: 'message', message, minutes, until: new Date(until).toISOString().slice(11, 16) },
     };
-  }
-
-  /** Counts the attempt against the username and address; a page when the caller must wait first. */
-  async function throttleSignIn(username: string, address: string): Promise<PageOutcome | undefined> {
-    try {
-      await deps.passwordThrottle.attempt(username, address, clock.now());
-      return undefined;
-    } catch (err) {
-      if (!isOAuthError(err) || err.status !== 429) throw err;
-      return tooManyAttempts(clock.now() + Number(err.headers['Retry-After']) * 1000, 'too-many-sign-ins');
-    }
   }
 
   /** Finds a pending flow for the typed code; wrong codes count against the address (RFC 8628 §5.1). */
@@ -165,15 +155,13 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     if (username === undefined || password === undefined) {
       return signIn(bid, found, 400, { ...(username ? { username } : {}), notice: 'credentials-missing' });
     }
-    const throttled = await throttleSignIn(username, request.remoteAddress);
-    if (throttled) return throttled;
-    const user = await deps.users.validate(username, password);
+    const checked = await signInThrottle.attempt(username, request.remoteAddress, () => deps.users.validate(username, password), (u) => u !== undefined);
+    if (checked.outcome === 'throttled') return tooManyAttempts(clock.now() + checked.retryAfterSeconds * 1000, 'too-many-sign-ins');
+    const user = checked.result;
     if (!user) {
-      await deps.passwordThrottle.failed(request.remoteAddress, clock.now());
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'device_page', reason: 'wrong username or password' }, request.requestId);
       return signIn(bid, found, 400, { username, notice: 'credentials-wrong' });
     }
-    await deps.passwordThrottle.succeeded(username, request.remoteAddress);
     deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via: 'device_page' }, request.requestId);
     // A new browser id on sign-in: an id (or CSRF token) planted before it is worth nothing after.
     const signedIn = deps.newBrowserId();
