@@ -18,7 +18,7 @@ import { RedirectableError, UntrustedRequestError, type AuthorizationRequest, ty
 import { authorizationResponse, errorResponse, type AuthorizationResponse } from './authorization-response.js';
 import type { AuthorizationCodes } from './authorization-codes.js';
 import type { Interaction, Interactions } from './interactions.js';
-import type { SignInView } from './views.js';
+import type { SignInMessageId, SignInNoticeId, SignInView } from './views.js';
 import type { PushedRequests } from './pushed-requests.js';
 
 export interface BrowserContext {
@@ -39,6 +39,8 @@ export interface FlowOutcome {
   readonly headers?: Readonly<Record<string, string>>;
   /** Where the page's forms and redirects may go, for its Content-Security-Policy. */
   readonly redirectUri?: string;
+  /** The request's `ui_locales` (OIDC Core §3.1.2.1), for the page's language. */
+  readonly uiLocales?: string;
 }
 
 export interface AuthorizeFlowDeps {
@@ -61,10 +63,6 @@ export interface AuthorizeFlowDeps {
   events?: EventService | undefined;
 }
 
-const messages = {
-  badCredentials: 'The username or password is incorrect.',
-  startAgain: 'This sign-in has expired or was opened in another browser. Go back to the application and start again.',
-} as const;
 
 /** A plugin's answer names a subject: anything else is a refusal. */
 const signedInSubject = (result: SignInResult): boolean =>
@@ -77,7 +75,8 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   const clientName = (c: Client): string => c.clientName ?? c.clientId;
   const csrfFor = (browserId: string, interaction: string): string => deps.csrf.tokenFor(`${browserId}:${interaction}`);
 
-  const message = (status: number, title: string, text: string): FlowOutcome => ({ status, view: { kind: 'message', title, text } });
+  const message = (status: number, id: SignInMessageId, uiLocales?: string): FlowOutcome => ({ status, view: { kind: 'message', message: id }, ...(uiLocales ? { uiLocales } : {}) });
+  const languageOf = (request: AuthorizationRequest): { uiLocales?: string } => (request.uiLocales ? { uiLocales: request.uiLocales } : {});
   const respond = (request: AuthorizationRequest, values: Record<string, string>): FlowOutcome => ({
     status: 200, response: authorizationResponse(config.issuer, request, values), redirectUri: request.redirectUri,
   });
@@ -117,7 +116,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       const id = interactionId ?? (await deps.interactions.start(request));
       const bid = browserId ?? deps.newBrowserId();
       const view: SignInView = { kind: 'sign-in', interaction: id, csrf: csrfFor(bid, id), clientId: client.clientId, clientName: clientName(client), username: request.loginHint };
-      return { status: 200, view, redirectUri: request.redirectUri, ...(bid !== ctx.browserId ? { browserId: bid } : {}) };
+      return { status: 200, view, redirectUri: request.redirectUri, ...languageOf(request), ...(bid !== ctx.browserId ? { browserId: bid } : {}) };
     }
     if (needsConsent(request, client, session!, interaction)) {
       if (request.prompt.includes('none')) return withCookie(respondError(request, new OAuthError('consent_required', 'The user must consent.')));
@@ -126,7 +125,8 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       return withCookie({
         status: 200,
         redirectUri: request.redirectUri,
-        view: { kind: 'consent', interaction: id, csrf: csrfFor(browserId!, id), clientName: clientName(client), scopes: scopeLines(request.scopes), username: user?.username ?? session!.subject },
+        ...languageOf(request),
+        view: { kind: 'consent', interaction: id, csrf: csrfFor(browserId!, id), clientId: client.clientId, clientName: clientName(client), scopes: scopeLines(request.scopes), username: user?.username ?? session!.subject },
       });
     }
     const code = await deps.codes.issue({
@@ -145,10 +145,10 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     const token = form.get('csrf');
     if (ctx.browserId === undefined || !deps.csrf.verify(`${ctx.browserId}:${id}`, token)) {
       deps.logger.info({ reqId: ctx.requestId }, 'sign-in page: CSRF token missing or not for this browser');
-      return message(400, 'Please start again', messages.startAgain);
+      return message(400, 'start-again');
     }
     const interaction = await deps.interactions.get(id);
-    if (!interaction) return message(400, 'Please start again', messages.startAgain);
+    if (!interaction) return message(400, 'start-again');
     return { id, interaction };
   }
 
@@ -161,23 +161,24 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     const username = (form.get('username') ?? '').slice(0, 256);
     const password = (form.get('password') ?? '').slice(0, 1024);
     const custom = deps.authenticate;
-    const again = (status: number, text: string, headers?: Record<string, string>): FlowOutcome => ({
-      status, redirectUri: request.redirectUri, ...(headers ? { headers } : {}),
-      view: { kind: 'sign-in', interaction: id, csrf: csrfFor(ctx.browserId!, id), clientId: client.clientId, clientName: clientName(client), username, message: text },
+    const again = (status: number, said: { notice: SignInNoticeId } | { message: string }, headers?: Record<string, string>): FlowOutcome => ({
+      status, redirectUri: request.redirectUri, ...(headers ? { headers } : {}), ...languageOf(request),
+      view: { kind: 'sign-in', interaction: id, csrf: csrfFor(ctx.browserId!, id), clientId: client.clientId, clientName: clientName(client), username, ...said },
     });
-    if (!custom && (username === '' || password === '')) return again(200, 'Enter your username and password.');
+    if (!custom && (username === '' || password === '')) return again(200, { notice: 'credentials-missing' });
     const judge = (): Promise<SignInResult> => custom
       ? custom(form, { remoteAddress: ctx.remoteAddress })
-      : deps.users.validate(username, password).then((u) => (u ? { subject: u.subjectId } : { message: messages.badCredentials }));
+      : deps.users.validate(username, password).then((u): SignInResult => (u ? { subject: u.subjectId } : { message: '' }));
     const checked = await signInThrottle.attempt(username, ctx.remoteAddress, judge, signedInSubject);
     if (checked.outcome === 'throttled') {
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'sign_in_page', reason: 'throttled' }, ctx.requestId);
-      return again(429, 'Too many failed sign-ins. Wait a few minutes and try again.', { 'Retry-After': String(checked.retryAfterSeconds) });
+      return again(429, { notice: 'too-many-sign-ins' }, { 'Retry-After': String(checked.retryAfterSeconds) });
     }
     const result = checked.result as Partial<Record<'subject' | 'message', unknown>> | null;
     if (checked.outcome === 'rejected' || typeof result?.subject !== 'string') {
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'sign_in_page', reason: 'rejected by the sign-in check' }, ctx.requestId);
-      return again(200, typeof result?.message === 'string' ? result.message.slice(0, 500) : messages.badCredentials);
+      // A plugin's own words when it gave some; else ours, in the reader's language.
+      return again(200, typeof result?.message === 'string' && result.message !== '' ? { message: result.message.slice(0, 500) } : { notice: 'credentials-wrong' });
     }
     const user = { subjectId: result.subject };
     // A new browser id at every sign-in: an id planted before (session fixation) signs nobody in.
@@ -220,9 +221,9 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   async function pushedRequest(params: ReadonlyMap<string, string>): Promise<AuthorizationRequest> {
     const clientId = params.get('client_id');
     const client = clientId === undefined ? undefined : clients.get(clientId);
-    if (!client) throw new UntrustedRequestError('The application that sent you here is not known.', 'pushed request without a known client_id');
+    if (!client) throw new UntrustedRequestError('client-unknown', 'The application that sent you here is not known.', 'pushed request without a known client_id');
     const found = await deps.pushed.take(params.get('request_uri')!.slice(0, 200), client.clientId);
-    if (!found) throw new UntrustedRequestError('This sign-in link has expired or was already used. Go back to the application and start again.', 'request_uri unknown, expired, used or of another client');
+    if (!found) throw new UntrustedRequestError('link-used', 'This sign-in link has expired or was already used. Go back to the application and start again.', 'request_uri unknown, expired, used or of another client');
     return found;
   }
 
@@ -235,7 +236,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       } catch (err) {
         if (err instanceof UntrustedRequestError) {
           deps.logger.info({ reqId: ctx.requestId, detail: err.logDetail }, 'authorization request refused before its redirect URI was trusted');
-          return message(400, 'This sign-in link is not valid', err.text);
+          return message(400, err.reason, params.get('ui_locales'));
         }
         if (err instanceof RedirectableError) {
           deps.logger.info({ reqId: ctx.requestId, error: err.error.code, detail: err.error.logDetail }, 'authorization request refused');
@@ -250,7 +251,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       const step = form.get('step');
       if (step === 'sign-in') return signIn(form, ctx);
       if (step === 'consent') return consent(form, ctx);
-      return message(400, 'Please start again', messages.startAgain);
+      return message(400, 'start-again');
     },
   };
 }

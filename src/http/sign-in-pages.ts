@@ -11,7 +11,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { Clock, Logger, ResourceOwnerValidator, SignInPage, SignInPageView } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
 import { parseFormParams } from '../oauth/form-params.js';
-import { offlineAccess, type ScopeCatalog } from '../oauth/scopes.js';
+import type { ScopeCatalog } from '../oauth/scopes.js';
 import { paths } from '../endpoints/urls.js';
 import type { Csrf } from '../pages/csrf.js';
 import type { BrowserCookies } from '../pages/browser-cookie.js';
@@ -29,7 +29,8 @@ import { createEndSession } from '../authorize/end-session.js';
 import { readIdTokenHint } from '../authorize/id-token-hint.js';
 import type { KeyRing } from '../oauth/keys/key-ring.js';
 import { formBodyReader } from './read-form.js';
-import { renderFormPost, renderSignInPage, submitScriptHash, type SignInPaths } from '../authorize/templates.js';
+import { renderFormPost, renderSignInPage, signInMessage, submitScriptHash, type SignInPaths } from '../authorize/templates.js';
+import { choosePageText, type PageText } from '../pages/text/index.js';
 
 export interface SignInPageDeps {
   config: ResolvedConfig;
@@ -48,11 +49,6 @@ export interface SignInPageDeps {
   pageParts: LoadPageParts;
 }
 
-const defaultScopeDescriptions: Record<string, string> = {
-  openid: 'Know who you are (your user id)',
-  [offlineAccess]: 'Keep access when you are not using it',
-};
-
 /** The parts that need the cookie secret, which may live in the store. */
 export interface SignInParts {
   readonly cookies: BrowserCookies;
@@ -66,8 +62,9 @@ export function createSignInPages(deps: SignInPageDeps) {
   const { config, store, clock, logger } = deps;
   const issuerPath = new URL(config.issuer).pathname.replace(/\/$/, '');
   const pagePaths: SignInPaths = { interaction: issuerPath + paths.signIn, endSession: issuerPath + paths.endSession };
-  const scopeDescriptions = new Map<string, string | undefined>(Object.entries(defaultScopeDescriptions));
-  for (const r of config.identityResources) scopeDescriptions.set(r.name, r.description ?? scopeDescriptions.get(r.name));
+  // Configured descriptions only; the text catalogue words standard scopes in each language.
+  const scopeDescriptions = new Map<string, string | undefined>();
+  for (const r of config.identityResources) scopeDescriptions.set(r.name, r.description);
   for (const s of config.apiScopes) scopeDescriptions.set(s.name, s.description);
   const readBody = formBodyReader(config.limits);
   const clients = new Map(config.clients.map((c) => [c.clientId, c]));
@@ -112,7 +109,9 @@ export function createSignInPages(deps: SignInPageDeps) {
     const secureOrigin = ctx.state.secureOrigin === true;
     if (outcome.browserId && cookies) ctx.append('Set-Cookie', cookies.serialize(outcome.browserId, sessionLifetimeSeconds, secureOrigin));
     else if (outcome.clearCookie && cookies) ctx.append('Set-Cookie', cookies.serialize('', 0, secureOrigin));
-    sendPage(ctx, outcome, pagePaths, deps.customPage);
+    const chosen = choosePageText(outcome.uiLocales ?? new URLSearchParams(ctx.querystring).get('ui_locales') ?? undefined, ctx.get('accept-language') || undefined);
+    ctx.set({ 'Content-Language': chosen.value.lang, Vary: 'Accept-Language' });
+    sendPage(ctx, outcome, pagePaths, chosen.value, deps.customPage);
   }
 
   /** Runs `step` and answers; an unexpected failure is a plain page, its cause only in the log. */
@@ -144,7 +143,7 @@ export function createSignInPages(deps: SignInPageDeps) {
 
 export type SignInPages = ReturnType<typeof createSignInPages>;
 
-export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPaths, customPage?: SignInPage): void {
+export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPaths, text: PageText, customPage?: SignInPage): void {
   const custom = outcome.view?.kind === 'sign-in' ? customPage : undefined;
   ctx.set(pageHeaders({
     formTarget: outcome.redirectUri,
@@ -163,32 +162,27 @@ export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPa
   ctx.status = outcome.status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = response?.kind === 'form_post'
-    ? renderFormPost(response.action, response.fields)
+    ? renderFormPost(response.action, response.fields, text)
     : custom && outcome.view?.kind === 'sign-in'
-      ? custom.render(pluginView(outcome.view, pagePaths))
-      : renderSignInPage(outcome.view!, pagePaths);
+      ? custom.render(pluginView(outcome.view, pagePaths, text))
+      : renderSignInPage(outcome.view!, pagePaths, text);
 }
 
 /** The sign-in step as a plugin page sees it. */
-function pluginView(view: Extract<SignInView, { kind: 'sign-in' }>, pagePaths: SignInPaths): SignInPageView {
+function pluginView(view: Extract<SignInView, { kind: 'sign-in' }>, pagePaths: SignInPaths, text: PageText): SignInPageView {
   return {
+    lang: text.lang,
     action: pagePaths.interaction,
     hiddenFields: [['step', 'sign-in'], ['interaction', view.interaction], ['csrf', view.csrf]],
     clientId: view.clientId,
     clientName: view.clientName,
     username: view.username,
-    message: view.message,
+    message: signInMessage(view, text),
   };
 }
 
-const failureText = {
-  'form-unreadable': ['This sign-in link is not valid', 'The request could not be read. Go back to the application and start again.'],
-  unavailable: ['Temporarily unavailable', 'The service is temporarily unavailable. Try again in a moment.'],
-  failed: ['Something went wrong', 'Something went wrong on our side. Try again in a moment.'],
-} as const;
-
 function failure(err: unknown, ctx: Context, logger: Logger): FlowOutcome {
   const failed = pageFailure(err, ctx, logger, 'sign-in page');
-  const [title, text] = failureText[failed.message];
-  return { status: failed.status, view: { kind: 'message', title, text }, ...(failed.headers ? { headers: failed.headers } : {}) };
+  const message = failed.message === 'form-unreadable' ? 'request-unreadable' : failed.message;
+  return { status: failed.status, view: { kind: 'message', message }, ...(failed.headers ? { headers: failed.headers } : {}) };
 }

@@ -364,6 +364,8 @@ export interface PluginDependencies<Options = Readonly<Record<string, unknown>>>
 
 /** What the sign-in page shows (the authorization endpoint's sign-in step); `SignInPage.render` turns it into HTML. */
 export interface SignInPageView {
+  /** The language the host chose for the page (BCP 47, from `ui_locales` or `Accept-Language`); `message` is in it. */
+  readonly lang: string;
   /** Where the form POSTs. */
   readonly action: string;
   /** Hidden inputs the form must send back unchanged: the pending request and its CSRF token. */
