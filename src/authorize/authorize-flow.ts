@@ -5,7 +5,7 @@
  * interaction id and a CSRF token bound to the browser's cookie.
  */
 import type { Client, ResolvedConfig } from '../config/schema.js';
-import type { Clock, Logger, ResourceOwnerValidator, SignInResult } from '../sdk/contracts.js';
+import type { Clock, ExternalSignIn, Logger, ResourceOwnerValidator, SignInResult } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
 import type { Csrf } from '../pages/csrf.js';
 import type { ScopeLine } from '../device/page-views.js';
@@ -57,6 +57,10 @@ export interface AuthorizeFlowDeps {
   authenticate?: ((form: ReadonlyMap<string, string>, context: { remoteAddress?: string | undefined }) => Promise<SignInResult>) | undefined;
   csrf: Csrf;
   newBrowserId(): string;
+  /** A plugin's external identity provider, in place of the sign-in form. */
+  external?: ExternalSignIn | undefined;
+  /** The absolute URL of the callback route (`paths.signInCallback`). */
+  callbackUrl: string;
   scopeDescriptions: ReadonlyMap<string, string | undefined>;
   clock: Clock;
   logger: Logger;
@@ -115,8 +119,10 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       if (request.prompt.includes('none')) return respondError(request, new OAuthError('login_required', 'The user must sign in.'));
       const id = interactionId ?? (await deps.interactions.start(request));
       const bid = browserId ?? deps.newBrowserId();
+      const cookie = bid !== ctx.browserId ? { browserId: bid } : {};
+      if (deps.external) return { ...(await startExternalSignIn(request, client, id, bid)), ...cookie };
       const view: SignInView = { kind: 'sign-in', interaction: id, csrf: csrfFor(bid, id), clientId: client.clientId, clientName: clientName(client), username: request.loginHint };
-      return { status: 200, view, redirectUri: request.redirectUri, ...languageOf(request), ...(bid !== ctx.browserId ? { browserId: bid } : {}) };
+      return { status: 200, view, redirectUri: request.redirectUri, ...languageOf(request), ...cookie };
     }
     if (needsConsent(request, client, session!, interaction)) {
       if (request.prompt.includes('none')) return withCookie(respondError(request, new OAuthError('consent_required', 'The user must consent.')));
@@ -137,6 +143,26 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     await deps.sessions.codeIssued(browserId!, client.clientId, familyOfSpentGrant(code));
     deps.events?.raise({ type: 'code.issued', clientId: client.clientId, subject: session!.subject, scopes: request.scopes }, ctx.requestId);
     return withCookie(respond(request, { code }));
+  }
+
+  /**
+   * Hands the person to the plugin's identity provider. The `state` it must bring back names
+   * the interaction and carries the CSRF token bound to this browser, so an answer arriving in
+   * another browser (login CSRF) signs nobody in.
+   */
+  async function startExternalSignIn(request: AuthorizationRequest, client: Client, id: string, browserId: string): Promise<FlowOutcome> {
+    const location = await deps.external!.start({
+      state: `${id}.${csrfFor(browserId, id)}`, callbackUrl: deps.callbackUrl,
+      clientId: client.clientId, clientName: clientName(client), loginHint: request.loginHint, uiLocales: request.uiLocales,
+    });
+    let url: URL;
+    try {
+      url = new URL(location);
+    } catch {
+      throw new Error('externalSignIn.start returned no absolute URL');
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('externalSignIn.start returned a URL that is not http(s)');
+    return { status: 200, response: { kind: 'redirect', location: url.href }, ...languageOf(request) };
   }
 
   /** The interaction a page's POST continues, when its CSRF token fits this browser. */
@@ -180,16 +206,38 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       // A plugin's own words when it gave some; else ours, in the reader's language.
       return again(200, typeof result?.message === 'string' && result.message !== '' ? { message: result.message.slice(0, 500) } : { notice: 'credentials-wrong' });
     }
-    const user = { subjectId: result.subject };
+    return signedIn(result.subject, ctx, id, interaction, 'sign_in_page');
+  }
+
+  /** After any sign-in: a new session under a new browser id, then on with the request. */
+  async function signedIn(subject: string, ctx: BrowserContext, id: string, interaction: Interaction, via: string): Promise<FlowOutcome> {
     // A new browser id at every sign-in: an id planted before (session fixation) signs nobody in.
     const browserId = deps.newBrowserId();
     const previous = await deps.sessions.get(ctx.browserId!);
-    await deps.sessions.start(browserId, user.subjectId, previous);
+    await deps.sessions.start(browserId, subject, previous);
     await deps.sessions.end(ctx.browserId!);
     const next: Interaction = { ...interaction, signedInAs: browserId };
     await deps.interactions.update(id, next);
-    deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via: 'sign_in_page' }, ctx.requestId);
-    return proceed(request, ctx, id, next, browserId);
+    deps.events?.raise({ type: 'user.signed_in', subject, via }, ctx.requestId);
+    return proceed(interaction.request, ctx, id, next, browserId);
+  }
+
+  /** GET/POST of the plugin's callback route: the identity provider's answer. */
+  async function externalCallback(params: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<FlowOutcome> {
+    const external = deps.external;
+    if (!external) return message(404, 'start-again');
+    const result = (await external.callback(params, { remoteAddress: ctx.remoteAddress })) as Partial<Record<'state' | 'subject' | 'message', unknown>> | null;
+    const state = typeof result?.state === 'string' ? result.state : '';
+    const dot = state.indexOf('.');
+    const found = await continued(new Map([['interaction', state.slice(0, Math.max(0, dot))], ['csrf', state.slice(dot + 1)]]), ctx);
+    if (!('interaction' in found)) return found;
+    if (typeof result?.subject !== 'string' || result.subject === '') {
+      deps.logger.info({ reqId: ctx.requestId }, 'external sign-in: the identity provider answered without a subject');
+      deps.events?.raise({ type: 'user.sign_in_failed', via: 'external', reason: 'rejected by the identity provider' }, ctx.requestId);
+      await deps.interactions.finish(found.id);
+      return { ...message(400, 'external-sign-in-failed'), ...languageOf(found.interaction.request) };
+    }
+    return signedIn(result.subject, ctx, found.id, found.interaction, 'external');
   }
 
   async function consent(form: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<FlowOutcome> {
@@ -253,6 +301,8 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       if (step === 'consent') return consent(form, ctx);
       return message(400, 'start-again');
     },
+    /** GET/POST of the external sign-in's callback route. */
+    callback: externalCallback,
   };
 }
 

@@ -16,6 +16,7 @@ export type SignInMessageId =
   | UntrustedReason
   | 'request-unreadable'
   | 'start-again'
+  | 'external-sign-in-failed'
   | 'sign-out-unreadable'
   | 'sign-out-invalid'
   | 'sign-out-redirect-unregistered'

@@ -8,7 +8,7 @@ import type { PasswordThrottle } from '../oauth/password-throttle.js';
 import type { Context, Middleware } from 'koa';
 import type { EventService } from '../events/event-service.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import type { Clock, Logger, ResourceOwnerValidator, SignInPage, SignInPageView } from '../sdk/contracts.js';
+import type { Clock, Logger, ResourceOwnerValidator, SignInPage } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
 import { parseFormParams } from '../oauth/form-params.js';
 import type { ScopeCatalog } from '../oauth/scopes.js';
@@ -82,6 +82,8 @@ export function createSignInPages(deps: SignInPageDeps) {
         users: deps.resourceOwnerValidator,
         passwordThrottle: deps.passwordThrottle,
         authenticate: deps.customPage?.authenticate?.bind(deps.customPage),
+        external: deps.customPage?.externalSignIn,
+        callbackUrl: config.issuer + paths.signInCallback,
         newBrowserId: cookies.newId,
       });
       const endSession = createEndSession({
@@ -138,17 +140,21 @@ export function createSignInPages(deps: SignInPageDeps) {
     interaction: handler(async (ctx, { cookies, flow }) => flow.interact(await paramsOf(ctx), browserOf(ctx, cookies))),
     endSession: handler(async (ctx, { cookies, endSession }) =>
       endSession(await paramsOf(ctx), browserOf(ctx, cookies), ctx.method === 'POST' ? 'POST' : 'GET')),
+    /** The external identity provider's way back; only when a sign-in plugin brings one. */
+    ...(deps.customPage?.externalSignIn
+      ? { callback: handler(async (ctx, { cookies, flow }) => flow.callback(await paramsOf(ctx), browserOf(ctx, cookies))) }
+      : {}),
   };
 }
 
 export type SignInPages = ReturnType<typeof createSignInPages>;
 
 export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPaths, text: PageText, customPage?: SignInPage): void {
-  const custom = outcome.view?.kind === 'sign-in' ? customPage : undefined;
+  const pluginPage = outcome.response ? undefined : renderByPlugin(outcome.view, customPage, pagePaths, text);
   ctx.set(pageHeaders({
     formTarget: outcome.redirectUri,
     scriptHash: outcome.response?.kind === 'form_post' ? submitScriptHash : undefined,
-    styleSrc: custom?.styleSrc,
+    styleSrc: pluginPage === undefined ? undefined : customPage?.styleSrc,
   }));
   if (outcome.headers) ctx.set(outcome.headers);
   const response = outcome.response;
@@ -163,22 +169,38 @@ export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPa
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = response?.kind === 'form_post'
     ? renderFormPost(response.action, response.fields, text)
-    : custom && outcome.view?.kind === 'sign-in'
-      ? custom.render(pluginView(outcome.view, pagePaths, text))
-      : renderSignInPage(outcome.view!, pagePaths, text);
+    : pluginPage ?? renderSignInPage(outcome.view!, pagePaths, text);
 }
 
-/** The sign-in step as a plugin page sees it. */
-function pluginView(view: Extract<SignInView, { kind: 'sign-in' }>, pagePaths: SignInPaths, text: PageText): SignInPageView {
-  return {
-    lang: text.lang,
-    action: pagePaths.interaction,
-    hiddenFields: [['step', 'sign-in'], ['interaction', view.interaction], ['csrf', view.csrf]],
-    clientId: view.clientId,
-    clientName: view.clientName,
-    username: view.username,
-    message: signInMessage(view, text),
-  };
+/** A plugin's document for the view, when the plugin replaces that page. */
+function renderByPlugin(view: SignInView | undefined, page: SignInPage | undefined, pagePaths: SignInPaths, text: PageText): string | undefined {
+  if (!page || !view) return undefined;
+  switch (view.kind) {
+    case 'sign-in':
+      return page.render?.({
+        lang: text.lang,
+        action: pagePaths.interaction,
+        hiddenFields: [['step', 'sign-in'], ['interaction', view.interaction], ['csrf', view.csrf]],
+        clientId: view.clientId,
+        clientName: view.clientName,
+        username: view.username,
+        message: signInMessage(view, text),
+      });
+    case 'consent':
+      return page.renderConsent?.({
+        lang: text.lang,
+        action: pagePaths.interaction,
+        hiddenFields: [['step', 'consent'], ['interaction', view.interaction], ['csrf', view.csrf]],
+        clientId: view.clientId,
+        clientName: view.clientName,
+        scopes: view.scopes.map((s) => ({ name: s.name, description: s.description ?? text.scopes[s.name] })),
+        username: view.username,
+      });
+    case 'logout':
+      return page.renderLogout?.({ lang: text.lang, action: pagePaths.endSession, hiddenFields: [['csrf', view.csrf], ...view.fields] });
+    default:
+      return undefined;
+  }
 }
 
 function failure(err: unknown, ctx: Context, logger: Logger): FlowOutcome {

@@ -87,6 +87,7 @@ export const de: PageText = {
       'link-used': { title: 'Dieser Anmeldelink ist ungültig', text: 'Dieser Anmeldelink ist abgelaufen oder wurde bereits verwendet. Kehren Sie zur Anwendung zurück und beginnen Sie neu.' },
       'request-unreadable': { title: 'Dieser Anmeldelink ist ungültig', text: 'Die Anfrage konnte nicht gelesen werden. Kehren Sie zur Anwendung zurück und beginnen Sie neu.' },
       'start-again': { title: 'Bitte neu beginnen', text: 'Diese Anmeldung ist abgelaufen oder wurde in einem anderen Browser geöffnet. Kehren Sie zur Anwendung zurück und beginnen Sie neu.' },
+      'external-sign-in-failed': { title: 'Anmeldung fehlgeschlagen', text: 'Die Anmeldung ist nicht gelungen. Kehren Sie zur Anwendung zurück und beginnen Sie neu.' },
       'sign-out-unreadable': { title: 'Abmeldung fehlgeschlagen', text: 'Die Abmeldeanfrage konnte nicht gelesen werden.' },
       'sign-out-invalid': { title: 'Abmeldung fehlgeschlagen', text: 'Die Abmeldeanfrage ist ungültig.' },
       'sign-out-redirect-unregistered': { title: 'Abmeldung fehlgeschlagen', text: 'Die Adresse für die Rückkehr nach der Abmeldung ist für diese Anwendung nicht registriert.' },

@@ -83,6 +83,7 @@ export const en: PageText = {
       'link-used': { title: 'This sign-in link is not valid', text: 'This sign-in link has expired or was already used. Go back to the application and start again.' },
       'request-unreadable': { title: 'This sign-in link is not valid', text: 'The request could not be read. Go back to the application and start again.' },
       'start-again': { title: 'Please start again', text: 'This sign-in has expired or was opened in another browser. Go back to the application and start again.' },
+      'external-sign-in-failed': { title: 'Sign-in failed', text: 'The sign-in did not succeed. Go back to the application and start again.' },
       'sign-out-unreadable': { title: 'Sign-out failed', text: 'The sign-out request could not be read.' },
       'sign-out-invalid': { title: 'Sign-out failed', text: 'The sign-out request is not valid.' },
       'sign-out-redirect-unregistered': { title: 'Sign-out failed', text: 'The address to return to after sign-out is not registered for this application.' },
