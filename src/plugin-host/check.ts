@@ -133,6 +133,7 @@ export function checkInstance(list: PluginPart, value: unknown): string | undefi
       if (typeof g.grantType !== 'string' || !g.grantType) return 'grantType must be a non-empty string';
       if (typeof g.validate !== 'function') return 'validate must be a function';
       if (g.spent !== undefined && typeof g.spent !== 'function') return 'spent, when given, must be a function';
+      if (g.redeemed !== undefined && typeof g.redeemed !== 'function') return 'redeemed, when given, must be a function';
       return checkParameters(g.parameters);
     }
   }
