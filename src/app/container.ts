@@ -43,12 +43,13 @@ import { buildDiscoveryDocument } from '../endpoints/discovery.js';
 import { createTokenEndpoint } from '../endpoints/token.js';
 import { createIntrospectionEndpoint } from '../endpoints/introspection.js';
 import { createRevocationEndpoint } from '../endpoints/revocation.js';
-import { createDeviceAuthorizationEndpoint } from '../endpoints/device-authorization.js';
+import { createDeviceAuthorizationEndpoint } from '../device/device-authorization-endpoint.js';
 import { createUserInfoEndpoint } from '../endpoints/userinfo.js';
 import { createParEndpoint } from '../endpoints/par.js';
 import { userCodeScheme } from '../device/user-code.js';
-import { createDevicePage } from '../http/device-page/index.js';
-import { createSignInPages } from '../http/sign-in-page/index.js';
+import { createDevicePage } from '../http/device-page.js';
+import { createSignInPages } from '../http/sign-in-pages.js';
+import { createPageParts, type LoadPageParts } from '../pages/page-parts.js';
 import { createRouter } from '../http/routes.js';
 import { homePage } from '../http/home-page.js';
 import { corsForClients } from '../http/cors.js';
@@ -98,6 +99,8 @@ export interface HostCradle extends ContainerInputs {
   scopeCatalog: ScopeCatalog;
   /** The app's one 'password' back-off, for the pages (the password grant counts in the same one). */
   passwordThrottle: PasswordThrottle;
+  /** The cookie, CSRF and sign-in sessions every page shares (single sign-on across the pages). */
+  pageParts: LoadPageParts;
   signInPages: ReturnType<typeof createSignInPages>;
   /** DPoP proofs (RFC 9449) at the token endpoint and UserInfo. */
   dpop: DpopProofValidator;
@@ -158,8 +161,9 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     passwordThrottle: asFunction(({ config, counters }: HostCradle) =>
       createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle)),
     ).singleton(),
-    signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle }: HostCradle) =>
-      createSignInPages({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle }),
+    pageParts: asFunction(({ config, store, clock }: HostCradle) => createPageParts({ config, store, clock })).singleton(),
+    signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle, pageParts }: HostCradle) =>
+      createSignInPages({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle, pageParts }),
     ).singleton(),
     dpop: asFunction(({ config, store, clock }: HostCradle) => createDpopProofValidator({
       config, store, clock,
@@ -177,7 +181,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
 /** Every endpoint and page, mapped onto HTTP. */
 function createHostRouter(cradle: HostCradle): Router {
   const { config, store, clock, logger, events, keyRing, urls, registry, counters, metrics, parameterTable } = cradle;
-  const { clientAuthenticator, tokenIssuer, tokenValidator, scopeCatalog, resourceOwnerValidator, passwordThrottle, signInPages, dpop } = cradle;
+  const { clientAuthenticator, tokenIssuer, tokenValidator, scopeCatalog, resourceOwnerValidator, passwordThrottle, signInPages, dpop, pageParts } = cradle;
   const corsOrigins = new Set(config.clients.flatMap((c) => c.allowedCorsOrigins));
   const router = createRouter(
     {
@@ -204,6 +208,7 @@ function createHostRouter(cradle: HostCradle): Router {
         config, store, clock, logger, resourceOwnerValidator, events,
         failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
         passwordThrottle,
+        pageParts,
       }),
       signIn: signInPages,
       par: createParEndpoint({

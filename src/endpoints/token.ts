@@ -79,8 +79,20 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     const spends = outcome.success.consumes;
     const consume = spends === undefined ? undefined : { key: spends, now: deps.clock.now() };
     if (consume === undefined && issuance.records.length === 0) return issuance.response;
-    if (await deps.store.commit({ ...(consume ? { consume } : {}), add: issuance.records })) return issuance.response;
-    throw await answerSpentGrant(grant, spends!, request, deps.logger);
+    if (!(await deps.store.commit({ ...(consume ? { consume } : {}), add: issuance.records }))) {
+      throw await answerSpentGrant(grant, spends!, request, deps.logger);
+    }
+    if (spends !== undefined) await announceRedeemed(grant, outcome, request);
+    return issuance.response;
+  }
+
+  /** Only the request whose commit spent the one-time grant tells the grant so (e.g. `code.redeemed`). */
+  async function announceRedeemed(grant: ExtensionGrantValidator, outcome: GrantOutcome, request: ValidatedTokenRequest): Promise<void> {
+    try {
+      await grant.redeemed?.(outcome.success, request);
+    } catch (err) {
+      deps.logger.error({ err, grantType: grant.grantType, clientId: request.client.clientId }, 'grant redeemed hook failed; the tokens stand');
+    }
   }
 
   return async function tokenEndpoint(request: FormRequest): Promise<TokenResponse> {
