@@ -57,7 +57,7 @@ import { createMetrics, type Metrics } from '../http/metrics.js';
 import { addOperationRoutes } from '../http/operations.js';
 import { createDpopProofValidator, type DpopProofValidator } from '../dpop/proof-validator.js';
 import { createDpopNonces } from '../dpop/nonces.js';
-import { loadCookieSecret } from '../device/cookie-secret.js';
+import { loadCookieSecret } from '../pages/cookie-secret.js';
 
 /** What the app is made from: opened (and closed) by `createApp` itself. */
 export interface ContainerInputs {
