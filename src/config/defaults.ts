@@ -31,6 +31,7 @@ export const defaults = {
     requirePushedAuthorization: false,
     // RFC 6749 §4.1.2 recommends at most 10 minutes; five is IdentityServer's default.
     authorizationCodeLifetime: 300,
+    requireCertificateBoundTokens: false,
   },
   secretType: 'SharedSecret',
   signing: {
@@ -61,6 +62,9 @@ export const defaults = {
   forwardedHeader: 'x-forwarded-for',
   counters: 'memory',
   counterKeyPrefix: 'svc:',
+  // Asking every client for a certificate makes browsers show a picker on the sign-in page.
+  tls: { requestClientCertificate: false },
+  mtls: { certificateBoundAccessTokens: false },
   limits: {
     bodyBytes: 64 * 1024,
     parameters: 50,

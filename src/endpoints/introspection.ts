@@ -11,7 +11,8 @@ import { tooManyRequests, type WindowLimit } from '../oauth/rate-limits.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
 
-const reported = ['iss', 'client_id', 'aud', 'iat', 'nbf', 'exp', 'jti', 'auth_time', 'act'] as const;
+// `cnf` tells the API which key the token is bound to (RFC 8705 §3.2, RFC 9449 §6.2).
+const reported = ['iss', 'client_id', 'aud', 'iat', 'nbf', 'exp', 'jti', 'auth_time', 'act', 'cnf'] as const;
 const inactive = (): Record<string, JsonValue> => ({ active: false });
 
 /** The token's scopes that belong to the caller; none when its audience leaves the caller out. */

@@ -13,6 +13,7 @@ import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import type { PreparedIssuance, TokenIssuer, TokenResponse } from '../oauth/token-issuer.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
+import type { CertificateBinding } from '../oauth/certificate-binding.js';
 
 export interface TokenEndpointDeps {
   clientAuthenticator: ClientAuthenticator;
@@ -25,6 +26,8 @@ export interface TokenEndpointDeps {
   events?: EventService;
   /** Parameters declared `credential` by the loaded contributions: they never travel further than client authentication. */
   credentialParameters: ReadonlySet<string>;
+  /** Which requests bind their access token to the TLS client certificate (RFC 8705 §3); none without it. */
+  certificateBinding?: CertificateBinding;
 }
 
 export function createTokenEndpoint(deps: TokenEndpointDeps) {
@@ -38,17 +41,21 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
 
   async function issueTokens(request: FormRequest, seen: { clientId?: string }): Promise<TokenResponse> {
     const grant = checkGrantType(request);
-    const { client } = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'token' });
+    const authenticated = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'token' });
+    const { client } = authenticated;
     seen.clientId = client.clientId;
     if (!client.allowedGrantTypes.includes(grant.grantType)) {
       throw new UnauthorizedClient(undefined, { logDetail: `client "${client.clientId}" may not use ${grant.grantType}` });
     }
+    const cnf = deps.certificateBinding?.(client, authenticated, request.clientCertificate);
     const requestedScopes = resolveRequestedScopes(client, request.params.get('scope'), deps.scopeCatalog);
     const raw = new Map(request.params);
     for (const name of deps.credentialParameters) raw.delete(name);
     const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress };
     const outcome = await runGrant(grant, validated, deps.logger);
-    const issuance = await deps.tokenIssuer.prepare({ client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse });
+    const issuance = await deps.tokenIssuer.prepare({
+      client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse, ...(cnf ? { cnf } : {}),
+    });
     const response = await commit(grant, validated, outcome, issuance);
     deps.events?.raise(
       { type: 'token.issued', clientId: client.clientId, grantType: grant.grantType, subject: outcome.success.subject.id, scopes: outcome.scopes },

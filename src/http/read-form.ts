@@ -48,6 +48,7 @@ export function readForm(limits: FormLimits): Middleware {
       authorization: ctx.get('authorization') || undefined,
       remoteAddress: ctx.ip,
       requestId: ctx.state.requestId as string,
+      clientCertificate: ctx.state.clientCertificate as FormRequest['clientCertificate'],
     };
     ctx.state.form = request;
     await next();

@@ -16,6 +16,7 @@ import type { RefreshTokenService } from './refresh-tokens.js';
 import { offlineAccess } from './scopes.js';
 import { newHandle, newTokenId } from './handles.js';
 import { familyOfSpentGrant, newFamilyId } from './grant-family.js';
+import type { Confirmation } from './certificate-binding.js';
 
 /** Claims a grant can never set: the issuer owns them. */
 const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'cnf']);
@@ -39,6 +40,8 @@ export interface IssueRequest {
   grant: GrantSuccess;
   scopes: readonly string[];
   customResponse?: Readonly<Record<string, JsonValue>>;
+  /** Binds the access token to a key the client holds (RFC 7800 `cnf`): a certificate (RFC 8705 §3). */
+  cnf?: Confirmation;
 }
 
 /** A token response not yet given out, and the records to store before it is. */
@@ -82,7 +85,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
   }
 
   function buildAccessToken(
-    { client, grant, scopes }: IssueRequest,
+    { client, grant, scopes, cnf }: IssueRequest,
     familyId: string | undefined,
   ): { token: string; expiresIn: number; record?: PersistedGrant } {
     const now = Math.floor(clock.now() / 1000);
@@ -101,6 +104,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
       jti: newTokenId(),
     });
     if (grant.subject.kind === 'user') claims.auth_time = grant.subject.authTime;
+    if (cnf !== undefined) claims.cnf = { ...cnf };
 
     if (client.accessTokenType === 'reference') {
       const handle = newHandle();
