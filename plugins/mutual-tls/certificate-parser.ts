@@ -22,9 +22,12 @@ function holdersOfCertificateSecrets(config: PluginDependencies['config']): { cl
   };
 }
 
-/** Issuer and subject are the same name: the certificate signs itself (RFC 8705 §2.2). */
+/**
+ * Issuer and subject are the same name: the certificate signs itself (RFC 8705 §2.2). By name
+ * only: OpenSSL's issuer check also wants keyCertSign, which a client's own certificate lacks.
+ */
 export function isSelfIssued(certificate: ClientCertificate['certificate']): boolean {
-  return certificate.checkIssued(certificate);
+  return certificate.issuer === certificate.subject;
 }
 
 function createParser(method: Method, { config }: Pick<PluginDependencies, 'config'>): SecretParser {
