@@ -39,6 +39,7 @@ function config(port: number): UserConfig {
       client('native', { clientSecrets: [{ type: 'X509CertificateBase64', value: pki.selfSigned.derBase64 }], tokenEndpointAuthMethods: ['self_signed_tls_client_auth'] }),
       client('secret-bound', { clientSecrets: [{ value: hashSecret('secret-bound-secret') }], requireCertificateBoundTokens: true }),
       client('secret-only', { clientSecrets: [{ value: hashSecret('secret-only-secret') }] }),
+      client('both', { clientSecrets: [{ value: hashSecret('both-secret') }, { type: 'X509Thumbprint', value: pki.partner.thumbprint }] }),
     ],
   };
 }
@@ -158,6 +159,17 @@ describe('certificate-bound tokens for clients that authenticate otherwise (RFC 
     const res = await token({ grant_type: 'client_credentials' }, pki.stranger, { authorization: basic('secret-bound', 'secret-bound-secret') });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(decodeJwt(res.body.access_token as string).cnf).toEqual({ 'x5t#S256': pki.stranger.thumbprint });
+  });
+
+  it('a client holding a secret and a certificate secret authenticates with the secret it sent, not as two methods at once', async () => {
+    const res = await token({ grant_type: 'client_credentials' }, pki.partner, { authorization: basic('both', 'both-secret') });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // mtls.certificateBoundAccessTokens binds the tokens of certificate-authenticated clients only.
+    expect(decodeJwt(res.body.access_token as string).cnf).toBeUndefined();
+    const wrong = await token({ grant_type: 'client_credentials' }, pki.partner, { authorization: basic('both', 'guess') });
+    expect([wrong.status, wrong.body]).toEqual([401, denied]);
+    const byCertificate = await token(cc('both'), pki.partner);
+    expect(decodeJwt(byCertificate.body.access_token as string).cnf).toEqual({ 'x5t#S256': pki.partner.thumbprint });
   });
 
   it('a client that authenticates with a secret over a connection with a certificate gets a plain bearer token', async () => {
