@@ -23,6 +23,8 @@ function mtlsEndpointAliases(base: string): Record<string, JsonValue> {
     revocation_endpoint: base + paths.revocation,
     device_authorization_endpoint: base + paths.deviceAuthorization,
     pushed_authorization_request_endpoint: base + paths.par,
+    // UserInfo checks the binding of certificate-bound tokens, so a client reaches it with its certificate.
+    userinfo_endpoint: base + paths.userinfo,
   };
 }
 

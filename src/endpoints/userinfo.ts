@@ -6,13 +6,15 @@
  * `insufficient_scope` (RFC 6750 §3.1), each with its `WWW-Authenticate` challenge.
  */
 import type { ResolvedConfig } from '../config/schema.js';
-import type { JsonValue, ResourceOwnerValidator, TokenValidator } from '../sdk/contracts.js';
+import type { ClientCertificate, JsonValue, ResourceOwnerValidator, TokenValidator } from '../sdk/contracts.js';
 import { InvalidRequest, OAuthError } from '../oauth/errors.js';
 
 export interface UserInfoRequest {
   readonly authorization: string | undefined;
   /** The POSTed form, empty for GET. */
   readonly params: ReadonlyMap<string, string>;
+  /** The TLS client certificate of the request (mutual TLS), when one arrived. */
+  readonly clientCertificate?: ClientCertificate | undefined;
 }
 
 function bearerError(code: 'invalid_token' | 'insufficient_scope', description: string, logDetail: string): OAuthError {
@@ -42,6 +44,11 @@ export function createUserInfoEndpoint({ config, tokenValidator, users }: { conf
     const validation = await tokenValidator.validateAccessToken(tokenOf(request));
     if (!validation.active) throw bearerError('invalid_token', 'The access token is missing or invalid.', validation.reason);
     const { claims } = validation;
+    // RFC 8705 §3: a certificate-bound token is good only over a connection with that certificate.
+    const bound = (claims.cnf as { 'x5t#S256'?: JsonValue } | undefined)?.['x5t#S256'];
+    if (bound !== undefined && bound !== request.clientCertificate?.thumbprint) {
+      throw bearerError('invalid_token', 'The access token is missing or invalid.', 'certificate-bound token without its client certificate');
+    }
     // Only tokens that stand for a user carry auth_time (see token-issuer.ts).
     if (claims.auth_time === undefined) throw bearerError('invalid_token', 'The access token is missing or invalid.', 'token stands for no user');
     const scopes = claims.scope.split(' ');

@@ -6,6 +6,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { paths } from '../endpoints/urls.js';
 import type { FormRequest } from '../endpoints/form-request.js';
+import type { UserInfoRequest } from '../endpoints/userinfo.js';
 import { InvalidRequest } from '../oauth/errors.js';
 import { formBodyReader, formOf, readForm, type FormLimits } from './read-form.js';
 import { notImplementedJson } from './not-implemented.js';
@@ -22,7 +23,7 @@ export interface Endpoints {
   /** POST /connect/par (RFC 9126), answered 201. */
   par?(request: FormRequest): Promise<object>;
   /** GET/POST /connect/userinfo (OIDC Core §5.3). */
-  userInfo?(request: { authorization: string | undefined; params: ReadonlyMap<string, string> }): Promise<object>;
+  userInfo?(request: UserInfoRequest): Promise<object>;
   /** CORS for the endpoints browser-based clients call. */
   cors?: Middleware;
   discoveryJson: string;
@@ -82,13 +83,13 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
     const cors = endpoints.cors;
     if (cors) router.options(paths.userinfo, cors);
     router.get(paths.userinfo, ...(cors ? [cors] : []), async (ctx) => {
-      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params: new Map() })), 'no-store');
+      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params: new Map(), clientCertificate: ctx.state.clientCertificate })), 'no-store');
     });
     // A POST may carry the token in the header and no body at all (OIDC Core §5.3.1).
     const readBody = formBodyReader(limits);
     router.post(paths.userinfo, ...(cors ? [cors] : []), async (ctx) => {
       const params = ctx.request.is('application/x-www-form-urlencoded') ? await readBody(ctx) : new Map<string, string>();
-      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params })), 'no-store');
+      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params, clientCertificate: ctx.state.clientCertificate })), 'no-store');
     });
   }
 

@@ -69,6 +69,7 @@ describe('the service terminating TLS', () => {
       revocation_endpoint: `${server.url}/connect/revocation`,
       device_authorization_endpoint: `${server.url}/connect/deviceauthorization`,
       pushed_authorization_request_endpoint: `${server.url}/connect/par`,
+      userinfo_endpoint: `${server.url}/connect/userinfo`,
     });
   });
 });
