@@ -31,7 +31,7 @@ import { requestId } from '../http/request-id.js';
 import { singleAuthorization } from '../http/single-authorization.js';
 import { clientOrigin } from '../http/client-address.js';
 import { clientCertificates } from '../http/client-certificate.js';
-import { loadTlsMaterial, type TlsMaterial } from '../http/tls.js';
+import { loadTlsMaterial, receivesClientCertificates, type TlsMaterial } from '../http/tls.js';
 import { createServiceContainer, registerKeyRing, registerPluginContributions, type ServiceContainer } from './container.js';
 import { systemClock } from './system-clock.js';
 import { closableServer } from './close-server.js';
@@ -124,7 +124,7 @@ async function assemble(container: ServiceContainer, tls: TlsMaterial): Promise<
   // First: every handler, limit and log line after it reads the client's address from ctx.ip.
   koa.use(clientOrigin({ trustedProxies: config.trustedProxies, forwardedHeader: config.forwardedHeader, issuerHttps: config.issuer.startsWith('https:') }));
   // After the client's origin: a proxy's certificate header is believed only from a trusted proxy.
-  if (config.tls?.requestClientCertificate || config.mtls.certificateHeader !== undefined) {
+  if (receivesClientCertificates(config)) {
     koa.use(clientCertificates({ header: config.mtls.certificateHeader, clientCas: tls.clientCas, clock, logger }));
   }
   if (metrics) koa.use(metrics.measure);

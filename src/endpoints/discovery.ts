@@ -6,11 +6,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { EndpointUrls, JsonValue } from '../sdk/contracts.js';
 import type { PluginRegistry } from '../plugin-host/plugin-registry.js';
 import { paths } from './urls.js';
-
-/** The service can receive client certificates: its own handshake asks for them, or a trusted proxy forwards them. */
-export function receivesClientCertificates(config: ResolvedConfig): boolean {
-  return config.tls?.requestClientCertificate === true || (config.mtls.certificateHeader !== undefined && config.trustedProxies.length > 0);
-}
+import { receivesClientCertificates } from '../http/tls.js';
 
 /**
  * RFC 8705 §5: where a client using mutual TLS sends its requests. The same URLs when the

@@ -48,6 +48,11 @@ function privateKey(field: string, path: string): { pem: string; key: KeyObject 
   }
 }
 
+/** The service can receive client certificates: its own handshake asks for them, or a trusted proxy forwards them. */
+export function receivesClientCertificates(config: ResolvedConfig): boolean {
+  return config.tls?.requestClientCertificate === true || (config.mtls.certificateHeader !== undefined && config.trustedProxies.length > 0);
+}
+
 export function loadTlsMaterial(config: ResolvedConfig): TlsMaterial {
   const clientCas = config.mtls.clientCa === undefined ? [] : certificates('mtls.clientCa', config.mtls.clientCa);
   clientCas.forEach((ca, i) => {
