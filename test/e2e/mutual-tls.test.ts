@@ -30,7 +30,10 @@ function config(port: number): UserConfig {
     tls: { certificate: pki.file('server.pem'), key: pki.file('server.key'), requestClientCertificate: true },
     mtls: { clientCa: pki.file('client-ca.pem'), certificateBoundAccessTokens: true },
     apiScopes: [{ name: 'api' }],
-    apiResources: [{ name: 'api', scopes: ['api'], secrets: [{ value: hashSecret('api-secret') }] }],
+    apiResources: [
+      { name: 'api', scopes: ['api'], secrets: [{ value: hashSecret('api-secret') }] },
+      { name: 'api-mtls', scopes: ['api'], secrets: [{ type: 'X509Thumbprint', value: pki.stranger.thumbprint }] },
+    ],
     clients: [
       client('pinned', { clientSecrets: [{ type: 'X509Thumbprint', value: pki.partner.thumbprint }] }),
       client('pinned-hex', { clientSecrets: [{ type: 'X509Thumbprint', value: pki.partner.thumbprintHex }], accessTokenType: 'reference' }),
@@ -100,6 +103,28 @@ describe('tls_client_auth and self_signed_tls_client_auth with Node\'s https cli
     const introspected = await httpsPost(`${server.url}/connect/introspect`, { token: res.body.access_token as string }, tlsWith(), { authorization: basic('api', 'api-secret') });
     expect(introspected.status).toBe(200);
     expect(introspected.body).toMatchObject({ active: true, client_id: 'pinned-hex', cnf: { 'x5t#S256': pki.partner.thumbprint } });
+  });
+});
+
+describe('the other endpoints that authenticate callers', () => {
+  it('introspection authenticates an API resource by its certificate, named by client_id', async () => {
+    const issued = await token(cc('pinned-hex'), pki.partner);
+    const introspect = (issued2?: Issued) =>
+      httpsPost(`${server.url}/connect/introspect`, { client_id: 'api-mtls', token: issued.body.access_token as string }, tlsWith(issued2));
+    expect((await introspect(pki.stranger)).body).toMatchObject({ active: true, cnf: { 'x5t#S256': pki.partner.thumbprint } });
+    const refused = await introspect(pki.partner);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error).toBe('invalid_client');
+  });
+
+  it('revocation authenticates the client by its certificate', async () => {
+    const issued = await token(cc('pinned-hex'), pki.partner);
+    const revoke = (issued2?: Issued) =>
+      httpsPost(`${server.url}/connect/revocation`, { client_id: 'pinned-hex', token: issued.body.access_token as string }, tlsWith(issued2));
+    expect((await revoke()).status).toBe(401);
+    expect((await revoke(pki.partner)).status).toBe(200);
+    const after = await httpsPost(`${server.url}/connect/introspect`, { token: issued.body.access_token as string }, tlsWith(), { authorization: basic('api', 'api-secret') });
+    expect(after.body).toEqual({ active: false });
   });
 });
 
