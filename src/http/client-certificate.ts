@@ -1,5 +1,5 @@
 /**
- * The TLS client certificate of a request (RFC 8705), as `ctx.state.clientCertificate`, for
+ * The TLS client certificate of a request (RFC 8705), through `clientCertificateOf(ctx)`, for
  * client authentication and certificate-bound tokens. It comes from one of two places:
  * - behind a proxy in `trustedProxies`, from the header the proxy writes (`mtls.certificateHeader`,
  *   URL-encoded PEM as nginx's `$ssl_client_escaped_cert`), and only from there: the proxy's own
@@ -23,6 +23,9 @@ export interface ClientCertificateOptions {
   readonly clock: Clock;
   readonly logger: Logger;
 }
+
+/** Where the request's (lazy) reader lives in `ctx.state`. */
+const stateKey = 'clientCertificate';
 
 /** Longest header accepted: a certificate with a long chain of extensions, URL-encoded, fits well within it. */
 const maxHeaderLength = 16 * 1024;
@@ -86,12 +89,22 @@ export function clientCertificates(options: ClientCertificateOptions) {
     }
   }
 
-  return async function clientCertificateOf(ctx: Context, next: Next): Promise<void> {
+  function read(ctx: Context): ClientCertificate | undefined {
     const socket = ctx.req.socket as Partial<TLSSocket>;
-    ctx.state.clientCertificate =
-      options.header !== undefined && ctx.state.viaTrustedProxy === true ? fromProxy(ctx)
-        : socket.encrypted === true ? fromHandshake(socket as TLSSocket)
-          : undefined;
+    if (options.header !== undefined && ctx.state.viaTrustedProxy === true) return fromProxy(ctx);
+    return socket.encrypted === true ? fromHandshake(socket as TLSSocket) : undefined;
+  }
+
+  // Lazy: only the endpoints that authenticate callers or check a token's binding read it, once.
+  return async function readClientCertificates(ctx: Context, next: Next): Promise<void> {
+    let known: { value: ClientCertificate | undefined } | undefined;
+    ctx.state[stateKey] = (): ClientCertificate | undefined => (known ??= { value: read(ctx) }).value;
     await next();
   };
+}
+
+/** The request's client certificate, read on first call; `undefined` when mutual TLS is off or none came. */
+export function clientCertificateOf(ctx: Context): ClientCertificate | undefined {
+  const reader = ctx.state[stateKey] as (() => ClientCertificate | undefined) | undefined;
+  return reader?.();
 }

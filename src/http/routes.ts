@@ -10,6 +10,7 @@ import type { UserInfoRequest } from '../endpoints/userinfo.js';
 import { InvalidRequest } from '../oauth/errors.js';
 import { formBodyReader, formOf, readForm, type FormLimits } from './read-form.js';
 import { notImplementedJson } from './not-implemented.js';
+import { clientCertificateOf } from './client-certificate.js';
 
 export interface Endpoints {
   token(request: FormRequest): Promise<object>;
@@ -83,13 +84,13 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
     const cors = endpoints.cors;
     if (cors) router.options(paths.userinfo, cors);
     router.get(paths.userinfo, ...(cors ? [cors] : []), async (ctx) => {
-      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params: new Map(), clientCertificate: ctx.state.clientCertificate })), 'no-store');
+      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params: new Map(), clientCertificate: clientCertificateOf(ctx) })), 'no-store');
     });
     // A POST may carry the token in the header and no body at all (OIDC Core §5.3.1).
     const readBody = formBodyReader(limits);
     router.post(paths.userinfo, ...(cors ? [cors] : []), async (ctx) => {
       const params = ctx.request.is('application/x-www-form-urlencoded') ? await readBody(ctx) : new Map<string, string>();
-      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params, clientCertificate: ctx.state.clientCertificate })), 'no-store');
+      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params, clientCertificate: clientCertificateOf(ctx) })), 'no-store');
     });
   }
 
