@@ -55,6 +55,9 @@ import { homePage } from '../http/home-page.js';
 import { corsForClients } from '../http/cors.js';
 import { createMetrics, type Metrics } from '../http/metrics.js';
 import { addOperationRoutes } from '../http/operations.js';
+import { createDpopProofValidator, type DpopProofValidator } from '../dpop/proof-validator.js';
+import { createDpopNonces } from '../dpop/nonces.js';
+import { loadCookieSecret } from '../device/cookie-secret.js';
 
 /** What the app is made from: opened (and closed) by `createApp` itself. */
 export interface ContainerInputs {
@@ -97,6 +100,8 @@ export interface HostCradle extends ContainerInputs {
   /** The app's one 'password' back-off, for the pages (the password grant counts in the same one). */
   passwordThrottle: PasswordThrottle;
   signInPages: ReturnType<typeof createSignInPages>;
+  /** DPoP proofs (RFC 9449) at the token endpoint and UserInfo. */
+  dpop: DpopProofValidator;
   router: Router;
 }
 
@@ -157,6 +162,14 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle }: HostCradle) =>
       createSignInPages({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle }),
     ).singleton(),
+    dpop: asFunction(({ config, store, clock }: HostCradle) => createDpopProofValidator({
+      config, store, clock,
+      nonces: createDpopNonces({
+        secret: () => loadCookieSecret({ configured: config.deviceFlow.cookieSecret, store, clock }),
+        clock,
+        lifetimeSeconds: config.dpop.nonceLifetime,
+      }),
+    })).singleton(),
     router: asFunction(createHostRouter).singleton(),
   });
   return container;
@@ -165,13 +178,13 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
 /** Every endpoint and page, mapped onto HTTP. */
 function createHostRouter(cradle: HostCradle): Router {
   const { config, store, clock, logger, events, keyRing, urls, registry, counters, metrics, parameterTable } = cradle;
-  const { clientAuthenticator, tokenIssuer, tokenValidator, scopeCatalog, resourceOwnerValidator, passwordThrottle, signInPages } = cradle;
+  const { clientAuthenticator, tokenIssuer, tokenValidator, scopeCatalog, resourceOwnerValidator, passwordThrottle, signInPages, dpop } = cradle;
   const corsOrigins = new Set(config.clients.flatMap((c) => c.allowedCorsOrigins));
   const router = createRouter(
     {
       token: createTokenEndpoint({
         clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events,
-        credentialParameters: parameterTable.credentials,
+        credentialParameters: parameterTable.credentials, dpop, tokenUrl: urls.token,
         certificateBinding: certificateBinding({ bindCertificateAuthenticated: config.mtls.certificateBoundAccessTokens }),
       }),
       introspection: createIntrospectionEndpoint({
@@ -198,7 +211,8 @@ function createHostRouter(cradle: HostCradle): Router {
       par: createParEndpoint({
         clientAuthenticator, validator: signInPages.validator, pushed: signInPages.pushed, credentialParameters: parameterTable.credentials,
       }),
-      userInfo: createUserInfoEndpoint({ config, tokenValidator, users: resourceOwnerValidator }),
+      userInfo: createUserInfoEndpoint({ config, tokenValidator, users: resourceOwnerValidator, dpop }),
+      dpopNonce: () => dpop.currentNonce(),
       ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),
       jwksJson: () => keyRing.jwksJson(),

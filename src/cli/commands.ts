@@ -131,6 +131,22 @@ export const commands: readonly Command[] = [
         client: text(values.client), key: text(values.key), aud: text(values.aud), config: text(values.config),
       }),
   },
+  {
+    name: 'dpop-proof',
+    synopsis: '--key <key.pem> --htu <url> [--htm POST] [--token <access token>] [--nonce <nonce>]',
+    summary: 'print a fresh DPoP proof for one request (for curl)',
+    details:
+      '  --htu <url>           the endpoint URL, e.g. http://localhost:5000/connect/token\n' +
+      '  --htm <method>        the request method (default POST)\n' +
+      '  --token <token>       the access token the proof accompanies (adds ath), for UserInfo\n' +
+      '  --nonce <nonce>       the server nonce from a DPoP-Nonce header, when dpop.requireNonce is on\n' +
+      '  Make a key once: openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out dpop.pem',
+    options: { key: { type: 'string' }, htu: { type: 'string' }, htm: { type: 'string' }, token: { type: 'string' }, nonce: { type: 'string' } },
+    run: async (values) =>
+      (await import('./dpop-proof-command.js')).dpopProofCommand({
+        key: text(values.key), htu: text(values.htu), htm: text(values.htm), token: text(values.token), nonce: text(values.nonce),
+      }),
+  },
 ];
 
 export function overview(): string {

@@ -32,6 +32,7 @@ export const defaults = {
     // RFC 6749 §4.1.2 recommends at most 10 minutes; five is IdentityServer's default.
     authorizationCodeLifetime: 300,
     requireCertificateBoundTokens: false,
+    requireDPoP: false,
   },
   secretType: 'SharedSecret',
   signing: {
@@ -65,6 +66,16 @@ export const defaults = {
   // Asking every client for a certificate makes browsers show a picker on the sign-in page.
   tls: { requestClientCertificate: false },
   mtls: { certificateBoundAccessTokens: false },
+  dpop: {
+    // The common asymmetric set; `Ed25519` is RFC 9864's name for EdDSA with that curve, which
+    // oauth4webapi signs with. Every one verifies with node:crypto.
+    signingAlgValues: ['ES256', 'PS256', 'RS256', 'EdDSA', 'Ed25519'],
+    // RFC 9449 §11.1: proofs are short-lived; five minutes covers a slow client and a retry.
+    proofMaxAge: 300,
+    clockSkew: 10,
+    requireNonce: false,
+    nonceLifetime: 300,
+  },
   limits: {
     bodyBytes: 64 * 1024,
     parameters: 50,

@@ -59,6 +59,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     requirePushedAuthorization: c.requirePushedAuthorization ?? d.requirePushedAuthorization,
     authorizationCodeLifetime: c.authorizationCodeLifetime ?? d.authorizationCodeLifetime,
     requireCertificateBoundTokens: c.requireCertificateBoundTokens ?? d.requireCertificateBoundTokens,
+    requireDPoP: c.requireDPoP ?? d.requireDPoP,
   }));
   const apiResources: ApiResource[] = (user.apiResources ?? []).map((r) => ({
     name: r.name,
@@ -136,6 +137,11 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
       certificateHeader: user.mtls?.certificateHeader?.toLowerCase(),
       certificateBoundAccessTokens: user.mtls?.certificateBoundAccessTokens ?? defaults.mtls.certificateBoundAccessTokens,
       endpointAliasesBaseUrl: (user.mtls?.endpointAliasesBaseUrl ?? issuer).replace(/\/+$/, ''),
+    },
+    dpop: {
+      ...defaults.dpop,
+      ...user.dpop,
+      signingAlgValues: [...(user.dpop?.signingAlgValues ?? defaults.dpop.signingAlgValues)],
     },
     workers: user.workers === 'auto' ? availableParallelism() : (user.workers ?? defaults.workers),
   });

@@ -93,6 +93,12 @@ export interface ClientConfig {
    * Default `false`.
    */
   requireCertificateBoundTokens?: boolean;
+  /**
+   * Every token request must carry a DPoP proof (RFC 9449), so every access token of the client
+   * is bound to its key; a request without one is `invalid_request`. IdentityServer's name.
+   * Default `false` (a proof is honoured when sent).
+   */
+  requireDPoP?: boolean;
 }
 
 export interface ApiScopeConfig {
@@ -270,6 +276,28 @@ export interface MtlsConfig {
   endpointAliasesBaseUrl?: string;
 }
 
+/** DPoP (RFC 9449): proof-of-possession tokens. Always accepted; these settings tune the checks. */
+export interface DpopConfig {
+  /**
+   * The asymmetric JWS algorithms a proof may be signed with, listed in discovery as
+   * `dpop_signing_alg_values_supported`. Default `["ES256", "PS256", "RS256", "EdDSA", "Ed25519"]`.
+   * @example signingAlgValues: ["ES256"]
+   */
+  signingAlgValues?: string[];
+  /** Seconds a proof's `iat` may lie in the past. Default 300. */
+  proofMaxAge?: number;
+  /** Seconds a proof's `iat` may lie in the future (clock differences). Default 10. */
+  clockSkew?: number;
+  /**
+   * Proofs must carry a server nonce (RFC 9449 §8): a proof without one (or with a stale one) is
+   * answered `use_dpop_nonce` with a fresh nonce in the `DPoP-Nonce` header. Nonces are an HMAC
+   * of a time window, valid on every node that shares the store. Default `false`.
+   */
+  requireNonce?: boolean;
+  /** Seconds a nonce stays valid (at least this long, at most twice it). Default 300. */
+  nonceLifetime?: number;
+}
+
 export interface UserConfig {
   /** Issuer identifier URL. Default `http://localhost:<port>`. */
   issuer?: string;
@@ -330,6 +358,7 @@ export interface UserConfig {
   tls?: TlsConfig;
   /** Mutual TLS client certificates (RFC 8705). Default: none read. */
   mtls?: MtlsConfig;
+  dpop?: DpopConfig;
 }
 
 // The registered model (secrets, clients, API scopes and resources, identity resources) is what
@@ -410,5 +439,12 @@ export interface ResolvedConfig {
     readonly certificateBoundAccessTokens: boolean;
     /** Without a trailing slash. */
     readonly endpointAliasesBaseUrl: string;
+  };
+  readonly dpop: {
+    readonly signingAlgValues: readonly string[];
+    readonly proofMaxAge: number;
+    readonly clockSkew: number;
+    readonly requireNonce: boolean;
+    readonly nonceLifetime: number;
   };
 }

@@ -10,6 +10,7 @@ import { didYouMean } from './closest-name.js';
 import { defaults } from './defaults.js';
 import { parseAddressRange } from '../net/address-ranges.js';
 import { checkSignInClient, signInClientFields } from './validate-sign-in.js';
+import { checkDpop, checkDpopClient, dpopClientFields } from './validate-dpop.js';
 
 export type { Problems };
 
@@ -18,12 +19,13 @@ const topLevelFields = [
   'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics',
   'authThrottle', 'passwordThrottle', 'introspectionLimit', 'connections', 'trustedProxies', 'forwardedHeader',
   'counters', 'counterKeyPrefix', 'tls', 'mtls',
+  'counters', 'counterKeyPrefix', 'dpop',
 ] as const;
 const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
   'accessTokenLifetime', 'accessTokenType', 'allowOfflineAccess', 'absoluteRefreshTokenLifetime',
   'slidingRefreshTokenLifetime', 'refreshTokenReuseInterval', 'deviceCodeLifetime', 'pollingInterval', 'properties', 'allowedCorsOrigins',
-  'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences', 'requireCertificateBoundTokens', ...signInClientFields,
+  'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences', 'requireCertificateBoundTokens', ...signInClientFields, ...dpopClientFields,
 ] as const;
 const secretFields = ['value', 'type', 'description', 'expiration'] as const;
 export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
@@ -307,6 +309,7 @@ function checkClients(p: Problems, raw: Raw, { scopeNames, identityNames, resour
     });
     checkPinnedAuthMethods(p, at, c);
     checkSignInClient(p, at, c, typeof raw.issuer === 'string' && raw.issuer.startsWith('https:'), { describe, bool, int, stringList });
+    checkDpopClient(p, at, c, { describe, bool, int, stringList, isObject });
     if (c.properties !== undefined) {
       if (!isObject(c.properties) || Object.values(c.properties).some((v) => typeof v !== 'string')) {
         p.add(`${at}.properties`, 'expected an object of string values');
@@ -440,6 +443,7 @@ function checkOperations(p: Problems, raw: Raw): void {
   });
   oneOf(p, 'forwardedHeader', raw.forwardedHeader, ['x-forwarded-for', 'forwarded']);
   checkCounters(p, raw);
+  checkDpop(p, raw.dpop, { describe, bool, int, stringList, isObject });
   if (raw.limits !== undefined) {
     if (!isObject(raw.limits)) p.add('limits', `expected an object, got ${describe(raw.limits)}`);
     else {

@@ -68,6 +68,8 @@ export function buildDiscoveryDocument(config: ResolvedConfig, urls: EndpointUrl
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
+    // RFC 9449 §5.1: DPoP proofs are accepted at the token endpoint and at UserInfo.
+    dpop_signing_alg_values_supported: [...config.dpop.signingAlgValues],
   };
   if (mtls) {
     doc.tls_client_certificate_bound_access_tokens = true;

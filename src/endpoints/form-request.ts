@@ -10,4 +10,6 @@ export interface FormRequest {
   readonly requestId?: string;
   /** The TLS client certificate of the request (mutual TLS), when one arrived. */
   readonly clientCertificate?: ClientCertificate | undefined;
+  /** Every `DPoP` header value (RFC 9449), as sent; `undefined` when there is none. */
+  readonly dpop?: readonly string[] | undefined;
 }

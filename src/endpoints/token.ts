@@ -1,6 +1,7 @@
 /**
- * POST /connect/token (RFC 6749 §3.2): check the grant type, authenticate the client, check it
- * may use the grant and the scopes, run the grant, prepare the tokens, then commit: spend the
+ * POST /connect/token (RFC 6749 §3.2): check the grant type, check the DPoP proof if one came
+ * (RFC 9449 §5: it binds the tokens), authenticate the client, check it may use the grant (and
+ * must it send a proof), the scopes, run the grant, prepare the tokens, then commit: spend the
  * grant's one-time record and store the tokens in one transaction, so a failure leaves the
  * request retryable and a lost race issues nothing.
  */
@@ -14,6 +15,8 @@ import type { PreparedIssuance, TokenIssuer, TokenResponse } from '../oauth/toke
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
 import type { CertificateBinding } from '../oauth/certificate-binding.js';
+import type { DpopProofValidator } from '../dpop/proof-validator.js';
+import type { Confirmation, DpopProofSummary } from '../sdk/dpop.js';
 
 export interface TokenEndpointDeps {
   clientAuthenticator: ClientAuthenticator;
@@ -28,6 +31,9 @@ export interface TokenEndpointDeps {
   credentialParameters: ReadonlySet<string>;
   /** Which requests bind their access token to the TLS client certificate (RFC 8705 §3); none without it. */
   certificateBinding?: CertificateBinding;
+  dpop: DpopProofValidator;
+  /** The token endpoint's public URL, the `htu` of its DPoP proofs. */
+  tokenUrl: string;
 }
 
 export function createTokenEndpoint(deps: TokenEndpointDeps) {
@@ -39,22 +45,34 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     return grant;
   }
 
+  /** RFC 9449 §5: a valid proof binds the tokens to its key; a client with `requireDPoP` must send one. */
+  async function checkProof(request: FormRequest): Promise<DpopProofSummary | undefined> {
+    return deps.dpop.check({ headers: request.dpop, method: 'POST', url: deps.tokenUrl }, 'token');
+  }
+
   async function issueTokens(request: FormRequest, seen: { clientId?: string }): Promise<TokenResponse> {
     const grant = checkGrantType(request);
+    const proof = await checkProof(request);
     const authenticated = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'token' });
     const { client } = authenticated;
     seen.clientId = client.clientId;
     if (!client.allowedGrantTypes.includes(grant.grantType)) {
       throw new UnauthorizedClient(undefined, { logDetail: `client "${client.clientId}" may not use ${grant.grantType}` });
     }
-    const cnf = deps.certificateBinding?.(client, authenticated, request.clientCertificate);
+    if (client.requireDPoP && proof === undefined) {
+      throw new InvalidRequest('A DPoP proof is required for this client.', { logDetail: `client "${client.clientId}" requires DPoP; no DPoP header` });
+    }
+    const certificate = deps.certificateBinding?.(client, authenticated, request.clientCertificate);
+    // One confirmation for both kinds of binding (RFC 7800): a DPoP key and a TLS client certificate.
+    const cnf: Confirmation | undefined = proof || certificate ? { ...(proof ? { jkt: proof.jkt } : {}), ...certificate } : undefined;
     const requestedScopes = resolveRequestedScopes(client, request.params.get('scope'), deps.scopeCatalog);
     const raw = new Map(request.params);
     for (const name of deps.credentialParameters) raw.delete(name);
-    const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress };
+    const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress, dpop: proof };
     const outcome = await runGrant(grant, validated, deps.logger);
     const issuance = await deps.tokenIssuer.prepare({
-      client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse, ...(cnf ? { cnf } : {}),
+      client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse,
+      ...(cnf ? { cnf } : {}),
     });
     const response = await commit(grant, validated, outcome, issuance);
     deps.events?.raise(

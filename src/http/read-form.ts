@@ -50,6 +50,7 @@ export function readForm(limits: FormLimits): Middleware {
       remoteAddress: ctx.ip,
       requestId: ctx.state.requestId as string,
       clientCertificate: clientCertificateOf(ctx),
+      dpop: ctx.req.headersDistinct.dpop,
     };
     ctx.state.form = request;
     await next();

@@ -5,13 +5,8 @@
  */
 import type { Client } from '../config/schema.js';
 import type { ClientCertificate } from '../sdk/contracts.js';
+import type { Confirmation } from '../sdk/dpop.js';
 import { InvalidRequest } from './errors.js';
-
-/** RFC 7800 confirmation: `jkt` for DPoP (RFC 9449 §6), `x5t#S256` for mutual TLS (RFC 8705 §3.1). */
-export interface Confirmation {
-  readonly jkt?: string;
-  readonly 'x5t#S256'?: string;
-}
 
 export interface CertificateBindingOptions {
   /** `mtls.certificateBoundAccessTokens`: bind the tokens of every client that authenticated with its certificate. */
@@ -22,7 +17,7 @@ export type CertificateBinding = (
   client: Client,
   authenticated: { readonly fromConnection?: boolean | undefined },
   certificate: ClientCertificate | undefined,
-) => Confirmation | undefined;
+) => Pick<Confirmation, 'x5t#S256'> | undefined;
 
 export function certificateBinding(options: CertificateBindingOptions): CertificateBinding {
   return (client, authenticated, certificate) => {

@@ -9,6 +9,7 @@
  */
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, GrantSuccess, JsonValue } from '../sdk/contracts.js';
+import type { Confirmation } from '../sdk/dpop.js';
 import type { PersistedGrant, Store } from '../store/store.js';
 import type { KeyRing } from './keys/key-ring.js';
 import type { IdTokenIssuer } from './id-token-issuer.js';
@@ -16,7 +17,6 @@ import type { RefreshTokenService } from './refresh-tokens.js';
 import { offlineAccess } from './scopes.js';
 import { newHandle, newTokenId } from './handles.js';
 import { familyOfSpentGrant, newFamilyId } from './grant-family.js';
-import type { Confirmation } from './certificate-binding.js';
 
 /** Claims a grant can never set: the issuer owns them. */
 const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'cnf']);
@@ -25,7 +25,8 @@ const standardResponseMembers = new Set(['access_token', 'token_type', 'expires_
 
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer' | 'N_A';
+  /** `DPoP` for a token bound to the request's DPoP key (RFC 9449 §5). */
+  token_type: 'Bearer' | 'DPoP' | 'N_A';
   expires_in: number;
   scope: string;
   refresh_token?: string;
@@ -40,7 +41,10 @@ export interface IssueRequest {
   grant: GrantSuccess;
   scopes: readonly string[];
   customResponse?: Readonly<Record<string, JsonValue>>;
-  /** Binds the access token to a key the client holds (RFC 7800 `cnf`): a certificate (RFC 8705 §3). */
+  /**
+   * The key the access token is bound to (RFC 7800 `cnf`): `jkt` for DPoP (RFC 9449 §6),
+   * `x5t#S256` for a client certificate (RFC 8705 §3.1). JWTs carry it, reference tokens keep it.
+   */
   cnf?: Confirmation;
 }
 
@@ -141,12 +145,15 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     if (access.record) records.push(access.record);
     const response: TokenResponse = {
       access_token: access.token,
-      token_type: 'Bearer',
+      token_type: request.cnf?.jkt === undefined ? 'Bearer' : 'DPoP',
       expires_in: access.expiresIn,
       scope: scopes.join(' '),
     };
     if (refreshable) {
-      const refresh = await refreshTokens.prepare({ client, grantType, grant, scopes, familyId: familyId! });
+      // RFC 9449 §5: a public client's refresh token is bound to the DPoP key too (a confidential
+      // client's is bound by its authentication already).
+      const jkt = client.requireClientSecret ? undefined : request.cnf?.jkt;
+      const refresh = await refreshTokens.prepare({ client, grantType, grant, scopes, familyId: familyId!, jkt });
       records.push(...refresh.records);
       response.refresh_token = refresh.handle;
     }

@@ -8,6 +8,7 @@ import type { OAuthError, TokenRequestErrorCode } from './errors.js';
 import type { ApiResource, ApiScope, Client, IdentityResource, Secret } from './model.js';
 import type { EventSink } from './events.js';
 import type { X509Certificate } from 'node:crypto';
+import type { DpopProofSummary } from './dpop.js';
 
 export type { TokenRequestErrorCode };
 
@@ -174,6 +175,11 @@ export interface ValidatedTokenRequest {
   readonly raw: ReadonlyMap<string, string>;
   /** The caller's network address, when known (for rate limits); behind a proxy in `trustedProxies`, the client's forwarded one. */
   readonly remoteAddress?: string | undefined;
+  /**
+   * The request's DPoP proof (RFC 9449), already validated by the host: the issued tokens will be
+   * bound to its key. A grant that accepts a bound access token checks it with `requireDpopBinding`.
+   */
+  readonly dpop?: DpopProofSummary | undefined;
 }
 
 /**

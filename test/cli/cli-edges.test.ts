@@ -15,7 +15,7 @@ import { hashSecret } from '../../src/sdk/hash.js';
 import { firstPartyPlugins, freePort } from '../support/server.js';
 import { runCli as svc, runCliWith, runSvc, until, type SvcProcess } from '../support/svc-process.js';
 
-const commands = ['start', 'check-config', 'plugins', 'hash-secret', 'hash-password', 'keys', 'create-client-key', 'client-assertion'];
+const commands = ['start', 'check-config', 'plugins', 'hash-secret', 'hash-password', 'keys', 'create-client-key', 'client-assertion', 'dpop-proof'];
 const day = 86_400_000;
 
 let dir: string;

@@ -13,6 +13,7 @@ import { hashSecret } from '../../src/sdk/hash.js';
 import { makePki, partnerSubject, type Issued, type Pki } from '../support/certificates.js';
 import { basic, freePort, startServer, type TestServer } from '../support/server.js';
 import { curl, httpsGetJson, httpsPost, type ClientTls } from '../support/tls-client.js';
+import { dpopKey } from '../support/dpop.js';
 
 let pki: Pki;
 let server: TestServer;
@@ -202,6 +203,16 @@ describe('certificate-bound tokens for clients that authenticate otherwise (RFC 
     const res = await token({ grant_type: 'client_credentials' }, pki.partner, { authorization: basic('secret-only', 'secret-only-secret') });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(decodeJwt(res.body.access_token as string).cnf).toBeUndefined();
+  });
+});
+
+describe('mutual TLS and DPoP together', () => {
+  it('a DPoP proof over a certificate-authenticated connection binds the token to both keys (one cnf, RFC 7800)', async () => {
+    const key = await dpopKey();
+    const res = await token(cc('pinned'), pki.partner, { DPoP: key.proof({ htu: `${server.url}/connect/token` }) });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.token_type).toBe('DPoP');
+    expect(decodeJwt(res.body.access_token as string).cnf).toEqual({ jkt: key.jkt, 'x5t#S256': pki.partner.thumbprint });
   });
 });
 

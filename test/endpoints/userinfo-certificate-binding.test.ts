@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkConfig } from '../../src/config/load.js';
 import { createUserInfoEndpoint } from '../../src/endpoints/userinfo.js';
+import type { DpopProofValidator } from '../../src/dpop/proof-validator.js';
 import { isOAuthError } from '../../src/oauth/errors.js';
 import type { AccessTokenClaims, ClientCertificate, TokenValidator } from '../../src/sdk/contracts.js';
 import { makePki, type Pki } from '../support/certificates.js';
@@ -22,13 +23,15 @@ const claims = (extra: Record<string, unknown>): AccessTokenClaims => ({
 } as AccessTokenClaims);
 const endpointFor = (tokenClaims: AccessTokenClaims) => {
   const tokenValidator: TokenValidator = { validateAccessToken: async () => ({ active: true, claims: tokenClaims, format: 'jwt' }) };
+  // No DPoP here: these tokens are not DPoP-bound and come as Bearer tokens.
+  const dpop: DpopProofValidator = { algorithms: ['ES256'], nonceRequired: false, check: async () => undefined, currentNonce: async () => undefined };
   return createUserInfoEndpoint({
-    config, tokenValidator,
+    config, tokenValidator, dpop,
     users: { validate: async () => undefined, findBySubject: async (subjectId) => ({ subjectId, username: 'alice', claims: { name: 'Alice' } }) },
   });
 };
 const ask = (tokenClaims: AccessTokenClaims, clientCertificate?: ClientCertificate) =>
-  endpointFor(tokenClaims)({ authorization: 'Bearer t', params: new Map(), ...(clientCertificate ? { clientCertificate } : {}) });
+  endpointFor(tokenClaims)({ authorization: 'Bearer t', params: new Map(), method: 'GET', ...(clientCertificate ? { clientCertificate } : {}) });
 
 async function refusal(promise: Promise<unknown>): Promise<unknown> {
   const err = await promise.then(() => undefined, (e: unknown) => e);
