@@ -32,6 +32,7 @@ import { createRefreshTokenService, type RefreshTokenService } from '../oauth/re
 import { createIdTokenIssuer, type IdTokenIssuer } from '../oauth/id-token-issuer.js';
 import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
 import { createClientAuthenticator, type ClientAuthenticator } from '../oauth/client-authenticator.js';
+import { certificateBinding } from '../oauth/certificate-binding.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
 import { createPasswordThrottle, type PasswordThrottle } from '../oauth/password-throttle.js';
 import { memoryWindowLimit } from '../oauth/rate-limits.js';
@@ -188,6 +189,7 @@ function createHostRouter(cradle: HostCradle): Router {
       token: createTokenEndpoint({
         clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events,
         credentialParameters: parameterTable.credentials, dpop, tokenUrl: urls.token,
+        certificateBinding: certificateBinding({ bindCertificateAuthenticated: config.mtls.certificateBoundAccessTokens }),
       }),
       introspection: createIntrospectionEndpoint({
         clientAuthenticator, tokenValidator, clock, events,

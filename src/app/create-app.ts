@@ -5,6 +5,7 @@
  * Nothing serves a request before every plugin has passed its checks.
  */
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import type { DestinationStream } from 'pino';
@@ -29,6 +30,8 @@ import { boundConnections, connectionServerOptions } from '../http/connection-bo
 import { requestId } from '../http/request-id.js';
 import { singleAuthorization } from '../http/single-authorization.js';
 import { clientOrigin } from '../http/client-address.js';
+import { clientCertificates } from '../http/client-certificate.js';
+import { loadTlsMaterial, receivesClientCertificates, type TlsMaterial } from '../http/tls.js';
 import { createServiceContainer, registerKeyRing, registerPluginContributions, type ServiceContainer } from './container.js';
 import { systemClock } from './system-clock.js';
 import { closableServer } from './close-server.js';
@@ -72,6 +75,8 @@ function redactUrl(spec: string): string {
 }
 
 export async function createApp(config: ResolvedConfig, options: CreateAppOptions = {}): Promise<App> {
+  // Before anything is opened: a bad certificate or key file stops start-up naming its field.
+  const tls = loadTlsMaterial(config);
   const rootLogger = createLogger(config.logLevel, options.logDestination);
   const clock = options.clock ?? systemClock;
   const store = options.store ?? (await openStore(config));
@@ -80,7 +85,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   const { counters } = container.cradle;
   try {
     await counters.ready();
-    return await assemble(container);
+    return await assemble(container, tls);
   } catch (err) {
     await counters.close().catch(() => undefined);
     if (!options.store) await store.close().catch(() => undefined);
@@ -88,7 +93,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   }
 }
 
-async function assemble(container: ServiceContainer): Promise<App> {
+async function assemble(container: ServiceContainer, tls: TlsMaterial): Promise<App> {
   const { config, rootLogger, logger, clock, store, counters, events } = container.cradle;
   registerKeyRing(container, await createKeyRing({ config, store, clock, logger }));
 
@@ -118,6 +123,10 @@ async function assemble(container: ServiceContainer): Promise<App> {
   koa.use(requestId);
   // First: every handler, limit and log line after it reads the client's address from ctx.ip.
   koa.use(clientOrigin({ trustedProxies: config.trustedProxies, forwardedHeader: config.forwardedHeader, issuerHttps: config.issuer.startsWith('https:') }));
+  // After the client's origin: a proxy's certificate header is believed only from a trusted proxy.
+  if (receivesClientCertificates(config)) {
+    koa.use(clientCertificates({ header: config.mtls.certificateHeader, clientCas: tls.clientCas, clock, logger }));
+  }
   if (metrics) koa.use(metrics.measure);
   koa.use(errorResponse(logger, metrics));
   koa.use(singleAuthorization);
@@ -143,10 +152,12 @@ async function assemble(container: ServiceContainer): Promise<App> {
     tokenIssuer,
     metrics,
     listen(port = config.port, host = config.host) {
-      const server = createServer({ maxHeaderSize: maxHeaderBytes, ...connectionServerOptions(config.connections) }, inCohorts(koa.callback(), (err, res) => {
+      const handler = inCohorts(koa.callback(), (err, res) => {
         logger.error({ err }, 'request handler threw');
         res.destroy();
-      }));
+      });
+      const serverOptions = { maxHeaderSize: maxHeaderBytes, ...connectionServerOptions(config.connections) };
+      const server: Server = tls.serverOptions ? createHttpsServer({ ...serverOptions, ...tls.serverOptions }, handler) : createServer(serverOptions, handler);
       closeServer = closableServer(server);
       server.on('clientError', answerClientError);
       server.on('connect', answerConnect);
@@ -157,7 +168,7 @@ async function assemble(container: ServiceContainer): Promise<App> {
         s.once('error', reject);
         s.listen(port, host, () => {
           const { port: bound } = s.address() as AddressInfo;
-          resolve({ server: s, url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}` });
+          resolve({ server: s, url: `${tls.serverOptions ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${bound}` });
         });
       });
     },

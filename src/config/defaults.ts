@@ -31,6 +31,7 @@ export const defaults = {
     requirePushedAuthorization: false,
     // RFC 6749 §4.1.2 recommends at most 10 minutes; five is IdentityServer's default.
     authorizationCodeLifetime: 300,
+    requireCertificateBoundTokens: false,
     requireDPoP: false,
   },
   secretType: 'SharedSecret',
@@ -62,6 +63,9 @@ export const defaults = {
   forwardedHeader: 'x-forwarded-for',
   counters: 'memory',
   counterKeyPrefix: 'svc:',
+  // Asking every client for a certificate makes browsers show a picker on the sign-in page.
+  tls: { requestClientCertificate: false },
+  mtls: { certificateBoundAccessTokens: false },
   dpop: {
     // The common asymmetric set; `Ed25519` is RFC 9864's name for EdDSA with that curve, which
     // oauth4webapi signs with. Every one verifies with node:crypto.

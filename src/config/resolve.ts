@@ -58,6 +58,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     requireConsent: c.requireConsent ?? d.requireConsent,
     requirePushedAuthorization: c.requirePushedAuthorization ?? d.requirePushedAuthorization,
     authorizationCodeLifetime: c.authorizationCodeLifetime ?? d.authorizationCodeLifetime,
+    requireCertificateBoundTokens: c.requireCertificateBoundTokens ?? d.requireCertificateBoundTokens,
     requireDPoP: c.requireDPoP ?? d.requireDPoP,
   }));
   const apiResources: ApiResource[] = (user.apiResources ?? []).map((r) => ({
@@ -70,8 +71,10 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
   const keys = (user.signing?.keys ?? []).map(keySource);
   const keyEncryptionKeys = (user.signing?.keyEncryptionKeys ?? []).map(keySource);
 
+  const issuer = (user.issuer ?? `http://localhost:${port}`).replace(/\/+$/, '');
+
   return deepFreeze({
-    issuer: (user.issuer ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    issuer,
     port,
     host: user.host ?? defaults.host,
     configDir,
@@ -124,6 +127,17 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     forwardedHeader: user.forwardedHeader ?? defaults.forwardedHeader,
     counters: user.counters ?? defaults.counters,
     counterKeyPrefix: user.counterKeyPrefix ?? defaults.counterKeyPrefix,
+    tls: user.tls === undefined ? undefined : {
+      certificate: inDir(user.tls.certificate),
+      key: inDir(user.tls.key),
+      requestClientCertificate: user.tls.requestClientCertificate ?? defaults.tls.requestClientCertificate,
+    },
+    mtls: {
+      clientCa: user.mtls?.clientCa === undefined ? undefined : inDir(user.mtls.clientCa),
+      certificateHeader: user.mtls?.certificateHeader?.toLowerCase(),
+      certificateBoundAccessTokens: user.mtls?.certificateBoundAccessTokens ?? defaults.mtls.certificateBoundAccessTokens,
+      endpointAliasesBaseUrl: (user.mtls?.endpointAliasesBaseUrl ?? issuer).replace(/\/+$/, ''),
+    },
     dpop: {
       ...defaults.dpop,
       ...user.dpop,

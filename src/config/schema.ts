@@ -88,6 +88,12 @@ export interface ClientConfig {
   /** Authorization code lifetime in seconds. Default 300. */
   authorizationCodeLifetime?: number;
   /**
+   * Every access token of this client is bound to the TLS client certificate of its token request
+   * (RFC 8705 §3, `cnf["x5t#S256"]`); a token request without a certificate is `invalid_request`.
+   * Default `false`.
+   */
+  requireCertificateBoundTokens?: boolean;
+  /**
    * Every token request must carry a DPoP proof (RFC 9449), so every access token of the client
    * is bound to its key; a request without one is `invalid_request`. IdentityServer's name.
    * Default `false` (a proof is honoured when sent).
@@ -227,6 +233,49 @@ export interface ConnectionsConfig {
   keepAliveTimeout?: number;
 }
 
+/**
+ * The service terminates TLS itself (https) instead of sitting behind a TLS-terminating proxy.
+ * Paths are relative to the config file.
+ *
+ * @example tls: { certificate: './tls/server.pem', key: './tls/server.key', requestClientCertificate: true }
+ */
+export interface TlsConfig {
+  /** PEM certificate of the service, followed by any intermediates. */
+  certificate: string;
+  /** PEM private key of that certificate (unencrypted PKCS#8, PKCS#1 or SEC1). */
+  key: string;
+  /**
+   * Ask every client for a certificate in the handshake (mutual TLS, RFC 8705). A missing or bad
+   * certificate never fails the handshake: client authentication judges it and answers
+   * `invalid_client`. Default `false`: browsers would offer the user a certificate picker.
+   */
+  requestClientCertificate?: boolean;
+}
+
+/** Mutual TLS (RFC 8705): where client certificates come from and what they bind. */
+export interface MtlsConfig {
+  /**
+   * PEM file (relative to the config file) of the CAs that issue client certificates for
+   * `tls_client_auth` (`X509Name` secrets): a certificate counts as chained when one of these
+   * issued it. Put intermediates in the file too. Default: none (only pinned certificates,
+   * `X509Thumbprint` and `X509CertificateBase64`, authenticate).
+   */
+  clientCa?: string;
+  /**
+   * The request header a TLS-terminating proxy in `trustedProxies` writes the client certificate
+   * into, as PEM, URL-encoded (nginx: `proxy_set_header X-SSL-Client-Cert $ssl_client_escaped_cert;`).
+   * From any other address the header is ignored. Default: none (no proxy certificates).
+   */
+  certificateHeader?: string;
+  /** Bind the access tokens of every client that authenticated with its certificate (RFC 8705 §3). Default `false`. */
+  certificateBoundAccessTokens?: boolean;
+  /**
+   * Base URL of a host that asks for client certificates when the issuer's host does not
+   * (RFC 8705 §5 `mtls_endpoint_aliases`), e.g. `"https://mtls.example.com"`. Default: the issuer.
+   */
+  endpointAliasesBaseUrl?: string;
+}
+
 /** DPoP (RFC 9449): proof-of-possession tokens. Always accepted; these settings tune the checks. */
 export interface DpopConfig {
   /**
@@ -305,6 +354,10 @@ export interface UserConfig {
   counters?: string;
   /** Prefix of every key in Redis, so deployments can share a server. Default `"svc:"`. */
   counterKeyPrefix?: string;
+  /** Terminate TLS in the service itself. Default: plain http (a proxy terminates TLS). */
+  tls?: TlsConfig;
+  /** Mutual TLS client certificates (RFC 8705). Default: none read. */
+  mtls?: MtlsConfig;
   dpop?: DpopConfig;
 }
 
@@ -376,6 +429,17 @@ export interface ResolvedConfig {
   readonly forwardedHeader: 'x-forwarded-for' | 'forwarded';
   readonly counters: string;
   readonly counterKeyPrefix: string;
+  /** Absolute paths; `undefined` when a proxy terminates TLS. */
+  readonly tls: { readonly certificate: string; readonly key: string; readonly requestClientCertificate: boolean } | undefined;
+  readonly mtls: {
+    /** Absolute path, or `undefined`. */
+    readonly clientCa: string | undefined;
+    /** Lower-case header name, or `undefined`. */
+    readonly certificateHeader: string | undefined;
+    readonly certificateBoundAccessTokens: boolean;
+    /** Without a trailing slash. */
+    readonly endpointAliasesBaseUrl: string;
+  };
   readonly dpop: {
     readonly signingAlgValues: readonly string[];
     readonly proofMaxAge: number;

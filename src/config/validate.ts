@@ -18,13 +18,14 @@ const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
   'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics',
   'authThrottle', 'passwordThrottle', 'introspectionLimit', 'connections', 'trustedProxies', 'forwardedHeader',
+  'counters', 'counterKeyPrefix', 'tls', 'mtls',
   'counters', 'counterKeyPrefix', 'dpop',
 ] as const;
 const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
   'accessTokenLifetime', 'accessTokenType', 'allowOfflineAccess', 'absoluteRefreshTokenLifetime',
   'slidingRefreshTokenLifetime', 'refreshTokenReuseInterval', 'deviceCodeLifetime', 'pollingInterval', 'properties', 'allowedCorsOrigins',
-  'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences', ...signInClientFields, ...dpopClientFields,
+  'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences', 'requireCertificateBoundTokens', ...signInClientFields, ...dpopClientFields,
 ] as const;
 const secretFields = ['value', 'type', 'description', 'expiration'] as const;
 export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
@@ -187,6 +188,7 @@ export function validateUserConfig(raw: unknown): string[] {
   checkSigning(p, raw);
   checkDeviceFlow(p, raw);
   checkOperations(p, raw);
+  checkTls(p, raw);
   return p.list;
 }
 
@@ -295,6 +297,7 @@ function checkClients(p: Problems, raw: Raw, { scopeNames, identityNames, resour
     int(p, `${at}.refreshTokenReuseInterval`, c.refreshTokenReuseInterval, 0, 300);
     oneOf(p, `${at}.accessTokenType`, c.accessTokenType, ['jwt', 'reference']);
     bool(p, `${at}.allowOfflineAccess`, c.allowOfflineAccess);
+    bool(p, `${at}.requireCertificateBoundTokens`, c.requireCertificateBoundTokens);
     stringList(p, `${at}.allowedCorsOrigins`, c.allowedCorsOrigins, false).forEach((origin, j) => {
       // An origin is scheme://host[:port] with nothing after it (RFC 6454).
       if (!/^https?:\/\/[^/?#\s]+$/.test(origin)) p.add(`${at}.allowedCorsOrigins[${j}]`, `expected an origin such as "https://app.example.com", got ${describe(origin)}`);
@@ -495,4 +498,42 @@ function checkConnections(p: Problems, value: unknown): void {
   const firstByte = n('firstByteTimeout') ?? defaults.connections.firstByteTimeout;
   if (headers > request) p.add('connections.headersTimeout', `must not exceed connections.requestTimeout (${request}), got ${headers}`);
   if (firstByte > headers) p.add('connections.firstByteTimeout', `must not exceed connections.headersTimeout (${headers}), got ${firstByte}`);
+}
+
+/** `tls` and `mtls`: the shapes here; the files are read (and their contents checked) at start-up, `src/http/tls.ts`. */
+function checkTls(p: Problems, raw: Raw): void {
+  if (raw.tls !== undefined) {
+    if (!isObject(raw.tls)) p.add('tls', `expected { certificate, key, requestClientCertificate? }, got ${describe(raw.tls)}`);
+    else {
+      checkUnknownFields(p, 'tls', raw.tls, ['certificate', 'key', 'requestClientCertificate']);
+      str(p, 'tls.certificate', raw.tls.certificate, { required: true });
+      str(p, 'tls.key', raw.tls.key, { required: true });
+      bool(p, 'tls.requestClientCertificate', raw.tls.requestClientCertificate);
+      if (typeof raw.issuer === 'string' && raw.issuer.startsWith('http:')) {
+        p.add('issuer', `the service terminates TLS itself (tls is set): expected an https issuer, got ${describe(raw.issuer)}`);
+      }
+    }
+  }
+  if (raw.mtls === undefined) return;
+  if (!isObject(raw.mtls)) return p.add('mtls', `expected an object, got ${describe(raw.mtls)}`);
+  const m = raw.mtls;
+  checkUnknownFields(p, 'mtls', m, ['clientCa', 'certificateHeader', 'certificateBoundAccessTokens', 'endpointAliasesBaseUrl']);
+  str(p, 'mtls.clientCa', m.clientCa);
+  // RFC 9110 §5.1: a header name is a token.
+  if (str(p, 'mtls.certificateHeader', m.certificateHeader, { max: 100 }) && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(m.certificateHeader)) {
+    p.add('mtls.certificateHeader', `expected a header name such as "x-ssl-client-cert", got ${describe(m.certificateHeader)}`);
+  }
+  bool(p, 'mtls.certificateBoundAccessTokens', m.certificateBoundAccessTokens);
+  if (str(p, 'mtls.endpointAliasesBaseUrl', m.endpointAliasesBaseUrl)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(m.endpointAliasesBaseUrl);
+    } catch {
+      url = undefined;
+    }
+    // RFC 8705 §5: clients send their certificates there, so over TLS.
+    if (url?.protocol !== 'https:' || url.search || url.hash) {
+      p.add('mtls.endpointAliasesBaseUrl', `expected an https URL without query or fragment, such as "https://mtls.example.com", got ${describe(m.endpointAliasesBaseUrl)}`);
+    }
+  }
 }

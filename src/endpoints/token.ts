@@ -14,8 +14,9 @@ import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import type { PreparedIssuance, TokenIssuer, TokenResponse } from '../oauth/token-issuer.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
+import type { CertificateBinding } from '../oauth/certificate-binding.js';
 import type { DpopProofValidator } from '../dpop/proof-validator.js';
-import type { DpopProofSummary } from '../sdk/dpop.js';
+import type { Confirmation, DpopProofSummary } from '../sdk/dpop.js';
 
 export interface TokenEndpointDeps {
   clientAuthenticator: ClientAuthenticator;
@@ -28,6 +29,8 @@ export interface TokenEndpointDeps {
   events?: EventService;
   /** Parameters declared `credential` by the loaded contributions: they never travel further than client authentication. */
   credentialParameters: ReadonlySet<string>;
+  /** Which requests bind their access token to the TLS client certificate (RFC 8705 §3); none without it. */
+  certificateBinding?: CertificateBinding;
   dpop: DpopProofValidator;
   /** The token endpoint's public URL, the `htu` of its DPoP proofs. */
   tokenUrl: string;
@@ -50,7 +53,8 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
   async function issueTokens(request: FormRequest, seen: { clientId?: string }): Promise<TokenResponse> {
     const grant = checkGrantType(request);
     const proof = await checkProof(request);
-    const { client } = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'token' });
+    const authenticated = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'token' });
+    const { client } = authenticated;
     seen.clientId = client.clientId;
     if (!client.allowedGrantTypes.includes(grant.grantType)) {
       throw new UnauthorizedClient(undefined, { logDetail: `client "${client.clientId}" may not use ${grant.grantType}` });
@@ -58,6 +62,9 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     if (client.requireDPoP && proof === undefined) {
       throw new InvalidRequest('A DPoP proof is required for this client.', { logDetail: `client "${client.clientId}" requires DPoP; no DPoP header` });
     }
+    const certificate = deps.certificateBinding?.(client, authenticated, request.clientCertificate);
+    // One confirmation for both kinds of binding (RFC 7800): a DPoP key and a TLS client certificate.
+    const cnf: Confirmation | undefined = proof || certificate ? { ...(proof ? { jkt: proof.jkt } : {}), ...certificate } : undefined;
     const requestedScopes = resolveRequestedScopes(client, request.params.get('scope'), deps.scopeCatalog);
     const raw = new Map(request.params);
     for (const name of deps.credentialParameters) raw.delete(name);
@@ -65,7 +72,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     const outcome = await runGrant(grant, validated, deps.logger);
     const issuance = await deps.tokenIssuer.prepare({
       client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse,
-      ...(proof ? { cnf: { jkt: proof.jkt } } : {}),
+      ...(cnf ? { cnf } : {}),
     });
     const response = await commit(grant, validated, outcome, issuance);
     deps.events?.raise(

@@ -10,7 +10,7 @@
  * one of another key or a wrong `ath` it is `invalid_dpop_proof`; both 401 with a `DPoP` challenge.
  */
 import type { ResolvedConfig } from '../config/schema.js';
-import type { JsonValue, ResourceOwnerValidator, TokenValidator } from '../sdk/contracts.js';
+import type { ClientCertificate, JsonValue, ResourceOwnerValidator, TokenValidator } from '../sdk/contracts.js';
 import { InvalidDpopProof, InvalidRequest, OAuthError } from '../oauth/errors.js';
 import type { DpopProofValidator } from '../dpop/proof-validator.js';
 import { boundJkt } from '../sdk/dpop.js';
@@ -20,6 +20,8 @@ export interface UserInfoRequest {
   readonly authorization: string | undefined;
   /** The POSTed form, empty for GET. */
   readonly params: ReadonlyMap<string, string>;
+  /** The TLS client certificate of the request (mutual TLS), when one arrived. */
+  readonly clientCertificate?: ClientCertificate | undefined;
   readonly method: 'GET' | 'POST';
   /** Every `DPoP` header value, as sent. */
   readonly dpop?: readonly string[] | undefined;
@@ -77,6 +79,11 @@ export function createUserInfoEndpoint({ config, tokenValidator, users, dpop }: 
     if (!validation.active) throw bearerError('invalid_token', 'The access token is missing or invalid.', validation.reason, scheme);
     const { claims } = validation;
     await checkBinding(request, token, scheme, boundJkt(claims));
+    // RFC 8705 §3: a certificate-bound token is good only over a connection with that certificate.
+    const bound = (claims.cnf as { 'x5t#S256'?: JsonValue } | undefined)?.['x5t#S256'];
+    if (bound !== undefined && bound !== request.clientCertificate?.thumbprint) {
+      throw bearerError('invalid_token', 'The access token is missing or invalid.', 'certificate-bound token without its client certificate', scheme);
+    }
     // Only tokens that stand for a user carry auth_time (see token-issuer.ts).
     if (claims.auth_time === undefined) throw bearerError('invalid_token', 'The access token is missing or invalid.', 'token stands for no user');
     const scopes = claims.scope.split(' ');

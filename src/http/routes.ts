@@ -6,9 +6,11 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { paths } from '../endpoints/urls.js';
 import type { FormRequest } from '../endpoints/form-request.js';
+import type { UserInfoRequest } from '../endpoints/userinfo.js';
 import { InvalidRequest } from '../oauth/errors.js';
 import { formBodyReader, formOf, readForm, type FormLimits } from './read-form.js';
 import { notImplementedJson } from './not-implemented.js';
+import { clientCertificateOf } from './client-certificate.js';
 
 export interface Endpoints {
   token(request: FormRequest): Promise<object>;
@@ -22,7 +24,7 @@ export interface Endpoints {
   /** POST /connect/par (RFC 9126), answered 201. */
   par?(request: FormRequest): Promise<object>;
   /** GET/POST /connect/userinfo (OIDC Core §5.3). */
-  userInfo?(request: { authorization: string | undefined; params: ReadonlyMap<string, string>; method: 'GET' | 'POST'; dpop: readonly string[] | undefined }): Promise<object>;
+  userInfo?(request: UserInfoRequest): Promise<object>;
   /** The DPoP nonce to announce on the token endpoint's and UserInfo's answers, when nonces are required (RFC 9449 §8.2). */
   dpopNonce?(): Promise<string | undefined>;
   /** CORS for the endpoints browser-based clients call. */
@@ -94,14 +96,18 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
     if (cors) router.options(paths.userinfo, cors);
     const dpop = (ctx: Context): readonly string[] | undefined => ctx.req.headersDistinct.dpop;
     router.get(paths.userinfo, ...(cors ? [cors] : []), async (ctx) => {
-      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params: new Map(), method: 'GET', dpop: dpop(ctx) })), 'no-store');
+      sendJson(ctx, JSON.stringify(await userInfo({
+        authorization: ctx.get('authorization') || undefined, params: new Map(), method: 'GET', dpop: dpop(ctx), clientCertificate: clientCertificateOf(ctx),
+      })), 'no-store');
       await announceNonce(ctx);
     });
     // A POST may carry the token in the header and no body at all (OIDC Core §5.3.1).
     const readBody = formBodyReader(limits);
     router.post(paths.userinfo, ...(cors ? [cors] : []), async (ctx) => {
       const params = ctx.request.is('application/x-www-form-urlencoded') ? await readBody(ctx) : new Map<string, string>();
-      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params, method: 'POST', dpop: dpop(ctx) })), 'no-store');
+      sendJson(ctx, JSON.stringify(await userInfo({
+        authorization: ctx.get('authorization') || undefined, params, method: 'POST', dpop: dpop(ctx), clientCertificate: clientCertificateOf(ctx),
+      })), 'no-store');
       await announceNonce(ctx);
     });
   }

@@ -17,6 +17,8 @@ export interface AuthenticatedClient {
   readonly method: string;
   /** The `aud` form of a `private_key_jwt` assertion (or a plugin's), for metrics. */
   readonly assertionAudience?: AssertionAudienceForm;
+  /** The client authenticated with its TLS client certificate (a `fromConnection` parser, RFC 8705 §2). */
+  readonly fromConnection?: boolean;
 }
 
 export interface AuthenticatedApi {
@@ -82,10 +84,20 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
   for (const v of deps.secretValidators) {
     for (const t of v.parsedSecretTypes) validatorsByType.set(t, [...(validatorsByType.get(t) ?? []), v]);
   }
+  const requestParsers = deps.secretParsers.filter((p) => p.fromConnection !== true);
+  const connectionParsers = deps.secretParsers.filter((p) => p.fromConnection === true);
 
-  async function parse(source: CredentialSource, description: string): Promise<{ parsed: ParsedSecret; method: string } | undefined> {
-    const found: Array<{ parsed: ParsedSecret; method: string }> = [];
-    for (const parser of deps.secretParsers) {
+  type Found = { parsed: ParsedSecret; method: string; fromConnection: boolean };
+
+  async function parse(source: CredentialSource, description: string): Promise<Found | undefined> {
+    const inRequest = await parseWith(requestParsers, source, description);
+    // A certificate at the TLS layer only authenticates when the request itself carries no credentials.
+    return inRequest ?? (connectionParsers.length > 0 ? await parseWith(connectionParsers, source, description) : undefined);
+  }
+
+  async function parseWith(parsers: readonly SecretParser[], source: CredentialSource, description: string): Promise<Found | undefined> {
+    const found: Found[] = [];
+    for (const parser of parsers) {
       let parsed: ParsedSecret | undefined;
       try {
         parsed = await parser.parse(source);
@@ -93,7 +105,7 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
         if (isOAuthError(err) && err.code === 'invalid_client') throw denied(source, err.logDetail ?? err.description, description);
         throw err;
       }
-      if (parsed) found.push({ parsed, method: parser.authenticationMethod });
+      if (parsed) found.push({ parsed, method: parser.authenticationMethod, fromConnection: parser.fromConnection === true });
     }
     // RFC 6749 §2.3: a client must not use more than one authentication method per request.
     if (found.length > 1) {
@@ -105,7 +117,7 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
   }
 
   async function validate(
-    found: { parsed: ParsedSecret; method: string },
+    found: Found,
     holder: SecretHolder,
     secrets: readonly Secret[],
     source: CredentialSource,
@@ -151,7 +163,7 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     if (!holder) throw denied(source, `${found.method}: unknown client`);
     pinned(holder, found.method, source);
     await validate(found, { kind: 'client', client: holder }, holder.clientSecrets, source, seen, CLIENT_DENIED);
-    return { client: holder, method: found.method, ...seen.observations };
+    return { client: holder, method: found.method, ...seen.observations, ...(found.fromConnection ? { fromConnection: true } : {}) };
   }
 
   async function apiResource(source: CredentialSource, seen: Seen): Promise<AuthenticatedApi> {

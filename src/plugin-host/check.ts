@@ -85,6 +85,7 @@ export function checkInstance(list: PluginPart, value: unknown): string | undefi
       if (p.parsedSecretType !== undefined && (typeof p.parsedSecretType !== 'string' || !p.parsedSecretType)) {
         return 'parsedSecretType, when given, must be a non-empty string';
       }
+      if (p.fromConnection !== undefined && typeof p.fromConnection !== 'boolean') return 'fromConnection, when given, must be true or false';
       return checkParameters(p.parameters);
     }
     case 'secretValidators': {

@@ -7,12 +7,34 @@
 import type { OAuthError, TokenRequestErrorCode } from './errors.js';
 import type { ApiResource, ApiScope, Client, IdentityResource, Secret } from './model.js';
 import type { EventSink } from './events.js';
+import type { X509Certificate } from 'node:crypto';
 import type { DpopProofSummary } from './dpop.js';
 
 export type { TokenRequestErrorCode };
 
 /** A JSON value, for claims and custom response parameters. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * The TLS client certificate of a request (mutual TLS, RFC 8705), read by the host once per
+ * request: from the service's own handshake, or from the header a proxy in `trustedProxies`
+ * writes (`mtls.certificateHeader`). The handshake never fails for a missing or bad certificate;
+ * judging it is client authentication's job.
+ */
+export interface ClientCertificate {
+  /** The client's (leaf) certificate, parsed. */
+  readonly certificate: X509Certificate;
+  /** base64url SHA-256 of the certificate's DER: its `x5t#S256` (RFC 8705 §3.1). */
+  readonly thumbprint: string;
+  /**
+   * One of the CAs in `mtls.clientCa` issued it (its signature verified, that CA within its own
+   * validity) or, when the service terminates TLS, the handshake verified its chain to them.
+   * The leaf's own validity dates are the validators' to check.
+   */
+  readonly issuedByTrustedCa: boolean;
+  /** `"tls"`: the service's own handshake; `"proxy"`: a trusted proxy's header. */
+  readonly source: 'tls' | 'proxy';
+}
 
 /** What a secret parser sees of a request: plain values, no HTTP framework. */
 export interface CredentialSource {
@@ -24,6 +46,8 @@ export interface CredentialSource {
   readonly endpoint: string;
   /** The caller's network address, when known; behind a proxy in `trustedProxies`, the client's forwarded one. */
   readonly remoteAddress?: string | undefined;
+  /** The TLS client certificate the caller presented, when mutual TLS is set up and it sent one. */
+  readonly clientCertificate?: ClientCertificate | undefined;
 }
 
 /** Credentials a parser found. */
@@ -86,6 +110,13 @@ export interface SecretParser {
   readonly discoveryMetadata?: Readonly<Record<string, JsonValue>>;
   /** The form parameters this parser reads; mark the ones that carry the credential. */
   readonly parameters?: readonly ParameterDeclaration[];
+  /**
+   * The credential comes from the connection (the TLS client certificate), not from the request.
+   * Such a parser counts only when no other parser found credentials: a client may hold a
+   * certificate at the TLS layer to bind its tokens (RFC 8705 §3) while it authenticates another
+   * way. Discovery lists such methods only when the service can receive client certificates.
+   */
+  readonly fromConnection?: boolean;
   parse(source: CredentialSource): ParsedSecret | undefined | Promise<ParsedSecret | undefined>;
 }
 
