@@ -17,7 +17,7 @@ import { startExpiredGrantSweeper } from '../store/expired-grant-sweeper.js';
 import type { Store } from '../store/store.js';
 import { createKeyRing } from '../oauth/keys/key-ring.js';
 import type { TokenIssuer } from '../oauth/token-issuer.js';
-import { loadPluginFolders } from '../plugin-host/load-plugins.js';
+import { loadPlugins } from '../plugin-host/load-plugins.js';
 import type { PluginRegistry } from '../plugin-host/plugin-registry.js';
 import { checkConfigAgainstPlugins } from '../plugin-host/check-config.js';
 import { jsonForBareStatuses } from '../http/routes.js';
@@ -93,7 +93,7 @@ async function assemble(container: ServiceContainer): Promise<App> {
   registerKeyRing(container, await createKeyRing({ config, store, clock, logger }));
 
   const registrar = container.cradle.pluginRegistrar;
-  const folders = await loadPluginFolders(config.pluginDirs);
+  const folders = await loadPlugins(config);
   // A plugin's user store goes in first: the password grant, the device page and ID tokens are built with it.
   for (const { plugin, folder } of folders) await registrar.useResourceOwnerValidator(plugin, folder.dir);
   for (const { plugin, folder } of folders) await registrar.useSignInPage(plugin, folder.dir);

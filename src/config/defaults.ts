@@ -3,6 +3,8 @@ export const defaults = {
   port: 5000,
   host: '127.0.0.1',
   pluginDirs: ['./plugins'],
+  /** Every first-party plugin the package ships (`plugins/` inside it). */
+  packagePlugins: ['shared-secret', 'private-key-jwt', 'delegation', 'token-exchange'],
   store: 'sqlite:./data/svc.db',
   cleanupInterval: 300,
   logLevel: 'info',

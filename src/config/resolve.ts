@@ -75,6 +75,8 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     host: user.host ?? defaults.host,
     configDir,
     pluginDirs: (user.pluginDirs ?? defaults.pluginDirs).map(inDir),
+    pluginDirsRequired: user.pluginDirs !== undefined,
+    packagePlugins: [...(user.packagePlugins ?? defaults.packagePlugins)],
     plugins: structuredClone(user.plugins ?? {}),
     store,
     cleanupInterval: user.cleanupInterval ?? defaults.cleanupInterval,

@@ -228,8 +228,18 @@ export interface UserConfig {
   port?: number;
   /** Default `"127.0.0.1"`. */
   host?: string;
-  /** Plugin folders, relative to the config file. Default `["./plugins"]`. */
+  /**
+   * The deployment's own plugin folders, relative to the config file, loaded after the package's
+   * plugins. Default `["./plugins"]`, skipped when that folder does not exist; a folder listed
+   * here must exist. Example: `["./plugins", "/opt/svc-plugins"]`.
+   */
   pluginDirs?: string[];
+  /**
+   * The first-party plugins shipped inside the package to load, by name. Default: all of them,
+   * `["shared-secret", "private-key-jwt", "delegation", "token-exchange"]`; `[]` loads none (for
+   * a deployment that brings its own, e.g. a different shared-secret validator).
+   */
+  packagePlugins?: string[];
   /** Options for each plugin, by plugin name, e.g. `{ "private-key-jwt": { clockSkew: 60 } }`. */
   plugins?: Record<string, Record<string, unknown>>;
   /** `"memory"`, `"sqlite:<path>"` (default `sqlite:./data/svc.db`) or `"postgres://..."`. */
@@ -299,6 +309,9 @@ export interface ResolvedConfig {
   /** Absolute folder of the config file; relative paths were resolved against it. */
   readonly configDir: string;
   readonly pluginDirs: readonly string[];
+  /** False when `pluginDirs` is the default: a missing `./plugins` is then no error. */
+  readonly pluginDirsRequired: boolean;
+  readonly packagePlugins: readonly string[];
   readonly plugins: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly store: string;
   readonly cleanupInterval: number;

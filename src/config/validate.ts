@@ -14,7 +14,7 @@ import { checkSignInClient, signInClientFields } from './validate-sign-in.js';
 export type { Problems };
 
 const topLevelFields = [
-  'issuer', 'port', 'host', 'pluginDirs', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
+  'issuer', 'port', 'host', 'pluginDirs', 'packagePlugins', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
   'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics',
   'authThrottle', 'passwordThrottle', 'introspectionLimit', 'connections', 'trustedProxies', 'forwardedHeader',
   'counters', 'counterKeyPrefix',
@@ -206,6 +206,11 @@ function checkServer(p: Problems, raw: Raw): void {
   int(p, 'port', raw.port, 0, 65535);
   str(p, 'host', raw.host);
   stringList(p, 'pluginDirs', raw.pluginDirs, false);
+  stringList(p, 'packagePlugins', raw.packagePlugins, false).forEach((name, i) => {
+    const known: readonly string[] = defaults.packagePlugins;
+    if (!known.includes(name)) p.add(`packagePlugins[${i}]`, `unknown package plugin "${name}"${didYouMean(name, known)} (known: ${known.join(', ')})`);
+    else if ((raw.packagePlugins as string[]).indexOf(name) !== i) p.add(`packagePlugins[${i}]`, `"${name}" is listed twice`);
+  });
   if (raw.plugins !== undefined) {
     if (!isObject(raw.plugins)) p.add('plugins', `expected an object of plugin name to options, got ${describe(raw.plugins)}`);
     else for (const [name, opts] of Object.entries(raw.plugins)) {

@@ -40,6 +40,8 @@ export async function startServer(config: UserConfig, options: StartOptions = {}
     {
       store: 'memory',
       pluginDirs: [firstPartyPlugins],
+      // Tests name every plugin dir they load (some load only shared-secret, or none).
+      packagePlugins: [],
       logLevel: 'debug',
       // Tests send many failing requests from one address on purpose; each limit has its own test.
       authThrottle: { pairThreshold: 10_000, addressThreshold: 10_000 },
