@@ -21,6 +21,7 @@ import type { Clock, EndpointUrls, Plugin, ResourceOwnerValidator, SignInPage, T
 import type { AppLogger } from '../log/logger.js';
 import { switchableLogger, type SwitchableLogger } from '../log/switchable-logger.js';
 import type { Store } from '../store/store.js';
+import { tracingOff, type Tracing } from '../tracing/tracing.js';
 import { createCounters, type Counters } from '../counters/counters.js';
 import type { KeyRing } from '../oauth/keys/key-ring.js';
 import { createEventService, type EventService } from '../events/event-service.js';
@@ -62,10 +63,16 @@ export interface ContainerInputs {
   readonly rootLogger: AppLogger;
   readonly clock: Clock;
   readonly store: Store;
+  /** Spans (`src/tracing`); default `tracingOff`. */
+  readonly tracing?: Tracing;
+  /** Flushes and stops the tracing SDK; `createApp` calls it last on close. */
+  readonly stopTracing?: () => Promise<void>;
 }
 
 /** Everything the container holds, by name. */
 export interface HostCradle extends ContainerInputs {
+  readonly tracing: Tracing;
+  readonly stopTracing: () => Promise<void>;
   /** Where the guessing counters live (`counters` in the config); `createApp` awaits `ready()` and closes it. */
   counters: Counters;
   /** Every part logs through this; once the plugins declared their secret parameters, it redacts those too. */
@@ -108,6 +115,8 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     rootLogger: asValue(inputs.rootLogger),
     clock: asValue(inputs.clock),
     store: asValue(inputs.store),
+    tracing: asValue(inputs.tracing ?? tracingOff),
+    stopTracing: asValue(inputs.stopTracing ?? (async () => undefined)),
 
     logger: asFunction(({ rootLogger }: HostCradle) => switchableLogger(rootLogger)).singleton(),
     counters: asFunction(({ config, logger, clock }: HostCradle) => createCounters(config, { logger, clock })).singleton(),
@@ -128,12 +137,12 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     idTokens: asFunction(({ config, keyRing, clock, resourceOwnerValidator }: HostCradle) =>
       createIdTokenIssuer({ config, keyRing, clock, resourceOwnerValidator }),
     ).singleton(),
-    tokenIssuer: asFunction(({ config, keyRing, store, clock, refreshTokens, idTokens }: HostCradle) =>
-      createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens }),
+    tokenIssuer: asFunction(({ config, keyRing, store, clock, refreshTokens, idTokens, tracing }: HostCradle) =>
+      createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens, tracing }),
     ).singleton(),
     metrics: asFunction(({ config }: HostCradle) => (config.metrics.enabled ? createMetrics() : undefined)).singleton(),
     parameterTable: asFunction(({ registry }: HostCradle) => buildParameterTable([...hostParameters, ...registry.parameters])).singleton(),
-    clientAuthenticator: asFunction(({ config, registry, clock, counters, events }: HostCradle) =>
+    clientAuthenticator: asFunction(({ config, registry, clock, counters, events, tracing }: HostCradle) =>
       createClientAuthenticator({
         clients: new Map(config.clients.map((c) => [c.clientId, c])),
         apiResources: new Map(config.apiResources.map((r) => [r.name, r])),
@@ -142,6 +151,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
         clock,
         throttle: createAuthThrottle(config.authThrottle, counters.backoff('auth', config.authThrottle)),
         events,
+        tracing,
       }),
     ).singleton(),
     scopeCatalog: asFunction(({ config }: HostCradle): ScopeCatalog => ({
@@ -170,7 +180,7 @@ function createHostRouter(cradle: HostCradle): Router {
     {
       token: createTokenEndpoint({
         clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events,
-        credentialParameters: parameterTable.credentials,
+        credentialParameters: parameterTable.credentials, tracing: cradle.tracing,
       }),
       introspection: createIntrospectionEndpoint({
         clientAuthenticator, tokenValidator, clock, events,

@@ -32,6 +32,12 @@ import { clientOrigin } from '../http/client-address.js';
 import { createServiceContainer, registerKeyRing, registerPluginContributions, type ServiceContainer } from './container.js';
 import { systemClock } from './system-clock.js';
 import { closableServer } from './close-server.js';
+import { serviceVersion } from './version.js';
+import type { TracerProvider } from '@opentelemetry/api';
+import { createTracing, tracingOff, type Tracing } from '../tracing/tracing.js';
+import { startTracing, tracerFrom, type StartedTracing } from '../tracing/start-tracing.js';
+import { tracedStore } from '../tracing/traced-store.js';
+import { traceRequests } from '../http/trace-requests.js';
 
 export interface CreateAppOptions {
   /** Where logs go; stdout by default. Tests pass a stream to read them. */
@@ -39,6 +45,8 @@ export interface CreateAppOptions {
   clock?: Clock;
   /** An already-open store (tests); otherwise opened from `config.store`. */
   store?: Store;
+  /** Spans go to this provider (tests: the SDK's in-memory exporter) instead of the one `config.tracing` would start. */
+  tracerProvider?: TracerProvider;
 }
 
 export interface App {
@@ -74,8 +82,20 @@ function redactUrl(spec: string): string {
 export async function createApp(config: ResolvedConfig, options: CreateAppOptions = {}): Promise<App> {
   const rootLogger = createLogger(config.logLevel, options.logDestination);
   const clock = options.clock ?? systemClock;
-  const store = options.store ?? (await openStore(config));
-  const container = createServiceContainer({ config, rootLogger, clock, store });
+  const opened = options.store ?? (await openStore(config));
+  let started: StartedTracing | undefined;
+  try {
+    started = options.tracerProvider
+      ? { tracer: tracerFrom(options.tracerProvider, serviceVersion), shutdown: async () => undefined }
+      : config.tracing.enabled ? await startTracing(config.tracing, serviceVersion) : undefined;
+  } catch (err) {
+    if (!options.store) await opened.close().catch(() => undefined);
+    throw new BootError('TRACING_FAILED', `tracing: ${(err as Error).message}`, { cause: err });
+  }
+  const tracing: Tracing = started ? createTracing(started.tracer) : tracingOff;
+  const store = started ? tracedStore(opened, tracing, config.store.split(':')[0]!) : opened;
+  const stopTracing = started ? () => started.shutdown().catch(() => undefined) : async () => undefined;
+  const container = createServiceContainer({ config, rootLogger, clock, store, tracing, stopTracing });
   // After the store: its migrations create the PostgreSQL counters' table.
   const { counters } = container.cradle;
   try {
@@ -84,12 +104,13 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   } catch (err) {
     await counters.close().catch(() => undefined);
     if (!options.store) await store.close().catch(() => undefined);
+    await stopTracing();
     throw err;
   }
 }
 
 async function assemble(container: ServiceContainer): Promise<App> {
-  const { config, rootLogger, logger, clock, store, counters, events } = container.cradle;
+  const { config, rootLogger, logger, clock, store, counters, events, tracing, stopTracing } = container.cradle;
   registerKeyRing(container, await createKeyRing({ config, store, clock, logger }));
 
   const registrar = container.cradle.pluginRegistrar;
@@ -116,6 +137,7 @@ async function assemble(container: ServiceContainer): Promise<App> {
   const koa = new Koa({ proxy: false });
   koa.silent = true;
   koa.use(requestId);
+  if (tracing.enabled) koa.use(traceRequests(tracing));
   // First: every handler, limit and log line after it reads the client's address from ctx.ip.
   koa.use(clientOrigin({ trustedProxies: config.trustedProxies, forwardedHeader: config.forwardedHeader, issuerHttps: config.issuer.startsWith('https:') }));
   if (metrics) koa.use(metrics.measure);
@@ -167,6 +189,8 @@ async function assemble(container: ServiceContainer): Promise<App> {
       await closeServer?.();
       await counters.close();
       await store.close();
+      // Last: the spans of the requests that just drained are sent too.
+      await stopTracing();
     },
   };
 }

@@ -53,6 +53,7 @@ export const defaults = {
     authorizationsWindow: 60,
   },
   metrics: { enabled: false },
+  tracing: { serviceName: 'svc-token-service' },
   authThrottle: { pairThreshold: 5, addressThreshold: 50, maxDelay: 300, window: 900 },
   passwordThrottle: { pairThreshold: 5, userThreshold: 20, addressThreshold: 50, maxDelay: 300, window: 900 },
   // Counts only inactive answers: an API introspecting live tokens at any rate never meets it.

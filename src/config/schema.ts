@@ -176,6 +176,20 @@ export interface MetricsConfig {
   bearerToken?: string;
 }
 
+/**
+ * OpenTelemetry tracing (README, "Traces"): spans of each request, client authentication, the
+ * grant, token issuance, signing and store calls, sent over OTLP/HTTP. Off unless `enabled` is
+ * true or the standard `OTEL_*` environment variables configure an exporter.
+ */
+export interface TracingConfig {
+  /** Default: on when `OTEL_TRACES_EXPORTER` or `OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT` is set; `OTEL_SDK_DISABLED=true` wins. */
+  enabled?: boolean;
+  /** The OTLP/HTTP traces URL, e.g. `"http://collector:4318/v1/traces"`. Default: from `OTEL_EXPORTER_OTLP_*`, else `http://localhost:4318/v1/traces`. */
+  endpoint?: string;
+  /** The `service.name` of the spans. Default `OTEL_SERVICE_NAME`, else `"svc-token-service"`. */
+  serviceName?: string;
+}
+
 export interface AuthThrottleConfig {
   /** Failed authentications per (client id, address) before back-off starts. Default 5. */
   pairThreshold?: number;
@@ -259,6 +273,7 @@ export interface UserConfig {
   /** `1` (default) or `"auto"` for one worker per core. */
   workers?: number | 'auto';
   metrics?: MetricsConfig;
+  tracing?: TracingConfig;
   authThrottle?: AuthThrottleConfig;
   passwordThrottle?: PasswordThrottleConfig;
   introspectionLimit?: IntrospectionLimitConfig;
@@ -302,6 +317,8 @@ export interface User {
 
 export type KeySource = { readonly path: string } | { readonly env: string };
 
+import type { TracingSettings } from '../tracing/settings.js';
+
 export interface ResolvedConfig {
   readonly issuer: string;
   readonly port: number;
@@ -341,6 +358,7 @@ export interface ResolvedConfig {
   readonly logLevel: string;
   readonly workers: number;
   readonly metrics: { readonly enabled: boolean; readonly bearerToken: string | undefined };
+  readonly tracing: TracingSettings;
   readonly authThrottle: { readonly pairThreshold: number; readonly addressThreshold: number; readonly maxDelay: number; readonly window: number };
   readonly passwordThrottle: {
     readonly pairThreshold: number;

@@ -13,6 +13,7 @@ import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import type { PreparedIssuance, TokenIssuer, TokenResponse } from '../oauth/token-issuer.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
+import { tracingOff, type Tracing } from '../tracing/tracing.js';
 
 export interface TokenEndpointDeps {
   clientAuthenticator: ClientAuthenticator;
@@ -25,9 +26,12 @@ export interface TokenEndpointDeps {
   events?: EventService;
   /** Parameters declared `credential` by the loaded contributions: they never travel further than client authentication. */
   credentialParameters: ReadonlySet<string>;
+  /** Spans of the grant and the issuance, and the request span's client id and grant type; default none. */
+  tracing?: Tracing;
 }
 
 export function createTokenEndpoint(deps: TokenEndpointDeps) {
+  const tracing = deps.tracing ?? tracingOff;
   function checkGrantType(request: FormRequest): ExtensionGrantValidator {
     const grantType = request.params.get('grant_type');
     if (grantType === undefined) throw new InvalidRequest('The grant_type parameter is missing.');
@@ -38,8 +42,11 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
 
   async function issueTokens(request: FormRequest, seen: { clientId?: string }): Promise<TokenResponse> {
     const grant = checkGrantType(request);
+    // Only a registered grant type is recorded: the raw parameter is whatever the caller sent.
+    tracing.annotate({ 'oauth.grant_type': grant.grantType });
     const { client } = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'token' });
     seen.clientId = client.clientId;
+    tracing.annotate({ 'oauth.client_id': client.clientId });
     if (!client.allowedGrantTypes.includes(grant.grantType)) {
       throw new UnauthorizedClient(undefined, { logDetail: `client "${client.clientId}" may not use ${grant.grantType}` });
     }
@@ -47,9 +54,12 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     const raw = new Map(request.params);
     for (const name of deps.credentialParameters) raw.delete(name);
     const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress };
-    const outcome = await runGrant(grant, validated, deps.logger);
-    const issuance = await deps.tokenIssuer.prepare({ client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse });
-    const response = await commit(grant, validated, outcome, issuance);
+    const attributes = { 'oauth.grant_type': grant.grantType, 'oauth.client_id': client.clientId };
+    const outcome = await tracing.span(`grant ${grant.grantType}`, attributes, () => runGrant(grant, validated, deps.logger));
+    const response = await tracing.span('token_issuance', attributes, async () => {
+      const issuance = await deps.tokenIssuer.prepare({ client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse });
+      return commit(grant, validated, outcome, issuance);
+    });
     deps.events?.raise(
       { type: 'token.issued', clientId: client.clientId, grantType: grant.grantType, subject: outcome.success.subject.id, scopes: outcome.scopes },
       request.requestId,
