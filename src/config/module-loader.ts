@@ -6,8 +6,11 @@
 import { createJiti } from 'jiti';
 import { fileURLToPath } from 'node:url';
 
-const sdkEntry = fileURLToPath(new URL('../sdk/index.ts', import.meta.url));
-const configEntry = fileURLToPath(new URL('./define-config.ts', import.meta.url));
+// This file is TypeScript in the repository and compiled JavaScript in the package (dist/): the
+// entries are its siblings of the same kind.
+const extension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+const sdkEntry = fileURLToPath(new URL(`../sdk/index.${extension}`, import.meta.url));
+const configEntry = fileURLToPath(new URL(`./define-config.${extension}`, import.meta.url));
 
 const jiti = createJiti(import.meta.url, {
   // A dropped-in plugin or a config file anywhere on disk (`/etc/svc`, with no node_modules
