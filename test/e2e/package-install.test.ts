@@ -1,5 +1,5 @@
 /**
- * The service as a package, the way a new team adopts it: `npm pack` here, the tarball installed
+ * The service as a package, the way a new team adopts it: `npm pack` of a clone, the tarball installed
  * into an empty folder (its dependencies from the registry or the npm cache), `npx svc init` for
  * a deployment kept in another folder (like /etc/svc), and `npx svc start --config` there: the
  * first-party plugins load from the installed package, the deployment's own plugins folder adds
@@ -10,7 +10,7 @@
  * repository already built for this very Node is copied in instead.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,7 +43,14 @@ const running: SvcProcess[] = [];
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'svc-package-'));
-  const packed = await run('npm', ['pack', '--pack-destination', root], repoRoot, 240_000);
+  // Packed from a copy of what a clone holds, so its build (dist/, types/) never writes into the
+  // repository while other suites read it.
+  const clone = join(root, 'clone');
+  for (const entry of ['package.json', 'README.md', 'SECURITY.md', 'tsconfig.json', 'tsconfig.build.json', 'tsconfig.types.json', 'bin', 'src', 'plugins']) {
+    cpSync(join(repoRoot, entry), join(clone, entry), { recursive: true });
+  }
+  symlinkSync(join(repoRoot, 'node_modules'), join(clone, 'node_modules'), 'dir');
+  const packed = await run('npm', ['pack', '--pack-destination', root], clone, 240_000);
   expect(packed.code, packed.stderr).toBe(0);
   tarball = join(root, packed.stdout.trim().split('\n').pop()!);
   app = join(root, 'app');
