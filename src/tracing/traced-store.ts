@@ -1,8 +1,10 @@
 /**
- * The store with a span around each call (`store <operation>`), used only when tracing is on.
+ * The store with a span around each call a request makes (`store <operation>`), used only when
+ * tracing is on.
  * A span names the operation and the database, never a key or a record: keys are token and
  * code handles.
  */
+import { trace } from '@opentelemetry/api';
 import type { Store } from '../store/store.js';
 import type { Tracing } from './tracing.js';
 
@@ -17,7 +19,10 @@ export function tracedStore(store: Store, tracing: Tracing, system: string): Sto
   for (const operation of operations) {
     const call = (store[operation] as (...args: unknown[]) => Promise<unknown>).bind(store);
     const attributes = { 'db.system.name': system, 'db.operation.name': operation };
-    traced[operation] = (...args: unknown[]) => tracing.span(`store ${operation}`, attributes, () => call(...args));
+    // Only inside a traced request: the key ring's reloads and the expired-record sweeps would
+    // otherwise start a trace of their own every minute on every node.
+    traced[operation] = (...args: unknown[]) =>
+      trace.getActiveSpan() === undefined ? call(...args) : tracing.span(`store ${operation}`, attributes, () => call(...args));
   }
   return traced as unknown as Store;
 }
