@@ -134,8 +134,8 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     logEvents: asFunction(({ config }: HostCradle) => logEvents(config.logLevel)).singleton(),
 
     // From here on, services that need the plugins' contributions.
-    idTokens: asFunction(({ config, keyRing, clock, resourceOwnerValidator }: HostCradle) =>
-      createIdTokenIssuer({ config, keyRing, clock, resourceOwnerValidator }),
+    idTokens: asFunction(({ config, keyRing, clock, resourceOwnerValidator, tracing }: HostCradle) =>
+      createIdTokenIssuer({ config, keyRing, clock, resourceOwnerValidator, tracing }),
     ).singleton(),
     tokenIssuer: asFunction(({ config, keyRing, store, clock, refreshTokens, idTokens, tracing }: HostCradle) =>
       createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens, tracing }),

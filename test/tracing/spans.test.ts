@@ -159,7 +159,7 @@ describe('what spans never hold', () => {
     const recorded = spans();
     expect(recorded.map((s) => s.name)).toEqual(expect.arrayContaining([
       'POST /connect/token', 'POST /connect/introspect', 'POST /connect/revocation', 'client_authentication', 'api_resource_authentication',
-      'grant authorization_code', 'grant refresh_token', 'token_issuance', 'store get', 'store commit', 'store removeAll',
+      'grant authorization_code', 'grant refresh_token', 'sign access_token', 'sign id_token', 'token_issuance', 'store get', 'store commit', 'store removeAll',
     ]));
     const text = JSON.stringify(recorded.map((s) => ({ name: s.name, attributes: s.attributes, events: s.events, status: s.status, links: s.links })));
     for (const value of seen) {
