@@ -2,7 +2,7 @@
  * `svc start` as a user runs it, tracing turned on by the standard variables alone
  * (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`), sends its spans over OTLP/HTTP to a
  * receiver this test runs: the request's server span and its children arrive under the service's
- * name, with the request id, and none of them holds the client's secret or the token.
+ * name, with the request id and the caller's trace, and none of them holds the client's secret or the token.
  */
 import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -67,7 +67,9 @@ describe('tracing exported over OTLP/HTTP', () => {
     });
     await until('svc listening', svc, () => svc!.output().includes('"svc listening"'));
 
-    const res = await postForm(`http://127.0.0.1:${port}/connect/token`, { grant_type: 'client_credentials' }, { authorization: basic('m2m', secret), 'x-request-id': 'otlp-1' });
+    const res = await postForm(`http://127.0.0.1:${port}/connect/token`, { grant_type: 'client_credentials' }, {
+      authorization: basic('m2m', secret), 'x-request-id': 'otlp-1', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    });
     expect(res.status).toBe(200);
     const token = String(res.body.access_token);
 
@@ -84,6 +86,9 @@ describe('tracing exported over OTLP/HTTP', () => {
     const request = spans().find((s) => s.name === 'POST /connect/token')!;
     expect(request).toBeDefined();
     expect(text(request.attributes, 'svc.request_id')).toBe('otlp-1');
+    // The caller's trace continues (W3C Trace Context): same trace id, its span as the parent.
+    expect(request.traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(request.parentSpanId).toBe('b7ad6b7169203331');
     expect(text(request.attributes, 'oauth.client_id')).toBe('m2m');
     expect(text(request.attributes, 'http.response.status_code')).toBe(200);
     const children = spans().filter((s) => s.parentSpanId === request.spanId).map((s) => s.name);

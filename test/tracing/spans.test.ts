@@ -4,7 +4,8 @@
  * spans for client authentication, the grant, token issuance, signing and the store calls; and
  * no secret, password, code, verifier, assertion or token anywhere in any span.
  */
-import { context } from '@opentelemetry/api';
+import { context, propagation } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { SignJWT } from 'jose';
@@ -25,6 +26,7 @@ const referenceSecret = 'reference-client-secret-91ab';
 
 beforeAll(async () => {
   context.setGlobalContextManager(contextManager);
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   key = await makeKey('P-256');
   server = await startServer(
     await signInConfig({
@@ -42,6 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   context.disable();
+  propagation.disable();
   await provider.shutdown();
 });
 
@@ -111,6 +114,17 @@ describe('tracing a token request', () => {
     expect(authentication.status).toEqual({ code: 2, message: 'invalid_client' });
     expect(authentication.attributes['error.type']).toBe('invalid_client');
     expect(spans().map((s) => s.name)).not.toContain('token_issuance');
+  });
+
+  it("continues the caller's trace from its W3C traceparent header", async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const res = await postForm(`${server.url}/connect/token`, { grant_type: 'client_credentials' }, {
+      authorization: basic('m2m', 'm2m-secret'), traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+    });
+    expect(res.status).toBe(200);
+    const request = named('POST /connect/token');
+    expect(request.spanContext().traceId).toBe(traceId);
+    expect(parentOf(request)).toBe('00f067aa0ba902b7');
   });
 
   it('names a request no route matched by its method only', async () => {
