@@ -21,6 +21,7 @@ import type { Clock, EndpointUrls, Plugin, ResourceOwnerValidator, SignInPage, T
 import type { AppLogger } from '../log/logger.js';
 import { switchableLogger, type SwitchableLogger } from '../log/switchable-logger.js';
 import type { Store } from '../store/store.js';
+import { tracingOff, type Tracing } from '../tracing/tracing.js';
 import { createCounters, type Counters } from '../counters/counters.js';
 import type { KeyRing } from '../oauth/keys/key-ring.js';
 import { createEventService, type EventService } from '../events/event-service.js';
@@ -67,10 +68,16 @@ export interface ContainerInputs {
   readonly rootLogger: AppLogger;
   readonly clock: Clock;
   readonly store: Store;
+  /** Spans (`src/tracing`); default `tracingOff`. */
+  readonly tracing?: Tracing;
+  /** Flushes and stops the tracing SDK; `createApp` calls it last on close. */
+  readonly stopTracing?: () => Promise<void>;
 }
 
 /** Everything the container holds, by name. */
 export interface HostCradle extends ContainerInputs {
+  readonly tracing: Tracing;
+  readonly stopTracing: () => Promise<void>;
   /** Where the guessing counters live (`counters` in the config); `createApp` awaits `ready()` and closes it. */
   counters: Counters;
   /** Every part logs through this; once the plugins declared their secret parameters, it redacts those too. */
@@ -117,6 +124,8 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     rootLogger: asValue(inputs.rootLogger),
     clock: asValue(inputs.clock),
     store: asValue(inputs.store),
+    tracing: asValue(inputs.tracing ?? tracingOff),
+    stopTracing: asValue(inputs.stopTracing ?? (async () => undefined)),
 
     logger: asFunction(({ rootLogger }: HostCradle) => switchableLogger(rootLogger)).singleton(),
     counters: asFunction(({ config, logger, clock }: HostCradle) => createCounters(config, { logger, clock })).singleton(),
@@ -134,15 +143,15 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     logEvents: asFunction(({ config }: HostCradle) => logEvents(config.logLevel)).singleton(),
 
     // From here on, services that need the plugins' contributions.
-    idTokens: asFunction(({ config, keyRing, clock, resourceOwnerValidator }: HostCradle) =>
-      createIdTokenIssuer({ config, keyRing, clock, resourceOwnerValidator }),
+    idTokens: asFunction(({ config, keyRing, clock, resourceOwnerValidator, tracing }: HostCradle) =>
+      createIdTokenIssuer({ config, keyRing, clock, resourceOwnerValidator, tracing }),
     ).singleton(),
-    tokenIssuer: asFunction(({ config, keyRing, store, clock, refreshTokens, idTokens }: HostCradle) =>
-      createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens }),
+    tokenIssuer: asFunction(({ config, keyRing, store, clock, refreshTokens, idTokens, tracing }: HostCradle) =>
+      createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens, tracing }),
     ).singleton(),
     metrics: asFunction(({ config }: HostCradle) => (config.metrics.enabled ? createMetrics() : undefined)).singleton(),
     parameterTable: asFunction(({ registry }: HostCradle) => buildParameterTable([...hostParameters, ...registry.parameters])).singleton(),
-    clientAuthenticator: asFunction(({ config, registry, clock, counters, events }: HostCradle) =>
+    clientAuthenticator: asFunction(({ config, registry, clock, counters, events, tracing }: HostCradle) =>
       createClientAuthenticator({
         clients: new Map(config.clients.map((c) => [c.clientId, c])),
         apiResources: new Map(config.apiResources.map((r) => [r.name, r])),
@@ -151,6 +160,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
         clock,
         throttle: createAuthThrottle(config.authThrottle, counters.backoff('auth', config.authThrottle)),
         events,
+        tracing,
       }),
     ).singleton(),
     scopeCatalog: asFunction(({ config }: HostCradle): ScopeCatalog => ({
@@ -190,6 +200,7 @@ function createHostRouter(cradle: HostCradle): Router {
         clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events,
         credentialParameters: parameterTable.credentials, dpop, tokenUrl: urls.token,
         certificateBinding: certificateBinding({ bindCertificateAuthenticated: config.mtls.certificateBoundAccessTokens }),
+        tracing: cradle.tracing,
       }),
       introspection: createIntrospectionEndpoint({
         clientAuthenticator, tokenValidator, clock, events,

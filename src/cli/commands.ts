@@ -49,6 +49,17 @@ async function secretArgument(positionals: readonly string[], what: string): Pro
 
 export const commands: readonly Command[] = [
   {
+    name: 'init',
+    synopsis: '[<folder>]',
+    summary: 'write a starter svc.config.ts (a client and an API with new secrets), a key file and an empty plugins folder',
+    details:
+      '  <folder>              where to write them (default: the current folder; created if missing).\n' +
+      '  Refuses to overwrite anything. The secrets are printed once; the config keeps only their hashes.',
+    options: {},
+    positionals: 1,
+    run: async (_values, positionals) => (await import('./init.js')).initCommand(positionals[0]),
+  },
+  {
     name: 'start',
     synopsis: '[--config <path>] [--port <n>]',
     summary: 'run the service',

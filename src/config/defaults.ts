@@ -3,6 +3,8 @@ export const defaults = {
   port: 5000,
   host: '127.0.0.1',
   pluginDirs: ['./plugins'],
+  /** Every first-party plugin the package ships (`plugins/` inside it). */
+  packagePlugins: ['shared-secret', 'private-key-jwt', 'delegation', 'token-exchange'],
   store: 'sqlite:./data/svc.db',
   cleanupInterval: 300,
   logLevel: 'info',
@@ -53,6 +55,7 @@ export const defaults = {
     authorizationsWindow: 60,
   },
   metrics: { enabled: false },
+  tracing: { serviceName: 'svc-token-service' },
   authThrottle: { pairThreshold: 5, addressThreshold: 50, maxDelay: 300, window: 900 },
   passwordThrottle: { pairThreshold: 5, userThreshold: 20, addressThreshold: 50, maxDelay: 300, window: 900 },
   // Counts only inactive answers: an API introspecting live tokens at any rate never meets it.

@@ -3,6 +3,7 @@
  * paths against the config file's folder, parses dates once, and freezes the result.
  * Call only on a config that `validateUserConfig` accepted.
  */
+import { tracingSettings } from '../tracing/settings.js';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { defaults } from './defaults.js';
@@ -79,6 +80,8 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     host: user.host ?? defaults.host,
     configDir,
     pluginDirs: (user.pluginDirs ?? defaults.pluginDirs).map(inDir),
+    pluginDirsRequired: user.pluginDirs !== undefined,
+    packagePlugins: [...(user.packagePlugins ?? defaults.packagePlugins)],
     plugins: structuredClone(user.plugins ?? {}),
     store,
     cleanupInterval: user.cleanupInterval ?? defaults.cleanupInterval,
@@ -119,6 +122,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     },
     logLevel: user.logLevel ?? defaults.logLevel,
     metrics: { enabled: user.metrics?.enabled ?? defaults.metrics.enabled, bearerToken: user.metrics?.bearerToken },
+    tracing: tracingSettings(user.tracing, process.env),
     authThrottle: { ...defaults.authThrottle, ...user.authThrottle },
     passwordThrottle: { ...defaults.passwordThrottle, ...user.passwordThrottle },
     introspectionLimit: { ...defaults.introspectionLimit, ...user.introspectionLimit },

@@ -188,6 +188,20 @@ export interface MetricsConfig {
   bearerToken?: string;
 }
 
+/**
+ * OpenTelemetry tracing (README, "Traces"): spans of each request, client authentication, the
+ * grant, token issuance, signing and store calls, sent over OTLP/HTTP. Off unless `enabled` is
+ * true or the standard `OTEL_*` environment variables configure an exporter.
+ */
+export interface TracingConfig {
+  /** Default: on when `OTEL_TRACES_EXPORTER` or `OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT` is set; `OTEL_SDK_DISABLED=true` wins. */
+  enabled?: boolean;
+  /** The OTLP/HTTP traces URL, e.g. `"http://collector:4318/v1/traces"`. Default: from `OTEL_EXPORTER_OTLP_*`, else `http://localhost:4318/v1/traces`. */
+  endpoint?: string;
+  /** The `service.name` of the spans. Default `OTEL_SERVICE_NAME`, else `"svc-token-service"`. */
+  serviceName?: string;
+}
+
 export interface AuthThrottleConfig {
   /** Failed authentications per (client id, address) before back-off starts. Default 5. */
   pairThreshold?: number;
@@ -305,8 +319,18 @@ export interface UserConfig {
   port?: number;
   /** Default `"127.0.0.1"`. */
   host?: string;
-  /** Plugin folders, relative to the config file. Default `["./plugins"]`. */
+  /**
+   * The deployment's own plugin folders, relative to the config file, loaded after the package's
+   * plugins. Default `["./plugins"]`, skipped when that folder does not exist; a folder listed
+   * here must exist. Example: `["./plugins", "/opt/svc-plugins"]`.
+   */
   pluginDirs?: string[];
+  /**
+   * The first-party plugins shipped inside the package to load, by name. Default: all of them,
+   * `["shared-secret", "private-key-jwt", "delegation", "token-exchange"]`; `[]` loads none (for
+   * a deployment that brings its own, e.g. a different shared-secret validator).
+   */
+  packagePlugins?: string[];
   /** Options for each plugin, by plugin name, e.g. `{ "private-key-jwt": { clockSkew: 60 } }`. */
   plugins?: Record<string, Record<string, unknown>>;
   /** `"memory"`, `"sqlite:<path>"` (default `sqlite:./data/svc.db`) or `"postgres://..."`. */
@@ -326,6 +350,7 @@ export interface UserConfig {
   /** `1` (default) or `"auto"` for one worker per core. */
   workers?: number | 'auto';
   metrics?: MetricsConfig;
+  tracing?: TracingConfig;
   authThrottle?: AuthThrottleConfig;
   passwordThrottle?: PasswordThrottleConfig;
   introspectionLimit?: IntrospectionLimitConfig;
@@ -374,6 +399,8 @@ export interface User {
 
 export type KeySource = { readonly path: string } | { readonly env: string };
 
+import type { TracingSettings } from '../tracing/settings.js';
+
 export interface ResolvedConfig {
   readonly issuer: string;
   readonly port: number;
@@ -381,6 +408,9 @@ export interface ResolvedConfig {
   /** Absolute folder of the config file; relative paths were resolved against it. */
   readonly configDir: string;
   readonly pluginDirs: readonly string[];
+  /** False when `pluginDirs` is the default: a missing `./plugins` is then no error. */
+  readonly pluginDirsRequired: boolean;
+  readonly packagePlugins: readonly string[];
   readonly plugins: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly store: string;
   readonly cleanupInterval: number;
@@ -410,6 +440,7 @@ export interface ResolvedConfig {
   readonly logLevel: string;
   readonly workers: number;
   readonly metrics: { readonly enabled: boolean; readonly bearerToken: string | undefined };
+  readonly tracing: TracingSettings;
   readonly authThrottle: { readonly pairThreshold: number; readonly addressThreshold: number; readonly maxDelay: number; readonly window: number };
   readonly passwordThrottle: {
     readonly pairThreshold: number;

@@ -15,8 +15,8 @@ import { checkDpop, checkDpopClient, dpopClientFields } from './validate-dpop.js
 export type { Problems };
 
 const topLevelFields = [
-  'issuer', 'port', 'host', 'pluginDirs', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
-  'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics',
+  'issuer', 'port', 'host', 'pluginDirs', 'packagePlugins', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
+  'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics', 'tracing',
   'authThrottle', 'passwordThrottle', 'introspectionLimit', 'connections', 'trustedProxies', 'forwardedHeader',
   'counters', 'counterKeyPrefix', 'tls', 'mtls',
   'counters', 'counterKeyPrefix', 'dpop',
@@ -172,7 +172,7 @@ function checkUrl(p: Problems, path: string, value: unknown): void {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') p.add(path, `expected an http(s) URL, got ${describe(value)}`);
   // RFC 8414 §2: the issuer has no query or fragment.
-  if (url.search || url.hash) p.add(path, 'the issuer must not contain a query or fragment');
+  if (url.search || url.hash) p.add(path, `the ${path === 'issuer' ? 'issuer' : 'URL'} must not contain a query or fragment`);
 }
 
 export function validateUserConfig(raw: unknown): string[] {
@@ -209,6 +209,11 @@ function checkServer(p: Problems, raw: Raw): void {
   int(p, 'port', raw.port, 0, 65535);
   str(p, 'host', raw.host);
   stringList(p, 'pluginDirs', raw.pluginDirs, false);
+  stringList(p, 'packagePlugins', raw.packagePlugins, false).forEach((name, i) => {
+    const known: readonly string[] = defaults.packagePlugins;
+    if (!known.includes(name)) p.add(`packagePlugins[${i}]`, `unknown package plugin "${name}"${didYouMean(name, known)} (known: ${known.join(', ')})`);
+    else if ((raw.packagePlugins as string[]).indexOf(name) !== i) p.add(`packagePlugins[${i}]`, `"${name}" is listed twice`);
+  });
   if (raw.plugins !== undefined) {
     if (!isObject(raw.plugins)) p.add('plugins', `expected an object of plugin name to options, got ${describe(raw.plugins)}`);
     else for (const [name, opts] of Object.entries(raw.plugins)) {
@@ -424,6 +429,15 @@ function checkOperations(p: Problems, raw: Raw): void {
       if (raw.metrics.bearerToken !== undefined && (typeof raw.metrics.bearerToken !== 'string' || raw.metrics.bearerToken.length < 16)) {
         p.add('metrics.bearerToken', 'expected a string of at least 16 characters');
       }
+    }
+  }
+  if (raw.tracing !== undefined) {
+    if (!isObject(raw.tracing)) p.add('tracing', `expected an object { enabled?, endpoint?, serviceName? }, got ${describe(raw.tracing)}`);
+    else {
+      checkUnknownFields(p, 'tracing', raw.tracing, ['enabled', 'endpoint', 'serviceName']);
+      bool(p, 'tracing.enabled', raw.tracing.enabled);
+      if (raw.tracing.endpoint !== undefined) checkUrl(p, 'tracing.endpoint', raw.tracing.endpoint);
+      str(p, 'tracing.serviceName', raw.tracing.serviceName, { max: 200 });
     }
   }
   if (raw.authThrottle !== undefined) {

@@ -17,6 +17,7 @@ import type { EventService } from '../events/event-service.js';
 import type { CertificateBinding } from '../oauth/certificate-binding.js';
 import type { DpopProofValidator } from '../dpop/proof-validator.js';
 import type { Confirmation, DpopProofSummary } from '../sdk/dpop.js';
+import { tracingOff, type Tracing } from '../tracing/tracing.js';
 
 export interface TokenEndpointDeps {
   clientAuthenticator: ClientAuthenticator;
@@ -34,9 +35,12 @@ export interface TokenEndpointDeps {
   dpop: DpopProofValidator;
   /** The token endpoint's public URL, the `htu` of its DPoP proofs. */
   tokenUrl: string;
+  /** Spans of the grant and the issuance, and the request span's client id and grant type; default none. */
+  tracing?: Tracing;
 }
 
 export function createTokenEndpoint(deps: TokenEndpointDeps) {
+  const tracing = deps.tracing ?? tracingOff;
   function checkGrantType(request: FormRequest): ExtensionGrantValidator {
     const grantType = request.params.get('grant_type');
     if (grantType === undefined) throw new InvalidRequest('The grant_type parameter is missing.');
@@ -53,9 +57,12 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
   async function issueTokens(request: FormRequest, seen: { clientId?: string }): Promise<TokenResponse> {
     const grant = checkGrantType(request);
     const proof = await checkProof(request);
+    // Only a registered grant type is recorded: the raw parameter is whatever the caller sent.
+    tracing.annotate({ 'oauth.grant_type': grant.grantType });
     const authenticated = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'token' });
     const { client } = authenticated;
     seen.clientId = client.clientId;
+    tracing.annotate({ 'oauth.client_id': client.clientId });
     if (!client.allowedGrantTypes.includes(grant.grantType)) {
       throw new UnauthorizedClient(undefined, { logDetail: `client "${client.clientId}" may not use ${grant.grantType}` });
     }
@@ -69,12 +76,15 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     const raw = new Map(request.params);
     for (const name of deps.credentialParameters) raw.delete(name);
     const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress, dpop: proof };
-    const outcome = await runGrant(grant, validated, deps.logger);
-    const issuance = await deps.tokenIssuer.prepare({
-      client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse,
-      ...(cnf ? { cnf } : {}),
+    const attributes = { 'oauth.grant_type': grant.grantType, 'oauth.client_id': client.clientId };
+    const outcome = await tracing.span(`grant ${grant.grantType}`, attributes, () => runGrant(grant, validated, deps.logger));
+    const response = await tracing.span('token_issuance', attributes, async () => {
+      const issuance = await deps.tokenIssuer.prepare({
+        client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse,
+        ...(cnf ? { cnf } : {}),
+      });
+      return commit(grant, validated, outcome, issuance);
     });
-    const response = await commit(grant, validated, outcome, issuance);
     deps.events?.raise(
       { type: 'token.issued', clientId: client.clientId, grantType: grant.grantType, subject: outcome.success.subject.id, scopes: outcome.scopes },
       request.requestId,

@@ -8,6 +8,7 @@ import type {
   AssertionAudienceForm, Clock, CredentialSource, ParsedSecret, SecretHolder, SecretParser, SecretValidator, ValidationObservations,
 } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
+import { tracingOff, type Tracing } from '../tracing/tracing.js';
 import type { AuthThrottle } from './auth-throttle.js';
 import { InvalidClient, InvalidRequest, isOAuthError, type OAuthError } from './errors.js';
 
@@ -53,6 +54,8 @@ export interface ClientAuthenticatorDeps {
   clock: Clock;
   throttle?: AuthThrottle | undefined;
   events?: EventService | undefined;
+  /** A span around each authentication; default none. */
+  tracing?: Tracing | undefined;
 }
 
 /** RFC 6749 §5.2: a client that used the Authorization header gets a challenge for its scheme. */
@@ -231,27 +234,46 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     }
   }
 
+  const tracing = deps.tracing ?? tracingOff;
+  if (!tracing.enabled) return { authenticateClient, authenticateApiResource };
   return {
     authenticateClient(source) {
-      return observed(source, (seen) => client(source, seen), (r) => r.client.clientId, {
-        success: (r) =>
-          deps.events?.raise(
-            { type: 'client.authenticated', clientId: r.client.clientId, method: r.method, endpoint: source.endpoint, ...audienceOf(r) },
-            source.requestId,
-          ),
-        failure: (clientId, method, reason, observations) =>
-          deps.events?.raise(
-            { type: 'client.authentication_failed', clientId, method, endpoint: source.endpoint, reason, ...audienceOf(observations) },
-            source.requestId,
-          ),
+      // On failure the span records invalid_client only: the client id a caller claimed may be anything it typed.
+      return tracing.span('client_authentication', { 'svc.endpoint': source.endpoint }, async (span) => {
+        const result = await authenticateClient(source);
+        span.setAttributes({ 'oauth.client_id': result.client.clientId, 'oauth.client_auth_method': result.method });
+        return result;
       });
     },
     authenticateApiResource(source) {
-      return observed(source, (seen) => apiResource(source, seen), (r) => r.apiResource.name, {
-        success: (r) => deps.events?.raise({ type: 'api.authenticated', apiResource: r.apiResource.name, method: r.method }, source.requestId),
-        failure: (name, method, reason) =>
-          deps.events?.raise({ type: 'api.authentication_failed', apiResource: name, method, reason }, source.requestId),
+      return tracing.span('api_resource_authentication', { 'svc.endpoint': source.endpoint }, async (span) => {
+        const result = await authenticateApiResource(source);
+        span.setAttributes({ 'oauth.api_resource': result.apiResource.name, 'oauth.client_auth_method': result.method });
+        return result;
       });
     },
   };
+
+  function authenticateClient(source: AuthenticationSource): Promise<AuthenticatedClient> {
+    return observed(source, (seen) => client(source, seen), (r) => r.client.clientId, {
+      success: (r) =>
+        deps.events?.raise(
+          { type: 'client.authenticated', clientId: r.client.clientId, method: r.method, endpoint: source.endpoint, ...audienceOf(r) },
+          source.requestId,
+        ),
+      failure: (clientId, method, reason, observations) =>
+        deps.events?.raise(
+          { type: 'client.authentication_failed', clientId, method, endpoint: source.endpoint, reason, ...audienceOf(observations) },
+          source.requestId,
+        ),
+    });
+  }
+
+  function authenticateApiResource(source: AuthenticationSource): Promise<AuthenticatedApi> {
+    return observed(source, (seen) => apiResource(source, seen), (r) => r.apiResource.name, {
+      success: (r) => deps.events?.raise({ type: 'api.authenticated', apiResource: r.apiResource.name, method: r.method }, source.requestId),
+      failure: (name, method, reason) =>
+        deps.events?.raise({ type: 'api.authentication_failed', apiResource: name, method, reason }, source.requestId),
+    });
+  }
 }

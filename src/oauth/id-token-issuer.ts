@@ -9,6 +9,7 @@ import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, GrantSubject, GrantSuccess, JsonValue, ResourceOwnerValidator } from '../sdk/contracts.js';
 import type { KeyRing } from './keys/key-ring.js';
 import { newTokenId } from './handles.js';
+import { tracingOff, type Tracing } from '../tracing/tracing.js';
 
 export const idTokenLifetime = 300;
 
@@ -31,7 +32,10 @@ export function createIdTokenIssuer(deps: {
   keyRing: KeyRing;
   clock: Clock;
   resourceOwnerValidator: ResourceOwnerValidator;
+  /** A span around each signature; default none. */
+  tracing?: Tracing;
 }): IdTokenIssuer {
+  const tracing = deps.tracing ?? tracingOff;
   const claimsByScope = new Map(deps.config.identityResources.map((r) => [r.name, r.claims]));
   return {
     async issue({ client, user: subject, scopes, idToken, accessToken }) {
@@ -49,14 +53,14 @@ export function createIdTokenIssuer(deps: {
       if (idToken?.nonce !== undefined) oidc.nonce = idToken.nonce;
       if (idToken?.sid !== undefined) oidc.sid = idToken.sid;
       if (accessToken !== undefined) oidc.at_hash = atHash(accessToken);
-      return new SignJWT({ ...claims, ...oidc, auth_time: subject.authTime, jti: newTokenId() })
+      const token = new SignJWT({ ...claims, ...oidc, auth_time: subject.authTime, jti: newTokenId() })
         .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid })
         .setIssuer(deps.config.issuer)
         .setSubject(subject.id)
         .setAudience(client.clientId)
         .setIssuedAt(now)
-        .setExpirationTime(now + idTokenLifetime)
-        .sign(key.privateKey);
+        .setExpirationTime(now + idTokenLifetime);
+      return tracing.span('sign id_token', { 'jws.alg': 'RS256' }, () => token.sign(key.privateKey));
     },
   };
 }

@@ -17,6 +17,7 @@ import type { RefreshTokenService } from './refresh-tokens.js';
 import { offlineAccess } from './scopes.js';
 import { newHandle, newTokenId } from './handles.js';
 import { familyOfSpentGrant, newFamilyId } from './grant-family.js';
+import { tracingOff, type Tracing } from '../tracing/tracing.js';
 
 /** Claims a grant can never set: the issuer owns them. */
 const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'cnf']);
@@ -70,9 +71,11 @@ export interface TokenIssuerDeps {
   clock: Clock;
   refreshTokens: RefreshTokenService;
   idTokens: IdTokenIssuer;
+  /** A span around each signature; default none. */
+  tracing?: Tracing;
 }
 
-export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens }: TokenIssuerDeps): TokenIssuer {
+export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens, tracing = tracingOff }: TokenIssuerDeps): TokenIssuer {
   const resourcesByScope = new Map<string, string[]>();
   for (const r of config.apiResources) {
     for (const s of r.scopes) resourcesByScope.set(s, [...(resourcesByScope.get(s) ?? []), r.name]);
@@ -127,7 +130,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     }
     const key = keyRing.signingKey(alg);
     // RFC 9068 §2.1: typ "at+jwt" tells access tokens from ID tokens and other JWTs.
-    const token = key.sign({ alg, typ: 'at+jwt', kid: key.kid }, claims);
+    const token = tracing.spanSync('sign access_token', { 'jws.alg': alg }, () => key.sign({ alg, typ: 'at+jwt', kid: key.kid }, claims));
     return { token, expiresIn };
   }
 
