@@ -142,7 +142,7 @@ describe('npx svc start --config <a config outside the install>', () => {
       const { plugin, source } = l.event as { plugin: string; source: string };
       return `${plugin} from ${source}`;
     });
-    expect(loaded).toEqual(expect.arrayContaining(['shared-secret', 'private-key-jwt', 'delegation', 'token-exchange'].map((p) => `${p} from ${join(packagePlugins, p)}`)));
+    expect(loaded).toEqual(expect.arrayContaining(['shared-secret', 'private-key-jwt', 'delegation', 'token-exchange', 'mutual-tls'].map((p) => `${p} from ${join(packagePlugins, p)}`)));
 
     const issuer = `http://localhost:${port}`;
     const token = await postForm(`http://127.0.0.1:${port}/connect/token`, { grant_type: 'client_credentials', scope: 'api.read' }, { authorization: basic('app', secretOf('client "app"')) });
