@@ -1,5 +1,5 @@
 import {
-  InvalidRequest, InvalidTarget,
+  InvalidRequest, InvalidTarget, requireDpopBinding,
   type AccessTokenClaims, type ExtensionGrantValidator, type GrantContext, type JsonValue, type PluginConfig, type PluginDependencies,
 } from 'svc/sdk';
 
@@ -54,6 +54,9 @@ export function createTokenExchangeGrant({ tokenValidator, config, logger }: Pic
     if (!validation.active) {
       throw new InvalidRequest(`The ${role}_token is invalid.`, { logDetail: `token exchange: ${role}_token rejected: ${validation.reason}` });
     }
+    // RFC 9449 §7.1: a DPoP-bound subject token comes with a proof of its key and its hash in
+    // `ath`. The one proof can name one token: a bound actor token is refused.
+    requireDpopBinding(validation.claims, token, role === 'subject' ? ctx.request.dpop : undefined);
     return validation.claims;
   }
 

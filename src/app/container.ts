@@ -21,6 +21,7 @@ import type { Clock, EndpointUrls, Plugin, ResourceOwnerValidator, SignInPage, T
 import type { AppLogger } from '../log/logger.js';
 import { switchableLogger, type SwitchableLogger } from '../log/switchable-logger.js';
 import type { Store } from '../store/store.js';
+import { tracingOff, type Tracing } from '../tracing/tracing.js';
 import { createCounters, type Counters } from '../counters/counters.js';
 import type { KeyRing } from '../oauth/keys/key-ring.js';
 import { createEventService, type EventService } from '../events/event-service.js';
@@ -32,6 +33,7 @@ import { createRefreshTokenService, type RefreshTokenService } from '../oauth/re
 import { createIdTokenIssuer, type IdTokenIssuer } from '../oauth/id-token-issuer.js';
 import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
 import { createClientAuthenticator, type ClientAuthenticator } from '../oauth/client-authenticator.js';
+import { certificateBinding } from '../oauth/certificate-binding.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
 import { createPasswordThrottle, type PasswordThrottle } from '../oauth/password-throttle.js';
 import { memoryWindowLimit } from '../oauth/rate-limits.js';
@@ -43,17 +45,21 @@ import { buildDiscoveryDocument } from '../endpoints/discovery.js';
 import { createTokenEndpoint } from '../endpoints/token.js';
 import { createIntrospectionEndpoint } from '../endpoints/introspection.js';
 import { createRevocationEndpoint } from '../endpoints/revocation.js';
-import { createDeviceAuthorizationEndpoint } from '../endpoints/device-authorization.js';
+import { createDeviceAuthorizationEndpoint } from '../device/device-authorization-endpoint.js';
 import { createUserInfoEndpoint } from '../endpoints/userinfo.js';
 import { createParEndpoint } from '../endpoints/par.js';
 import { userCodeScheme } from '../device/user-code.js';
-import { createDevicePage } from '../http/device-page/index.js';
-import { createSignInPages } from '../http/sign-in-page/index.js';
+import { createDevicePage } from '../http/device-page.js';
+import { createSignInPages } from '../http/sign-in-pages.js';
+import { createPageParts, type LoadPageParts } from '../pages/page-parts.js';
 import { createRouter } from '../http/routes.js';
 import { homePage } from '../http/home-page.js';
 import { corsForClients } from '../http/cors.js';
 import { createMetrics, type Metrics } from '../http/metrics.js';
 import { addOperationRoutes } from '../http/operations.js';
+import { createDpopProofValidator, type DpopProofValidator } from '../dpop/proof-validator.js';
+import { createDpopNonces } from '../dpop/nonces.js';
+import { loadCookieSecret } from '../pages/cookie-secret.js';
 
 /** What the app is made from: opened (and closed) by `createApp` itself. */
 export interface ContainerInputs {
@@ -62,10 +68,16 @@ export interface ContainerInputs {
   readonly rootLogger: AppLogger;
   readonly clock: Clock;
   readonly store: Store;
+  /** Spans (`src/tracing`); default `tracingOff`. */
+  readonly tracing?: Tracing;
+  /** Flushes and stops the tracing SDK; `createApp` calls it last on close. */
+  readonly stopTracing?: () => Promise<void>;
 }
 
 /** Everything the container holds, by name. */
 export interface HostCradle extends ContainerInputs {
+  readonly tracing: Tracing;
+  readonly stopTracing: () => Promise<void>;
   /** Where the guessing counters live (`counters` in the config); `createApp` awaits `ready()` and closes it. */
   counters: Counters;
   /** Every part logs through this; once the plugins declared their secret parameters, it redacts those too. */
@@ -95,7 +107,11 @@ export interface HostCradle extends ContainerInputs {
   scopeCatalog: ScopeCatalog;
   /** The app's one 'password' back-off, for the pages (the password grant counts in the same one). */
   passwordThrottle: PasswordThrottle;
+  /** The cookie, CSRF and sign-in sessions every page shares (single sign-on across the pages). */
+  pageParts: LoadPageParts;
   signInPages: ReturnType<typeof createSignInPages>;
+  /** DPoP proofs (RFC 9449) at the token endpoint and UserInfo. */
+  dpop: DpopProofValidator;
   router: Router;
 }
 
@@ -108,6 +124,8 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     rootLogger: asValue(inputs.rootLogger),
     clock: asValue(inputs.clock),
     store: asValue(inputs.store),
+    tracing: asValue(inputs.tracing ?? tracingOff),
+    stopTracing: asValue(inputs.stopTracing ?? (async () => undefined)),
 
     logger: asFunction(({ rootLogger }: HostCradle) => switchableLogger(rootLogger)).singleton(),
     counters: asFunction(({ config, logger, clock }: HostCradle) => createCounters(config, { logger, clock })).singleton(),
@@ -125,15 +143,15 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     logEvents: asFunction(({ config }: HostCradle) => logEvents(config.logLevel)).singleton(),
 
     // From here on, services that need the plugins' contributions.
-    idTokens: asFunction(({ config, keyRing, clock, resourceOwnerValidator }: HostCradle) =>
-      createIdTokenIssuer({ config, keyRing, clock, resourceOwnerValidator }),
+    idTokens: asFunction(({ config, keyRing, clock, resourceOwnerValidator, tracing }: HostCradle) =>
+      createIdTokenIssuer({ config, keyRing, clock, resourceOwnerValidator, tracing }),
     ).singleton(),
-    tokenIssuer: asFunction(({ config, keyRing, store, clock, refreshTokens, idTokens }: HostCradle) =>
-      createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens }),
+    tokenIssuer: asFunction(({ config, keyRing, store, clock, refreshTokens, idTokens, tracing }: HostCradle) =>
+      createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens, tracing }),
     ).singleton(),
     metrics: asFunction(({ config }: HostCradle) => (config.metrics.enabled ? createMetrics() : undefined)).singleton(),
     parameterTable: asFunction(({ registry }: HostCradle) => buildParameterTable([...hostParameters, ...registry.parameters])).singleton(),
-    clientAuthenticator: asFunction(({ config, registry, clock, counters, events }: HostCradle) =>
+    clientAuthenticator: asFunction(({ config, registry, clock, counters, events, tracing }: HostCradle) =>
       createClientAuthenticator({
         clients: new Map(config.clients.map((c) => [c.clientId, c])),
         apiResources: new Map(config.apiResources.map((r) => [r.name, r])),
@@ -142,6 +160,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
         clock,
         throttle: createAuthThrottle(config.authThrottle, counters.backoff('auth', config.authThrottle)),
         events,
+        tracing,
       }),
     ).singleton(),
     scopeCatalog: asFunction(({ config }: HostCradle): ScopeCatalog => ({
@@ -153,9 +172,18 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     passwordThrottle: asFunction(({ config, counters }: HostCradle) =>
       createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle)),
     ).singleton(),
-    signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle }: HostCradle) =>
-      createSignInPages({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle }),
+    pageParts: asFunction(({ config, store, clock }: HostCradle) => createPageParts({ config, store, clock })).singleton(),
+    signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle, pageParts }: HostCradle) =>
+      createSignInPages({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle, pageParts }),
     ).singleton(),
+    dpop: asFunction(({ config, store, clock }: HostCradle) => createDpopProofValidator({
+      config, store, clock,
+      nonces: createDpopNonces({
+        secret: () => loadCookieSecret({ configured: config.deviceFlow.cookieSecret, store, clock }),
+        clock,
+        lifetimeSeconds: config.dpop.nonceLifetime,
+      }),
+    })).singleton(),
     router: asFunction(createHostRouter).singleton(),
   });
   return container;
@@ -164,13 +192,15 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
 /** Every endpoint and page, mapped onto HTTP. */
 function createHostRouter(cradle: HostCradle): Router {
   const { config, store, clock, logger, events, keyRing, urls, registry, counters, metrics, parameterTable } = cradle;
-  const { clientAuthenticator, tokenIssuer, tokenValidator, scopeCatalog, resourceOwnerValidator, passwordThrottle, signInPages } = cradle;
+  const { clientAuthenticator, tokenIssuer, tokenValidator, scopeCatalog, resourceOwnerValidator, passwordThrottle, signInPages, dpop, pageParts } = cradle;
   const corsOrigins = new Set(config.clients.flatMap((c) => c.allowedCorsOrigins));
   const router = createRouter(
     {
       token: createTokenEndpoint({
         clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events,
-        credentialParameters: parameterTable.credentials,
+        credentialParameters: parameterTable.credentials, dpop, tokenUrl: urls.token,
+        certificateBinding: certificateBinding({ bindCertificateAuthenticated: config.mtls.certificateBoundAccessTokens }),
+        tracing: cradle.tracing,
       }),
       introspection: createIntrospectionEndpoint({
         clientAuthenticator, tokenValidator, clock, events,
@@ -191,12 +221,14 @@ function createHostRouter(cradle: HostCradle): Router {
         config, store, clock, logger, resourceOwnerValidator, events,
         failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
         passwordThrottle,
+        pageParts,
       }),
       signIn: signInPages,
       par: createParEndpoint({
         clientAuthenticator, validator: signInPages.validator, pushed: signInPages.pushed, credentialParameters: parameterTable.credentials,
       }),
-      userInfo: createUserInfoEndpoint({ config, tokenValidator, users: resourceOwnerValidator }),
+      userInfo: createUserInfoEndpoint({ config, tokenValidator, users: resourceOwnerValidator, dpop }),
+      dpopNonce: () => dpop.currentNonce(),
       ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
       discoveryJson: buildDiscoveryDocument(config, urls, registry),
       jwksJson: () => keyRing.jwksJson(),

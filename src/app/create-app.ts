@@ -5,6 +5,7 @@
  * Nothing serves a request before every plugin has passed its checks.
  */
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import type { DestinationStream } from 'pino';
@@ -17,7 +18,7 @@ import { startExpiredGrantSweeper } from '../store/expired-grant-sweeper.js';
 import type { Store } from '../store/store.js';
 import { createKeyRing } from '../oauth/keys/key-ring.js';
 import type { TokenIssuer } from '../oauth/token-issuer.js';
-import { loadPluginFolders } from '../plugin-host/load-plugins.js';
+import { loadPlugins } from '../plugin-host/load-plugins.js';
 import type { PluginRegistry } from '../plugin-host/plugin-registry.js';
 import { checkConfigAgainstPlugins } from '../plugin-host/check-config.js';
 import { jsonForBareStatuses } from '../http/routes.js';
@@ -29,9 +30,17 @@ import { boundConnections, connectionServerOptions } from '../http/connection-bo
 import { requestId } from '../http/request-id.js';
 import { singleAuthorization } from '../http/single-authorization.js';
 import { clientOrigin } from '../http/client-address.js';
+import { clientCertificates } from '../http/client-certificate.js';
+import { loadTlsMaterial, receivesClientCertificates, type TlsMaterial } from '../http/tls.js';
 import { createServiceContainer, registerKeyRing, registerPluginContributions, type ServiceContainer } from './container.js';
 import { systemClock } from './system-clock.js';
 import { closableServer } from './close-server.js';
+import { serviceVersion } from './version.js';
+import type { TracerProvider } from '@opentelemetry/api';
+import { createTracing, tracingOff, type Tracing } from '../tracing/tracing.js';
+import { startTracing, tracerFrom, type StartedTracing } from '../tracing/start-tracing.js';
+import { tracedStore } from '../tracing/traced-store.js';
+import { traceRequests } from '../http/trace-requests.js';
 
 export interface CreateAppOptions {
   /** Where logs go; stdout by default. Tests pass a stream to read them. */
@@ -39,6 +48,8 @@ export interface CreateAppOptions {
   clock?: Clock;
   /** An already-open store (tests); otherwise opened from `config.store`. */
   store?: Store;
+  /** Spans go to this provider (tests: the SDK's in-memory exporter) instead of the one `config.tracing` would start. */
+  tracerProvider?: TracerProvider;
 }
 
 export interface App {
@@ -72,28 +83,43 @@ function redactUrl(spec: string): string {
 }
 
 export async function createApp(config: ResolvedConfig, options: CreateAppOptions = {}): Promise<App> {
+  // Before anything is opened: a bad certificate or key file stops start-up naming its field.
+  const tls = loadTlsMaterial(config);
   const rootLogger = createLogger(config.logLevel, options.logDestination);
   const clock = options.clock ?? systemClock;
-  const store = options.store ?? (await openStore(config));
-  const container = createServiceContainer({ config, rootLogger, clock, store });
+  const opened = options.store ?? (await openStore(config));
+  let started: StartedTracing | undefined;
+  try {
+    started = options.tracerProvider
+      ? { tracer: tracerFrom(options.tracerProvider, serviceVersion), shutdown: async () => undefined }
+      : config.tracing.enabled ? await startTracing(config.tracing, serviceVersion) : undefined;
+  } catch (err) {
+    if (!options.store) await opened.close().catch(() => undefined);
+    throw new BootError('TRACING_FAILED', `tracing: ${(err as Error).message}`, { cause: err });
+  }
+  const tracing: Tracing = started ? createTracing(started.tracer) : tracingOff;
+  const store = started ? tracedStore(opened, tracing, config.store.split(':')[0]!) : opened;
+  const stopTracing = started ? () => started.shutdown().catch(() => undefined) : async () => undefined;
+  const container = createServiceContainer({ config, rootLogger, clock, store, tracing, stopTracing });
   // After the store: its migrations create the PostgreSQL counters' table.
   const { counters } = container.cradle;
   try {
     await counters.ready();
-    return await assemble(container);
+    return await assemble(container, tls);
   } catch (err) {
     await counters.close().catch(() => undefined);
     if (!options.store) await store.close().catch(() => undefined);
+    await stopTracing();
     throw err;
   }
 }
 
-async function assemble(container: ServiceContainer): Promise<App> {
-  const { config, rootLogger, logger, clock, store, counters, events } = container.cradle;
+async function assemble(container: ServiceContainer, tls: TlsMaterial): Promise<App> {
+  const { config, rootLogger, logger, clock, store, counters, events, tracing, stopTracing } = container.cradle;
   registerKeyRing(container, await createKeyRing({ config, store, clock, logger }));
 
   const registrar = container.cradle.pluginRegistrar;
-  const folders = await loadPluginFolders(config.pluginDirs);
+  const folders = await loadPlugins(config);
   // A plugin's user store goes in first: the password grant, the device page and ID tokens are built with it.
   for (const { plugin, folder } of folders) await registrar.useResourceOwnerValidator(plugin, folder.dir);
   for (const { plugin, folder } of folders) await registrar.useSignInPage(plugin, folder.dir);
@@ -116,8 +142,13 @@ async function assemble(container: ServiceContainer): Promise<App> {
   const koa = new Koa({ proxy: false });
   koa.silent = true;
   koa.use(requestId);
+  if (tracing.enabled) koa.use(traceRequests(tracing));
   // First: every handler, limit and log line after it reads the client's address from ctx.ip.
   koa.use(clientOrigin({ trustedProxies: config.trustedProxies, forwardedHeader: config.forwardedHeader, issuerHttps: config.issuer.startsWith('https:') }));
+  // After the client's origin: a proxy's certificate header is believed only from a trusted proxy.
+  if (receivesClientCertificates(config)) {
+    koa.use(clientCertificates({ header: config.mtls.certificateHeader, clientCas: tls.clientCas, clock, logger }));
+  }
   if (metrics) koa.use(metrics.measure);
   koa.use(errorResponse(logger, metrics));
   koa.use(singleAuthorization);
@@ -143,10 +174,12 @@ async function assemble(container: ServiceContainer): Promise<App> {
     tokenIssuer,
     metrics,
     listen(port = config.port, host = config.host) {
-      const server = createServer({ maxHeaderSize: maxHeaderBytes, ...connectionServerOptions(config.connections) }, inCohorts(koa.callback(), (err, res) => {
+      const handler = inCohorts(koa.callback(), (err, res) => {
         logger.error({ err }, 'request handler threw');
         res.destroy();
-      }));
+      });
+      const serverOptions = { maxHeaderSize: maxHeaderBytes, ...connectionServerOptions(config.connections) };
+      const server: Server = tls.serverOptions ? createHttpsServer({ ...serverOptions, ...tls.serverOptions }, handler) : createServer(serverOptions, handler);
       closeServer = closableServer(server);
       server.on('clientError', answerClientError);
       server.on('connect', answerConnect);
@@ -157,7 +190,7 @@ async function assemble(container: ServiceContainer): Promise<App> {
         s.once('error', reject);
         s.listen(port, host, () => {
           const { port: bound } = s.address() as AddressInfo;
-          resolve({ server: s, url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}` });
+          resolve({ server: s, url: `${tls.serverOptions ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${bound}` });
         });
       });
     },
@@ -167,6 +200,8 @@ async function assemble(container: ServiceContainer): Promise<App> {
       await closeServer?.();
       await counters.close();
       await store.close();
+      // Last: the spans of the requests that just drained are sent too.
+      await stopTracing();
     },
   };
 }

@@ -7,6 +7,7 @@
 import type { Clock } from '../sdk/contracts.js';
 import type { PersistedGrant, Store } from '../store/store.js';
 import { newHandle } from '../oauth/handles.js';
+import { familyOfSpentGrant } from '../oauth/grant-family.js';
 
 export const authorizationCodeType = 'authorization_code';
 
@@ -39,7 +40,8 @@ export function createAuthorizationCodes({ store, clock }: { store: Store; clock
       const code = newHandle();
       const now = clock.now();
       const record: PersistedGrant = {
-        key: code, type: authorizationCodeType, clientId, subjectId: subject, sessionId: undefined,
+        // In its tokens' family: revoking the family (sign-out) also spends a code not yet redeemed.
+        key: code, type: authorizationCodeType, clientId, subjectId: subject, sessionId: familyOfSpentGrant(code),
         createdAt: now, expiresAt: now + lifetimeSeconds * 1000, consumedAt: undefined, data: JSON.stringify(grant),
       };
       await store.add(record);

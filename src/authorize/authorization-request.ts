@@ -8,6 +8,7 @@ import type { Client } from '../config/schema.js';
 import { InvalidRequest, isOAuthError, OAuthError, UnauthorizedClient } from '../oauth/errors.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import { isRegisteredRedirectUri } from './redirect-uri.js';
+import type { UntrustedReason } from './views.js';
 
 export type Prompt = 'none' | 'login' | 'consent';
 export type ResponseMode = 'query' | 'form_post';
@@ -29,12 +30,15 @@ export interface AuthorizationRequest extends ResponseTarget {
   /** Seconds (OIDC Core §3.1.2.1), when sent. */
   readonly maxAge: number | undefined;
   readonly loginHint: string | undefined;
+  /** OIDC Core §3.1.2.1 `ui_locales`, for the pages' language; absent or over its cap, none. */
+  readonly uiLocales?: string | undefined;
 }
 
 /** An error before the client and redirect URI are trusted: shown on a 400 page, never redirected. */
 export class UntrustedRequestError extends Error {
   override readonly name = 'UntrustedRequestError';
-  constructor(readonly text: string, readonly logDetail: string) {
+  /** `text` is the English description (PAR's JSON answer); `reason` lets a page word it in the reader's language. */
+  constructor(readonly reason: UntrustedReason, readonly text: string, readonly logDetail: string) {
     super(text);
   }
 }
@@ -51,6 +55,12 @@ export class RedirectableError extends Error {
 const maxLength: Readonly<Record<string, number>> = {
   client_id: 200, redirect_uri: 2000, response_type: 50, response_mode: 50, scope: 2000, state: 2000, nonce: 500,
   code_challenge: 128, code_challenge_method: 20, prompt: 50, max_age: 12, login_hint: 256, request_uri: 200,
+};
+/** A hint only: one over its cap is dropped rather than refused. */
+const maxUiLocales = 100;
+const uiLocalesOf = (params: ReadonlyMap<string, string>): { uiLocales?: string } => {
+  const value = params.get('ui_locales');
+  return value !== undefined && value.length <= maxUiLocales ? { uiLocales: value } : {};
 };
 /** RFC 7636 §4.2: BASE64URL(SHA256(verifier)) is always 43 characters. */
 const s256Challenge = /^[A-Za-z0-9_-]{43}$/;
@@ -74,21 +84,21 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
     for (const [name, cap] of Object.entries(maxLength)) {
       const value = params.get(name);
       if (value !== undefined && value.length > cap && (name === 'client_id' || name === 'redirect_uri')) {
-        throw new UntrustedRequestError('The request is malformed.', `${name} longer than ${cap}`);
+        throw new UntrustedRequestError('request-malformed', 'The request is malformed.', `${name} longer than ${cap}`);
       }
     }
     const clientId = params.get('client_id');
-    if (clientId === undefined) throw new UntrustedRequestError('The request names no client.', 'client_id missing');
+    if (clientId === undefined) throw new UntrustedRequestError('client-missing', 'The request names no client.', 'client_id missing');
     const client = deps.clients.get(clientId);
-    if (!client) throw new UntrustedRequestError('The application that sent you here is not known.', `unknown client ${JSON.stringify(clientId)}`);
+    if (!client) throw new UntrustedRequestError('client-unknown', 'The application that sent you here is not known.', `unknown client ${JSON.stringify(clientId)}`);
     if (options.authenticatedClient && options.authenticatedClient.clientId !== clientId) {
-      throw new UntrustedRequestError('The request is malformed.', 'client_id differs from the authenticated client');
+      throw new UntrustedRequestError('request-malformed', 'The request is malformed.', 'client_id differs from the authenticated client');
     }
     const redirectUri = params.get('redirect_uri');
     // OIDC Core §3.1.2.1 makes redirect_uri REQUIRED; requiring it also means the token request can always compare it.
-    if (redirectUri === undefined) throw new UntrustedRequestError('The request names no redirect URI.', `redirect_uri missing (client ${clientId})`);
+    if (redirectUri === undefined) throw new UntrustedRequestError('redirect-uri-missing', 'The request names no redirect URI.', `redirect_uri missing (client ${clientId})`);
     if (!isRegisteredRedirectUri(client, redirectUri)) {
-      throw new UntrustedRequestError('The redirect URI is not registered for this application.', `unregistered redirect_uri for client ${clientId}`);
+      throw new UntrustedRequestError('redirect-uri-unregistered', 'The redirect URI is not registered for this application.', `unregistered redirect_uri for client ${clientId}`);
     }
     const mode = params.get('response_mode');
     const state = params.get('state');
@@ -135,6 +145,7 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
       prompt,
       maxAge: maxAgeText === undefined ? undefined : Number(maxAgeText),
       loginHint: params.get('login_hint'),
+      ...uiLocalesOf(params),
     };
   }
 

@@ -5,18 +5,20 @@
  * interaction id and a CSRF token bound to the browser's cookie.
  */
 import type { Client, ResolvedConfig } from '../config/schema.js';
-import type { Clock, Logger, ResourceOwnerValidator, SignInResult } from '../sdk/contracts.js';
+import type { Clock, ExternalSignIn, Logger, ResourceOwnerValidator, SignInResult } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
-import type { Csrf } from '../device/csrf.js';
+import type { Csrf } from '../pages/csrf.js';
 import type { ScopeLine } from '../device/page-views.js';
-import { AccessDenied, isOAuthError, OAuthError } from '../oauth/errors.js';
+import { AccessDenied, OAuthError } from '../oauth/errors.js';
 import type { PasswordThrottle } from '../oauth/password-throttle.js';
-import type { SignInSession, SignInSessions } from '../session/sign-in-sessions.js';
+import { familyOfSpentGrant } from '../oauth/grant-family.js';
+import { createThrottledSignIn } from '../pages/throttled-sign-in.js';
+import type { SignInSession, SignInSessions } from '../pages/sign-in-sessions.js';
 import { RedirectableError, UntrustedRequestError, type AuthorizationRequest, type RequestValidator } from './authorization-request.js';
 import { authorizationResponse, errorResponse, type AuthorizationResponse } from './authorization-response.js';
 import type { AuthorizationCodes } from './authorization-codes.js';
 import type { Interaction, Interactions } from './interactions.js';
-import type { SignInView } from './views.js';
+import type { SignInMessageId, SignInNoticeId, SignInView } from './views.js';
 import type { PushedRequests } from './pushed-requests.js';
 
 export interface BrowserContext {
@@ -37,6 +39,8 @@ export interface FlowOutcome {
   readonly headers?: Readonly<Record<string, string>>;
   /** Where the page's forms and redirects may go, for its Content-Security-Policy. */
   readonly redirectUri?: string;
+  /** The request's `ui_locales` (OIDC Core §3.1.2.1), for the page's language. */
+  readonly uiLocales?: string;
 }
 
 export interface AuthorizeFlowDeps {
@@ -53,25 +57,30 @@ export interface AuthorizeFlowDeps {
   authenticate?: ((form: ReadonlyMap<string, string>, context: { remoteAddress?: string | undefined }) => Promise<SignInResult>) | undefined;
   csrf: Csrf;
   newBrowserId(): string;
+  /** A plugin's external identity provider, in place of the sign-in form. */
+  external?: ExternalSignIn | undefined;
+  /** The absolute URL of the callback route (`paths.signInCallback`). */
+  callbackUrl: string;
   scopeDescriptions: ReadonlyMap<string, string | undefined>;
   clock: Clock;
   logger: Logger;
   events?: EventService | undefined;
 }
 
-const messages = {
-  badCredentials: 'The username or password is incorrect.',
-  startAgain: 'This sign-in has expired or was opened in another browser. Go back to the application and start again.',
-} as const;
+
+/** A plugin's answer names a subject: anything else is a refusal. */
+const signedInSubject = (result: SignInResult): boolean =>
+  typeof result === 'object' && result !== null && 'subject' in result && typeof result.subject === 'string' && result.subject !== '';
 
 export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   const { config, clock } = deps;
   const clients = new Map(config.clients.map((c) => [c.clientId, c]));
-  const throttle = deps.passwordThrottle;
+  const signInThrottle = createThrottledSignIn({ passwordThrottle: deps.passwordThrottle, clock });
   const clientName = (c: Client): string => c.clientName ?? c.clientId;
   const csrfFor = (browserId: string, interaction: string): string => deps.csrf.tokenFor(`${browserId}:${interaction}`);
 
-  const message = (status: number, title: string, text: string): FlowOutcome => ({ status, view: { kind: 'message', title, text } });
+  const message = (status: number, id: SignInMessageId, uiLocales?: string): FlowOutcome => ({ status, view: { kind: 'message', message: id }, ...(uiLocales ? { uiLocales } : {}) });
+  const languageOf = (request: AuthorizationRequest): { uiLocales?: string } => (request.uiLocales ? { uiLocales: request.uiLocales } : {});
   const respond = (request: AuthorizationRequest, values: Record<string, string>): FlowOutcome => ({
     status: 200, response: authorizationResponse(config.issuer, request, values), redirectUri: request.redirectUri,
   });
@@ -110,8 +119,10 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       if (request.prompt.includes('none')) return respondError(request, new OAuthError('login_required', 'The user must sign in.'));
       const id = interactionId ?? (await deps.interactions.start(request));
       const bid = browserId ?? deps.newBrowserId();
+      const cookie = bid !== ctx.browserId ? { browserId: bid } : {};
+      if (deps.external) return { ...(await startExternalSignIn(request, client, id, bid)), ...cookie };
       const view: SignInView = { kind: 'sign-in', interaction: id, csrf: csrfFor(bid, id), clientId: client.clientId, clientName: clientName(client), username: request.loginHint };
-      return { status: 200, view, redirectUri: request.redirectUri, ...(bid !== ctx.browserId ? { browserId: bid } : {}) };
+      return { status: 200, view, redirectUri: request.redirectUri, ...languageOf(request), ...cookie };
     }
     if (needsConsent(request, client, session!, interaction)) {
       if (request.prompt.includes('none')) return withCookie(respondError(request, new OAuthError('consent_required', 'The user must consent.')));
@@ -120,7 +131,8 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       return withCookie({
         status: 200,
         redirectUri: request.redirectUri,
-        view: { kind: 'consent', interaction: id, csrf: csrfFor(browserId!, id), clientName: clientName(client), scopes: scopeLines(request.scopes), username: user?.username ?? session!.subject },
+        ...languageOf(request),
+        view: { kind: 'consent', interaction: id, csrf: csrfFor(browserId!, id), clientId: client.clientId, clientName: clientName(client), scopes: scopeLines(request.scopes), username: user?.username ?? session!.subject },
       });
     }
     const code = await deps.codes.issue({
@@ -128,9 +140,29 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       grant: { redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes: request.scopes, nonce: request.nonce, sid: session!.sid, authTime: session!.authTime },
     });
     if (interactionId) await deps.interactions.finish(interactionId);
-    if (!session!.clients.includes(client.clientId)) await deps.sessions.update(browserId!, { ...session!, clients: [...session!.clients, client.clientId] });
+    await deps.sessions.codeIssued(browserId!, client.clientId, familyOfSpentGrant(code));
     deps.events?.raise({ type: 'code.issued', clientId: client.clientId, subject: session!.subject, scopes: request.scopes }, ctx.requestId);
     return withCookie(respond(request, { code }));
+  }
+
+  /**
+   * Hands the person to the plugin's identity provider. The `state` it must bring back names
+   * the interaction and carries the CSRF token bound to this browser, so an answer arriving in
+   * another browser (login CSRF) signs nobody in.
+   */
+  async function startExternalSignIn(request: AuthorizationRequest, client: Client, id: string, browserId: string): Promise<FlowOutcome> {
+    const location = await deps.external!.start({
+      state: `${id}.${csrfFor(browserId, id)}`, callbackUrl: deps.callbackUrl,
+      clientId: client.clientId, clientName: clientName(client), loginHint: request.loginHint, uiLocales: request.uiLocales,
+    });
+    let url: URL;
+    try {
+      url = new URL(location);
+    } catch {
+      throw new Error('externalSignIn.start returned no absolute URL');
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('externalSignIn.start returned a URL that is not http(s)');
+    return { status: 200, response: { kind: 'redirect', location: url.href }, ...languageOf(request) };
   }
 
   /** The interaction a page's POST continues, when its CSRF token fits this browser. */
@@ -139,10 +171,10 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     const token = form.get('csrf');
     if (ctx.browserId === undefined || !deps.csrf.verify(`${ctx.browserId}:${id}`, token)) {
       deps.logger.info({ reqId: ctx.requestId }, 'sign-in page: CSRF token missing or not for this browser');
-      return message(400, 'Please start again', messages.startAgain);
+      return message(400, 'start-again');
     }
     const interaction = await deps.interactions.get(id);
-    if (!interaction) return message(400, 'Please start again', messages.startAgain);
+    if (!interaction) return message(400, 'start-again');
     return { id, interaction };
   }
 
@@ -155,36 +187,57 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     const username = (form.get('username') ?? '').slice(0, 256);
     const password = (form.get('password') ?? '').slice(0, 1024);
     const custom = deps.authenticate;
-    const again = (status: number, text: string, headers?: Record<string, string>): FlowOutcome => ({
-      status, redirectUri: request.redirectUri, ...(headers ? { headers } : {}),
-      view: { kind: 'sign-in', interaction: id, csrf: csrfFor(ctx.browserId!, id), clientId: client.clientId, clientName: clientName(client), username, message: text },
+    const again = (status: number, said: { notice: SignInNoticeId } | { message: string }, headers?: Record<string, string>): FlowOutcome => ({
+      status, redirectUri: request.redirectUri, ...(headers ? { headers } : {}), ...languageOf(request),
+      view: { kind: 'sign-in', interaction: id, csrf: csrfFor(ctx.browserId!, id), clientId: client.clientId, clientName: clientName(client), username, ...said },
     });
-    if (!custom && (username === '' || password === '')) return again(200, 'Enter your username and password.');
-    try {
-      await throttle.attempt(username, ctx.remoteAddress, clock.now());
-    } catch (err) {
-      if (!isOAuthError(err)) throw err;
+    if (!custom && (username === '' || password === '')) return again(200, { notice: 'credentials-missing' });
+    const judge = (): Promise<SignInResult> => custom
+      ? custom(form, { remoteAddress: ctx.remoteAddress })
+      : deps.users.validate(username, password).then((u): SignInResult => (u ? { subject: u.subjectId } : { message: '' }));
+    const checked = await signInThrottle.attempt(username, ctx.remoteAddress, judge, signedInSubject);
+    if (checked.outcome === 'throttled') {
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'sign_in_page', reason: 'throttled' }, ctx.requestId);
-      return again(429, 'Too many failed sign-ins. Wait a few minutes and try again.', { ...err.headers });
+      return again(429, { notice: 'too-many-sign-ins' }, { 'Retry-After': String(checked.retryAfterSeconds) });
     }
-    const result: SignInResult = custom
-      ? await custom(form, { remoteAddress: ctx.remoteAddress })
-      : await deps.users.validate(username, password).then((u) => (u ? { subject: u.subjectId } : { message: messages.badCredentials }));
-    if (!('subject' in result) || typeof result.subject !== 'string' || result.subject === '') {
-      await throttle.failed(ctx.remoteAddress, clock.now());
+    const result = checked.result as Partial<Record<'subject' | 'message', unknown>> | null;
+    if (checked.outcome === 'rejected' || typeof result?.subject !== 'string') {
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'sign_in_page', reason: 'rejected by the sign-in check' }, ctx.requestId);
-      return again(200, 'message' in result && typeof result.message === 'string' ? result.message.slice(0, 500) : messages.badCredentials);
+      // A plugin's own words when it gave some; else ours, in the reader's language.
+      return again(200, typeof result?.message === 'string' && result.message !== '' ? { message: result.message.slice(0, 500) } : { notice: 'credentials-wrong' });
     }
-    const user = { subjectId: result.subject };
-    await throttle.succeeded(username, ctx.remoteAddress);
+    return signedIn(result.subject, ctx, id, interaction, 'sign_in_page');
+  }
+
+  /** After any sign-in: a new session under a new browser id, then on with the request. */
+  async function signedIn(subject: string, ctx: BrowserContext, id: string, interaction: Interaction, via: string): Promise<FlowOutcome> {
     // A new browser id at every sign-in: an id planted before (session fixation) signs nobody in.
     const browserId = deps.newBrowserId();
-    await deps.sessions.start(browserId, user.subjectId);
+    const previous = await deps.sessions.get(ctx.browserId!);
+    await deps.sessions.start(browserId, subject, previous);
     await deps.sessions.end(ctx.browserId!);
     const next: Interaction = { ...interaction, signedInAs: browserId };
     await deps.interactions.update(id, next);
-    deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via: 'sign_in_page' }, ctx.requestId);
-    return proceed(request, ctx, id, next, browserId);
+    deps.events?.raise({ type: 'user.signed_in', subject, via }, ctx.requestId);
+    return proceed(interaction.request, ctx, id, next, browserId);
+  }
+
+  /** GET/POST of the plugin's callback route: the identity provider's answer. */
+  async function externalCallback(params: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<FlowOutcome> {
+    const external = deps.external;
+    if (!external) return message(404, 'start-again');
+    const result = (await external.callback(params, { remoteAddress: ctx.remoteAddress })) as Partial<Record<'state' | 'subject' | 'message', unknown>> | null;
+    const state = typeof result?.state === 'string' ? result.state : '';
+    const dot = state.indexOf('.');
+    const found = await continued(new Map([['interaction', state.slice(0, Math.max(0, dot))], ['csrf', state.slice(dot + 1)]]), ctx);
+    if (!('interaction' in found)) return found;
+    if (typeof result?.subject !== 'string' || result.subject === '') {
+      deps.logger.info({ reqId: ctx.requestId }, 'external sign-in: the identity provider answered without a subject');
+      deps.events?.raise({ type: 'user.sign_in_failed', via: 'external', reason: 'rejected by the identity provider' }, ctx.requestId);
+      await deps.interactions.finish(found.id);
+      return { ...message(400, 'external-sign-in-failed'), ...languageOf(found.interaction.request) };
+    }
+    return signedIn(result.subject, ctx, found.id, found.interaction, 'external');
   }
 
   async function consent(form: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<FlowOutcome> {
@@ -216,9 +269,9 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   async function pushedRequest(params: ReadonlyMap<string, string>): Promise<AuthorizationRequest> {
     const clientId = params.get('client_id');
     const client = clientId === undefined ? undefined : clients.get(clientId);
-    if (!client) throw new UntrustedRequestError('The application that sent you here is not known.', 'pushed request without a known client_id');
+    if (!client) throw new UntrustedRequestError('client-unknown', 'The application that sent you here is not known.', 'pushed request without a known client_id');
     const found = await deps.pushed.take(params.get('request_uri')!.slice(0, 200), client.clientId);
-    if (!found) throw new UntrustedRequestError('This sign-in link has expired or was already used. Go back to the application and start again.', 'request_uri unknown, expired, used or of another client');
+    if (!found) throw new UntrustedRequestError('link-used', 'This sign-in link has expired or was already used. Go back to the application and start again.', 'request_uri unknown, expired, used or of another client');
     return found;
   }
 
@@ -231,7 +284,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       } catch (err) {
         if (err instanceof UntrustedRequestError) {
           deps.logger.info({ reqId: ctx.requestId, detail: err.logDetail }, 'authorization request refused before its redirect URI was trusted');
-          return message(400, 'This sign-in link is not valid', err.text);
+          return message(400, err.reason, params.get('ui_locales'));
         }
         if (err instanceof RedirectableError) {
           deps.logger.info({ reqId: ctx.requestId, error: err.error.code, detail: err.error.logDetail }, 'authorization request refused');
@@ -246,8 +299,10 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       const step = form.get('step');
       if (step === 'sign-in') return signIn(form, ctx);
       if (step === 'consent') return consent(form, ctx);
-      return message(400, 'Please start again', messages.startAgain);
+      return message(400, 'start-again');
     },
+    /** GET/POST of the external sign-in's callback route. */
+    callback: externalCallback,
   };
 }
 

@@ -4,14 +4,16 @@
  * `state` — only to a URI registered for the client the hint or `client_id` names (§3: never
  * an open redirector). Without a valid `id_token_hint` for the signed-in user, the user
  * confirms first (§2: a logout request from a stranger must not sign anyone out silently).
+ * Signing out revokes the tokens of every code issued in the session (`SignInSessions.signOut`).
  */
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Logger } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
-import type { Csrf } from '../device/csrf.js';
-import type { SignInSessions } from '../session/sign-in-sessions.js';
+import type { Csrf } from '../pages/csrf.js';
+import type { SignInSessions } from '../pages/sign-in-sessions.js';
 import type { IdTokenHint } from './id-token-hint.js';
 import type { BrowserContext, FlowOutcome } from './authorize-flow.js';
+import type { SignInMessageId } from './views.js';
 
 export interface EndSessionDeps {
   config: ResolvedConfig;
@@ -27,43 +29,47 @@ const maxLength = 2000;
 export function createEndSession(deps: EndSessionDeps) {
   const clients = new Map(deps.config.clients.map((c) => [c.clientId, c]));
   const csrfFor = (browserId: string): string => deps.csrf.tokenFor(`logout:${browserId}`);
-  const page = (status: number, title: string, text: string): FlowOutcome => ({ status, view: { kind: 'message', title, text } });
 
   return async function endSession(params: ReadonlyMap<string, string>, ctx: BrowserContext, method: 'GET' | 'POST'): Promise<FlowOutcome> {
+    // RP-Initiated Logout §2: `ui_locales` chooses the language of what the user sees here.
+    const uiLocales = params.get('ui_locales');
+    const language = uiLocales !== undefined && uiLocales.length <= 100 ? { uiLocales } : {};
+    const page = (status: number, message: SignInMessageId): FlowOutcome => ({ status, view: { kind: 'message', message }, ...language });
     for (const [name, value] of params) {
-      if (value.length > (name === 'id_token_hint' ? 16_384 : maxLength)) return page(400, 'Sign-out failed', 'The sign-out request could not be read.');
+      if (value.length > (name === 'id_token_hint' ? 16_384 : maxLength)) return page(400, 'sign-out-unreadable');
     }
     const hintText = params.get('id_token_hint');
     const hint = hintText === undefined ? undefined : await deps.readHint(hintText);
     if (hintText !== undefined && !hint) deps.logger.info({ reqId: ctx.requestId }, 'end session: id_token_hint not valid');
     const clientId = params.get('client_id');
-    if (hint && clientId !== undefined && clientId !== hint.clientId) return page(400, 'Sign-out failed', 'The sign-out request is not valid.');
+    if (hint && clientId !== undefined && clientId !== hint.clientId) return page(400, 'sign-out-invalid');
     const client: Client | undefined = clients.get(hint?.clientId ?? clientId ?? '');
     const redirect = params.get('post_logout_redirect_uri');
     if (redirect !== undefined && !client?.postLogoutRedirectUris.includes(redirect)) {
       deps.logger.info({ reqId: ctx.requestId, clientId: client?.clientId }, 'end session: post_logout_redirect_uri not registered');
-      return page(400, 'Sign-out failed', 'The address to return to after sign-out is not registered for this application.');
+      return page(400, 'sign-out-redirect-unregistered');
     }
 
     const session = ctx.browserId === undefined ? undefined : await deps.sessions.get(ctx.browserId);
     const confirmed = method === 'POST' && ctx.browserId !== undefined && deps.csrf.verify(`logout:${ctx.browserId}`, params.get('csrf'));
     if (session && !confirmed && !(hint && hint.sub === session.subject)) {
-      if (method === 'POST' && params.has('csrf')) return page(400, 'Please start again', 'This sign-out page has expired. Go back to the application and sign out again.');
+      if (method === 'POST' && params.has('csrf')) return page(400, 'sign-out-expired');
       const fields: Array<[string, string]> = [];
-      for (const name of ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id'] as const) {
+      for (const name of ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id', 'ui_locales'] as const) {
         const value = params.get(name);
         if (value !== undefined) fields.push([name, value]);
       }
-      return { status: 200, view: { kind: 'logout', csrf: csrfFor(ctx.browserId!), fields }, ...(redirect ? { redirectUri: redirect } : {}) };
+      return { status: 200, view: { kind: 'logout', csrf: csrfFor(ctx.browserId!), fields }, ...language, ...(redirect ? { redirectUri: redirect } : {}) };
     }
-    if (confirmed && params.get('decision') === 'deny') return page(200, 'You are still signed in', 'You can close this page.');
+    if (confirmed && params.get('decision') === 'deny') return page(200, 'still-signed-in');
 
     if (session && ctx.browserId !== undefined) {
-      await deps.sessions.end(ctx.browserId);
+      const { revoked } = await deps.sessions.signOut(ctx.browserId);
+      deps.logger.info({ reqId: ctx.requestId, revoked }, 'end session: signed out; the tokens of its codes revoked');
       deps.events?.raise({ type: 'user.signed_out', subject: session.subject, clientId: client?.clientId }, ctx.requestId);
     }
     const cleared = { clearCookie: true } as const;
-    if (redirect === undefined) return { ...page(200, 'You are signed out', 'You can close this page.'), ...cleared };
+    if (redirect === undefined) return { ...page(200, 'signed-out'), ...cleared };
     const url = new URL(redirect);
     const state = params.get('state');
     if (state !== undefined) url.searchParams.append('state', state);

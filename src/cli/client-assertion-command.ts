@@ -4,7 +4,7 @@ import { SignJWT, importPKCS8 } from 'jose';
 import { loadConfig } from '../config/load.js';
 import { CliError } from './user-facing-error.js';
 
-/** The JWS algorithm for a private key, from its type. */
+/** The JWS algorithm for a private key, from its type (also the DPoP proof command's). */
 function algorithmOf(pem: string): string {
   const key = createPrivateKey(pem);
   if (key.asymmetricKeyType === 'rsa') return 'RS256';
@@ -16,7 +16,7 @@ function algorithmOf(pem: string): string {
   throw new CliError(`unsupported key type ${key.asymmetricKeyType}: use an EC (P-256/384/521), RSA or Ed25519 key.`);
 }
 
-function readPrivateKey(path: string): { pem: string; alg: string } {
+export function readPrivateKey(path: string): { pem: string; alg: string } {
   const pem = readFileSync(path, 'utf8');
   try {
     return { pem, alg: algorithmOf(pem) };

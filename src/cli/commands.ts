@@ -49,6 +49,17 @@ async function secretArgument(positionals: readonly string[], what: string): Pro
 
 export const commands: readonly Command[] = [
   {
+    name: 'init',
+    synopsis: '[<folder>]',
+    summary: 'write a starter svc.config.ts (a client and an API with new secrets), a key file and an empty plugins folder',
+    details:
+      '  <folder>              where to write them (default: the current folder; created if missing).\n' +
+      '  Refuses to overwrite anything. The secrets are printed once; the config keeps only their hashes.',
+    options: {},
+    positionals: 1,
+    run: async (_values, positionals) => (await import('./init.js')).initCommand(positionals[0]),
+  },
+  {
     name: 'start',
     synopsis: '[--config <path>] [--port <n>]',
     summary: 'run the service',
@@ -129,6 +140,22 @@ export const commands: readonly Command[] = [
     run: async (values) =>
       (await import('./client-assertion-command.js')).clientAssertionCommand({
         client: text(values.client), key: text(values.key), aud: text(values.aud), config: text(values.config),
+      }),
+  },
+  {
+    name: 'dpop-proof',
+    synopsis: '--key <key.pem> --htu <url> [--htm POST] [--token <access token>] [--nonce <nonce>]',
+    summary: 'print a fresh DPoP proof for one request (for curl)',
+    details:
+      '  --htu <url>           the endpoint URL, e.g. http://localhost:5000/connect/token\n' +
+      '  --htm <method>        the request method (default POST)\n' +
+      '  --token <token>       the access token the proof accompanies (adds ath), for UserInfo\n' +
+      '  --nonce <nonce>       the server nonce from a DPoP-Nonce header, when dpop.requireNonce is on\n' +
+      '  Make a key once: openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out dpop.pem',
+    options: { key: { type: 'string' }, htu: { type: 'string' }, htm: { type: 'string' }, token: { type: 'string' }, nonce: { type: 'string' } },
+    run: async (values) =>
+      (await import('./dpop-proof-command.js')).dpopProofCommand({
+        key: text(values.key), htu: text(values.htu), htm: text(values.htm), token: text(values.token), nonce: text(values.nonce),
       }),
   },
 ];

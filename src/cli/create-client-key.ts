@@ -69,7 +69,8 @@ function ensureReflectMetadata(): void {
 
 let x509: Promise<typeof X509> | undefined;
 
-function loadX509(): Promise<typeof X509> {
+/** @peculiar/x509 with the Reflect metadata it needs and node:crypto as its provider (tests make CA chains with it too). */
+export function loadX509(): Promise<typeof X509> {
   ensureReflectMetadata();
   return (x509 ??= import('@peculiar/x509').then((module) => {
     module.cryptoProvider.set(webcrypto as unknown as Parameters<typeof module.cryptoProvider.set>[0]);

@@ -3,6 +3,8 @@ export const defaults = {
   port: 5000,
   host: '127.0.0.1',
   pluginDirs: ['./plugins'],
+  /** Every first-party plugin the package ships (`plugins/` inside it). */
+  packagePlugins: ['shared-secret', 'private-key-jwt', 'delegation', 'token-exchange', 'mutual-tls'],
   store: 'sqlite:./data/svc.db',
   cleanupInterval: 300,
   logLevel: 'info',
@@ -31,6 +33,8 @@ export const defaults = {
     requirePushedAuthorization: false,
     // RFC 6749 §4.1.2 recommends at most 10 minutes; five is IdentityServer's default.
     authorizationCodeLifetime: 300,
+    requireCertificateBoundTokens: false,
+    requireDPoP: false,
   },
   secretType: 'SharedSecret',
   signing: {
@@ -51,6 +55,7 @@ export const defaults = {
     authorizationsWindow: 60,
   },
   metrics: { enabled: false },
+  tracing: { serviceName: 'svc-token-service' },
   authThrottle: { pairThreshold: 5, addressThreshold: 50, maxDelay: 300, window: 900 },
   passwordThrottle: { pairThreshold: 5, userThreshold: 20, addressThreshold: 50, maxDelay: 300, window: 900 },
   // Counts only inactive answers: an API introspecting live tokens at any rate never meets it.
@@ -61,6 +66,19 @@ export const defaults = {
   forwardedHeader: 'x-forwarded-for',
   counters: 'memory',
   counterKeyPrefix: 'svc:',
+  // Asking every client for a certificate makes browsers show a picker on the sign-in page.
+  tls: { requestClientCertificate: false },
+  mtls: { certificateBoundAccessTokens: false },
+  dpop: {
+    // The common asymmetric set; `Ed25519` is RFC 9864's name for EdDSA with that curve, which
+    // oauth4webapi signs with. Every one verifies with node:crypto.
+    signingAlgValues: ['ES256', 'PS256', 'RS256', 'EdDSA', 'Ed25519'],
+    // RFC 9449 §11.1: proofs are short-lived; five minutes covers a slow client and a retry.
+    proofMaxAge: 300,
+    clockSkew: 10,
+    requireNonce: false,
+    nonceLifetime: 300,
+  },
   limits: {
     bodyBytes: 64 * 1024,
     parameters: 50,

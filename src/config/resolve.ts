@@ -3,6 +3,7 @@
  * paths against the config file's folder, parses dates once, and freezes the result.
  * Call only on a config that `validateUserConfig` accepted.
  */
+import { tracingSettings } from '../tracing/settings.js';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { defaults } from './defaults.js';
@@ -58,6 +59,8 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     requireConsent: c.requireConsent ?? d.requireConsent,
     requirePushedAuthorization: c.requirePushedAuthorization ?? d.requirePushedAuthorization,
     authorizationCodeLifetime: c.authorizationCodeLifetime ?? d.authorizationCodeLifetime,
+    requireCertificateBoundTokens: c.requireCertificateBoundTokens ?? d.requireCertificateBoundTokens,
+    requireDPoP: c.requireDPoP ?? d.requireDPoP,
   }));
   const apiResources: ApiResource[] = (user.apiResources ?? []).map((r) => ({
     name: r.name,
@@ -69,12 +72,16 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
   const keys = (user.signing?.keys ?? []).map(keySource);
   const keyEncryptionKeys = (user.signing?.keyEncryptionKeys ?? []).map(keySource);
 
+  const issuer = (user.issuer ?? `http://localhost:${port}`).replace(/\/+$/, '');
+
   return deepFreeze({
-    issuer: (user.issuer ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    issuer,
     port,
     host: user.host ?? defaults.host,
     configDir,
     pluginDirs: (user.pluginDirs ?? defaults.pluginDirs).map(inDir),
+    pluginDirsRequired: user.pluginDirs !== undefined,
+    packagePlugins: [...(user.packagePlugins ?? defaults.packagePlugins)],
     plugins: structuredClone(user.plugins ?? {}),
     store,
     cleanupInterval: user.cleanupInterval ?? defaults.cleanupInterval,
@@ -115,6 +122,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     },
     logLevel: user.logLevel ?? defaults.logLevel,
     metrics: { enabled: user.metrics?.enabled ?? defaults.metrics.enabled, bearerToken: user.metrics?.bearerToken },
+    tracing: tracingSettings(user.tracing, process.env),
     authThrottle: { ...defaults.authThrottle, ...user.authThrottle },
     passwordThrottle: { ...defaults.passwordThrottle, ...user.passwordThrottle },
     introspectionLimit: { ...defaults.introspectionLimit, ...user.introspectionLimit },
@@ -123,6 +131,22 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     forwardedHeader: user.forwardedHeader ?? defaults.forwardedHeader,
     counters: user.counters ?? defaults.counters,
     counterKeyPrefix: user.counterKeyPrefix ?? defaults.counterKeyPrefix,
+    tls: user.tls === undefined ? undefined : {
+      certificate: inDir(user.tls.certificate),
+      key: inDir(user.tls.key),
+      requestClientCertificate: user.tls.requestClientCertificate ?? defaults.tls.requestClientCertificate,
+    },
+    mtls: {
+      clientCa: user.mtls?.clientCa === undefined ? undefined : inDir(user.mtls.clientCa),
+      certificateHeader: user.mtls?.certificateHeader?.toLowerCase(),
+      certificateBoundAccessTokens: user.mtls?.certificateBoundAccessTokens ?? defaults.mtls.certificateBoundAccessTokens,
+      endpointAliasesBaseUrl: (user.mtls?.endpointAliasesBaseUrl ?? issuer).replace(/\/+$/, ''),
+    },
+    dpop: {
+      ...defaults.dpop,
+      ...user.dpop,
+      signingAlgValues: [...(user.dpop?.signingAlgValues ?? defaults.dpop.signingAlgValues)],
+    },
     workers: user.workers === 'auto' ? availableParallelism() : (user.workers ?? defaults.workers),
   });
 }

@@ -87,6 +87,18 @@ export interface ClientConfig {
   requirePushedAuthorization?: boolean;
   /** Authorization code lifetime in seconds. Default 300. */
   authorizationCodeLifetime?: number;
+  /**
+   * Every access token of this client is bound to the TLS client certificate of its token request
+   * (RFC 8705 §3, `cnf["x5t#S256"]`); a token request without a certificate is `invalid_request`.
+   * Default `false`.
+   */
+  requireCertificateBoundTokens?: boolean;
+  /**
+   * Every token request must carry a DPoP proof (RFC 9449), so every access token of the client
+   * is bound to its key; a request without one is `invalid_request`. IdentityServer's name.
+   * Default `false` (a proof is honoured when sent).
+   */
+  requireDPoP?: boolean;
 }
 
 export interface ApiScopeConfig {
@@ -176,6 +188,20 @@ export interface MetricsConfig {
   bearerToken?: string;
 }
 
+/**
+ * OpenTelemetry tracing (README, "Traces"): spans of each request, client authentication, the
+ * grant, token issuance, signing and store calls, sent over OTLP/HTTP. Off unless `enabled` is
+ * true or the standard `OTEL_*` environment variables configure an exporter.
+ */
+export interface TracingConfig {
+  /** Default: on when `OTEL_TRACES_EXPORTER` or `OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT` is set; `OTEL_SDK_DISABLED=true` wins. */
+  enabled?: boolean;
+  /** The OTLP/HTTP traces URL, e.g. `"http://collector:4318/v1/traces"`. Default: from `OTEL_EXPORTER_OTLP_*`, else `http://localhost:4318/v1/traces`. */
+  endpoint?: string;
+  /** The `service.name` of the spans. Default `OTEL_SERVICE_NAME`, else `"svc-token-service"`. */
+  serviceName?: string;
+}
+
 export interface AuthThrottleConfig {
   /** Failed authentications per (client id, address) before back-off starts. Default 5. */
   pairThreshold?: number;
@@ -221,6 +247,71 @@ export interface ConnectionsConfig {
   keepAliveTimeout?: number;
 }
 
+/**
+ * The service terminates TLS itself (https) instead of sitting behind a TLS-terminating proxy.
+ * Paths are relative to the config file.
+ *
+ * @example tls: { certificate: './tls/server.pem', key: './tls/server.key', requestClientCertificate: true }
+ */
+export interface TlsConfig {
+  /** PEM certificate of the service, followed by any intermediates. */
+  certificate: string;
+  /** PEM private key of that certificate (unencrypted PKCS#8, PKCS#1 or SEC1). */
+  key: string;
+  /**
+   * Ask every client for a certificate in the handshake (mutual TLS, RFC 8705). A missing or bad
+   * certificate never fails the handshake: client authentication judges it and answers
+   * `invalid_client`. Default `false`: browsers would offer the user a certificate picker.
+   */
+  requestClientCertificate?: boolean;
+}
+
+/** Mutual TLS (RFC 8705): where client certificates come from and what they bind. */
+export interface MtlsConfig {
+  /**
+   * PEM file (relative to the config file) of the CAs that issue client certificates for
+   * `tls_client_auth` (`X509Name` secrets): a certificate counts as chained when one of these
+   * issued it. Put intermediates in the file too. Default: none (only pinned certificates,
+   * `X509Thumbprint` and `X509CertificateBase64`, authenticate).
+   */
+  clientCa?: string;
+  /**
+   * The request header a TLS-terminating proxy in `trustedProxies` writes the client certificate
+   * into, as PEM, URL-encoded (nginx: `proxy_set_header X-SSL-Client-Cert $ssl_client_escaped_cert;`).
+   * From any other address the header is ignored. Default: none (no proxy certificates).
+   */
+  certificateHeader?: string;
+  /** Bind the access tokens of every client that authenticated with its certificate (RFC 8705 §3). Default `false`. */
+  certificateBoundAccessTokens?: boolean;
+  /**
+   * Base URL of a host that asks for client certificates when the issuer's host does not
+   * (RFC 8705 §5 `mtls_endpoint_aliases`), e.g. `"https://mtls.example.com"`. Default: the issuer.
+   */
+  endpointAliasesBaseUrl?: string;
+}
+
+/** DPoP (RFC 9449): proof-of-possession tokens. Always accepted; these settings tune the checks. */
+export interface DpopConfig {
+  /**
+   * The asymmetric JWS algorithms a proof may be signed with, listed in discovery as
+   * `dpop_signing_alg_values_supported`. Default `["ES256", "PS256", "RS256", "EdDSA", "Ed25519"]`.
+   * @example signingAlgValues: ["ES256"]
+   */
+  signingAlgValues?: string[];
+  /** Seconds a proof's `iat` may lie in the past. Default 300. */
+  proofMaxAge?: number;
+  /** Seconds a proof's `iat` may lie in the future (clock differences). Default 10. */
+  clockSkew?: number;
+  /**
+   * Proofs must carry a server nonce (RFC 9449 §8): a proof without one (or with a stale one) is
+   * answered `use_dpop_nonce` with a fresh nonce in the `DPoP-Nonce` header. Nonces are an HMAC
+   * of a time window, valid on every node that shares the store. Default `false`.
+   */
+  requireNonce?: boolean;
+  /** Seconds a nonce stays valid (at least this long, at most twice it). Default 300. */
+  nonceLifetime?: number;
+}
+
 export interface UserConfig {
   /** Issuer identifier URL. Default `http://localhost:<port>`. */
   issuer?: string;
@@ -228,8 +319,18 @@ export interface UserConfig {
   port?: number;
   /** Default `"127.0.0.1"`. */
   host?: string;
-  /** Plugin folders, relative to the config file. Default `["./plugins"]`. */
+  /**
+   * The deployment's own plugin folders, relative to the config file, loaded after the package's
+   * plugins. Default `["./plugins"]`, skipped when that folder does not exist; a folder listed
+   * here must exist. Example: `["./plugins", "/opt/svc-plugins"]`.
+   */
   pluginDirs?: string[];
+  /**
+   * The first-party plugins shipped inside the package to load, by name. Default: all of them,
+   * `["shared-secret", "private-key-jwt", "delegation", "token-exchange"]`; `[]` loads none (for
+   * a deployment that brings its own, e.g. a different shared-secret validator).
+   */
+  packagePlugins?: string[];
   /** Options for each plugin, by plugin name, e.g. `{ "private-key-jwt": { clockSkew: 60 } }`. */
   plugins?: Record<string, Record<string, unknown>>;
   /** `"memory"`, `"sqlite:<path>"` (default `sqlite:./data/svc.db`) or `"postgres://..."`. */
@@ -249,6 +350,7 @@ export interface UserConfig {
   /** `1` (default) or `"auto"` for one worker per core. */
   workers?: number | 'auto';
   metrics?: MetricsConfig;
+  tracing?: TracingConfig;
   authThrottle?: AuthThrottleConfig;
   passwordThrottle?: PasswordThrottleConfig;
   introspectionLimit?: IntrospectionLimitConfig;
@@ -277,6 +379,11 @@ export interface UserConfig {
   counters?: string;
   /** Prefix of every key in Redis, so deployments can share a server. Default `"svc:"`. */
   counterKeyPrefix?: string;
+  /** Terminate TLS in the service itself. Default: plain http (a proxy terminates TLS). */
+  tls?: TlsConfig;
+  /** Mutual TLS client certificates (RFC 8705). Default: none read. */
+  mtls?: MtlsConfig;
+  dpop?: DpopConfig;
 }
 
 // The registered model (secrets, clients, API scopes and resources, identity resources) is what
@@ -292,6 +399,8 @@ export interface User {
 
 export type KeySource = { readonly path: string } | { readonly env: string };
 
+import type { TracingSettings } from '../tracing/settings.js';
+
 export interface ResolvedConfig {
   readonly issuer: string;
   readonly port: number;
@@ -299,6 +408,9 @@ export interface ResolvedConfig {
   /** Absolute folder of the config file; relative paths were resolved against it. */
   readonly configDir: string;
   readonly pluginDirs: readonly string[];
+  /** False when `pluginDirs` is the default: a missing `./plugins` is then no error. */
+  readonly pluginDirsRequired: boolean;
+  readonly packagePlugins: readonly string[];
   readonly plugins: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly store: string;
   readonly cleanupInterval: number;
@@ -328,6 +440,7 @@ export interface ResolvedConfig {
   readonly logLevel: string;
   readonly workers: number;
   readonly metrics: { readonly enabled: boolean; readonly bearerToken: string | undefined };
+  readonly tracing: TracingSettings;
   readonly authThrottle: { readonly pairThreshold: number; readonly addressThreshold: number; readonly maxDelay: number; readonly window: number };
   readonly passwordThrottle: {
     readonly pairThreshold: number;
@@ -347,4 +460,22 @@ export interface ResolvedConfig {
   readonly forwardedHeader: 'x-forwarded-for' | 'forwarded';
   readonly counters: string;
   readonly counterKeyPrefix: string;
+  /** Absolute paths; `undefined` when a proxy terminates TLS. */
+  readonly tls: { readonly certificate: string; readonly key: string; readonly requestClientCertificate: boolean } | undefined;
+  readonly mtls: {
+    /** Absolute path, or `undefined`. */
+    readonly clientCa: string | undefined;
+    /** Lower-case header name, or `undefined`. */
+    readonly certificateHeader: string | undefined;
+    readonly certificateBoundAccessTokens: boolean;
+    /** Without a trailing slash. */
+    readonly endpointAliasesBaseUrl: string;
+  };
+  readonly dpop: {
+    readonly signingAlgValues: readonly string[];
+    readonly proofMaxAge: number;
+    readonly clockSkew: number;
+    readonly requireNonce: boolean;
+    readonly nonceLifetime: number;
+  };
 }

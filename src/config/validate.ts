@@ -10,20 +10,22 @@ import { didYouMean } from './closest-name.js';
 import { defaults } from './defaults.js';
 import { parseAddressRange } from '../net/address-ranges.js';
 import { checkSignInClient, signInClientFields } from './validate-sign-in.js';
+import { checkDpop, checkDpopClient, dpopClientFields } from './validate-dpop.js';
 
 export type { Problems };
 
 const topLevelFields = [
-  'issuer', 'port', 'host', 'pluginDirs', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
-  'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics',
+  'issuer', 'port', 'host', 'pluginDirs', 'packagePlugins', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
+  'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics', 'tracing',
   'authThrottle', 'passwordThrottle', 'introspectionLimit', 'connections', 'trustedProxies', 'forwardedHeader',
-  'counters', 'counterKeyPrefix',
+  'counters', 'counterKeyPrefix', 'tls', 'mtls',
+  'counters', 'counterKeyPrefix', 'dpop',
 ] as const;
 const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
   'accessTokenLifetime', 'accessTokenType', 'allowOfflineAccess', 'absoluteRefreshTokenLifetime',
   'slidingRefreshTokenLifetime', 'refreshTokenReuseInterval', 'deviceCodeLifetime', 'pollingInterval', 'properties', 'allowedCorsOrigins',
-  'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences', ...signInClientFields,
+  'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences', 'requireCertificateBoundTokens', ...signInClientFields, ...dpopClientFields,
 ] as const;
 const secretFields = ['value', 'type', 'description', 'expiration'] as const;
 export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
@@ -170,7 +172,7 @@ function checkUrl(p: Problems, path: string, value: unknown): void {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') p.add(path, `expected an http(s) URL, got ${describe(value)}`);
   // RFC 8414 §2: the issuer has no query or fragment.
-  if (url.search || url.hash) p.add(path, 'the issuer must not contain a query or fragment');
+  if (url.search || url.hash) p.add(path, `the ${path === 'issuer' ? 'issuer' : 'URL'} must not contain a query or fragment`);
 }
 
 export function validateUserConfig(raw: unknown): string[] {
@@ -186,6 +188,7 @@ export function validateUserConfig(raw: unknown): string[] {
   checkSigning(p, raw);
   checkDeviceFlow(p, raw);
   checkOperations(p, raw);
+  checkTls(p, raw);
   return p.list;
 }
 
@@ -206,6 +209,11 @@ function checkServer(p: Problems, raw: Raw): void {
   int(p, 'port', raw.port, 0, 65535);
   str(p, 'host', raw.host);
   stringList(p, 'pluginDirs', raw.pluginDirs, false);
+  stringList(p, 'packagePlugins', raw.packagePlugins, false).forEach((name, i) => {
+    const known: readonly string[] = defaults.packagePlugins;
+    if (!known.includes(name)) p.add(`packagePlugins[${i}]`, `unknown package plugin "${name}"${didYouMean(name, known)} (known: ${known.join(', ')})`);
+    else if ((raw.packagePlugins as string[]).indexOf(name) !== i) p.add(`packagePlugins[${i}]`, `"${name}" is listed twice`);
+  });
   if (raw.plugins !== undefined) {
     if (!isObject(raw.plugins)) p.add('plugins', `expected an object of plugin name to options, got ${describe(raw.plugins)}`);
     else for (const [name, opts] of Object.entries(raw.plugins)) {
@@ -294,6 +302,7 @@ function checkClients(p: Problems, raw: Raw, { scopeNames, identityNames, resour
     int(p, `${at}.refreshTokenReuseInterval`, c.refreshTokenReuseInterval, 0, 300);
     oneOf(p, `${at}.accessTokenType`, c.accessTokenType, ['jwt', 'reference']);
     bool(p, `${at}.allowOfflineAccess`, c.allowOfflineAccess);
+    bool(p, `${at}.requireCertificateBoundTokens`, c.requireCertificateBoundTokens);
     stringList(p, `${at}.allowedCorsOrigins`, c.allowedCorsOrigins, false).forEach((origin, j) => {
       // An origin is scheme://host[:port] with nothing after it (RFC 6454).
       if (!/^https?:\/\/[^/?#\s]+$/.test(origin)) p.add(`${at}.allowedCorsOrigins[${j}]`, `expected an origin such as "https://app.example.com", got ${describe(origin)}`);
@@ -305,6 +314,7 @@ function checkClients(p: Problems, raw: Raw, { scopeNames, identityNames, resour
     });
     checkPinnedAuthMethods(p, at, c);
     checkSignInClient(p, at, c, typeof raw.issuer === 'string' && raw.issuer.startsWith('https:'), { describe, bool, int, stringList });
+    checkDpopClient(p, at, c, { describe, bool, int, stringList, isObject });
     if (c.properties !== undefined) {
       if (!isObject(c.properties) || Object.values(c.properties).some((v) => typeof v !== 'string')) {
         p.add(`${at}.properties`, 'expected an object of string values');
@@ -421,6 +431,15 @@ function checkOperations(p: Problems, raw: Raw): void {
       }
     }
   }
+  if (raw.tracing !== undefined) {
+    if (!isObject(raw.tracing)) p.add('tracing', `expected an object { enabled?, endpoint?, serviceName? }, got ${describe(raw.tracing)}`);
+    else {
+      checkUnknownFields(p, 'tracing', raw.tracing, ['enabled', 'endpoint', 'serviceName']);
+      bool(p, 'tracing.enabled', raw.tracing.enabled);
+      if (raw.tracing.endpoint !== undefined) checkUrl(p, 'tracing.endpoint', raw.tracing.endpoint);
+      str(p, 'tracing.serviceName', raw.tracing.serviceName, { max: 200 });
+    }
+  }
   if (raw.authThrottle !== undefined) {
     if (!isObject(raw.authThrottle)) p.add('authThrottle', `expected an object, got ${describe(raw.authThrottle)}`);
     else {
@@ -438,6 +457,7 @@ function checkOperations(p: Problems, raw: Raw): void {
   });
   oneOf(p, 'forwardedHeader', raw.forwardedHeader, ['x-forwarded-for', 'forwarded']);
   checkCounters(p, raw);
+  checkDpop(p, raw.dpop, { describe, bool, int, stringList, isObject });
   if (raw.limits !== undefined) {
     if (!isObject(raw.limits)) p.add('limits', `expected an object, got ${describe(raw.limits)}`);
     else {
@@ -492,4 +512,42 @@ function checkConnections(p: Problems, value: unknown): void {
   const firstByte = n('firstByteTimeout') ?? defaults.connections.firstByteTimeout;
   if (headers > request) p.add('connections.headersTimeout', `must not exceed connections.requestTimeout (${request}), got ${headers}`);
   if (firstByte > headers) p.add('connections.firstByteTimeout', `must not exceed connections.headersTimeout (${headers}), got ${firstByte}`);
+}
+
+/** `tls` and `mtls`: the shapes here; the files are read (and their contents checked) at start-up, `src/http/tls.ts`. */
+function checkTls(p: Problems, raw: Raw): void {
+  if (raw.tls !== undefined) {
+    if (!isObject(raw.tls)) p.add('tls', `expected { certificate, key, requestClientCertificate? }, got ${describe(raw.tls)}`);
+    else {
+      checkUnknownFields(p, 'tls', raw.tls, ['certificate', 'key', 'requestClientCertificate']);
+      str(p, 'tls.certificate', raw.tls.certificate, { required: true });
+      str(p, 'tls.key', raw.tls.key, { required: true });
+      bool(p, 'tls.requestClientCertificate', raw.tls.requestClientCertificate);
+      if (typeof raw.issuer === 'string' && raw.issuer.startsWith('http:')) {
+        p.add('issuer', `the service terminates TLS itself (tls is set): expected an https issuer, got ${describe(raw.issuer)}`);
+      }
+    }
+  }
+  if (raw.mtls === undefined) return;
+  if (!isObject(raw.mtls)) return p.add('mtls', `expected an object, got ${describe(raw.mtls)}`);
+  const m = raw.mtls;
+  checkUnknownFields(p, 'mtls', m, ['clientCa', 'certificateHeader', 'certificateBoundAccessTokens', 'endpointAliasesBaseUrl']);
+  str(p, 'mtls.clientCa', m.clientCa);
+  // RFC 9110 §5.1: a header name is a token.
+  if (str(p, 'mtls.certificateHeader', m.certificateHeader, { max: 100 }) && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(m.certificateHeader)) {
+    p.add('mtls.certificateHeader', `expected a header name such as "x-ssl-client-cert", got ${describe(m.certificateHeader)}`);
+  }
+  bool(p, 'mtls.certificateBoundAccessTokens', m.certificateBoundAccessTokens);
+  if (str(p, 'mtls.endpointAliasesBaseUrl', m.endpointAliasesBaseUrl)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(m.endpointAliasesBaseUrl);
+    } catch {
+      url = undefined;
+    }
+    // RFC 8705 §5: clients send their certificates there, so over TLS.
+    if (url?.protocol !== 'https:' || url.search || url.hash) {
+      p.add('mtls.endpointAliasesBaseUrl', `expected an https URL without query or fragment, such as "https://mtls.example.com", got ${describe(m.endpointAliasesBaseUrl)}`);
+    }
+  }
 }

@@ -1,18 +1,24 @@
 /**
  * The verification page's steps (RFC 8628 §3.3), without HTTP: enter the user code, sign in,
  * review the client and scopes, approve or deny. Each POST re-checks the code, so nothing a
- * browser sends back is trusted beyond its signed session and CSRF token.
+ * browser sends back is trusted beyond its signed cookie and CSRF token.
+ *
+ * The page signs in with the same sign-in session as /connect/authorize (single sign-on): a
+ * person already signed in there goes from the code straight to the consent step, which names
+ * them ("Signed in as ...", with a way to sign out) next to the client and the code to compare
+ * (RFC 8628 §5.4). A fresh password adds nothing against remote phishing, where the victim is
+ * the one who would type it; what protects them is seeing which device asks.
  */
 import type { Client } from '../config/schema.js';
 import type { Clock, Logger, ResourceOwner, ResourceOwnerValidator } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
 import type { DeviceFlow, DeviceFlowStore, Versioned } from './device-flow-store.js';
-import type { Csrf } from './csrf.js';
+import type { Csrf } from '../pages/csrf.js';
+import type { SignInSession, SignInSessions } from '../pages/sign-in-sessions.js';
 import type { FailedAttempts } from './failed-attempts.js';
 import type { NoticeId, PageView, ScopeLine, TimedMessageId } from './page-views.js';
-import { isOAuthError } from '../oauth/errors.js';
+import { createThrottledSignIn } from '../pages/throttled-sign-in.js';
 import type { PasswordThrottle } from '../oauth/password-throttle.js';
-import type { DeviceSession } from './session-cookie.js';
 import type { UserCodeScheme } from './user-code.js';
 
 export interface PageRequest {
@@ -21,8 +27,8 @@ export interface PageRequest {
   readonly queryUserCode: string | undefined;
   /** The POSTed form, flat. */
   readonly form: ReadonlyMap<string, string>;
-  /** The valid session from the cookie, if any. */
-  readonly session: DeviceSession | undefined;
+  /** The browser id of a valid cookie, if any. */
+  readonly browserId: string | undefined;
   readonly remoteAddress: string;
   /** For the events the page raises. */
   readonly requestId?: string | undefined;
@@ -31,8 +37,8 @@ export interface PageRequest {
 export interface PageOutcome {
   readonly status: number;
   readonly view: PageView;
-  /** A session to set in the cookie. */
-  readonly session?: DeviceSession;
+  /** A browser id to set in the cookie (a new browser, a sign-in, a sign-out). */
+  readonly browserId?: string;
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -43,7 +49,9 @@ export interface VerificationPageDeps {
   /** The password grant's throttle: guesses for a user count the same on the page and at the token endpoint. */
   passwordThrottle: PasswordThrottle;
   csrf: Csrf;
-  newSession(now: number, user?: { subject: string; authTime: number }): DeviceSession;
+  /** The sign-in sessions every page shares. */
+  sessions: SignInSessions;
+  newBrowserId(): string;
   users: ResourceOwnerValidator;
   clients: ReadonlyMap<string, Client>;
   scopeDescriptions: ReadonlyMap<string, string | undefined>;
@@ -54,8 +62,17 @@ export interface VerificationPageDeps {
 
 type Found = { readonly userCode: string; readonly flow: Versioned<DeviceFlow>; readonly client: Client };
 
+/** The browser a POST comes from: its cookie's id, and its sign-in session if it has one. */
+interface Browser {
+  readonly id: string;
+  readonly session: SignInSession | undefined;
+}
+
 export function createVerificationPage(deps: VerificationPageDeps) {
-  const { flows, userCodes, failedAttempts, csrf, clock } = deps;
+  const { flows, userCodes, failedAttempts, clock } = deps;
+  const signInThrottle = createThrottledSignIn({ passwordThrottle: deps.passwordThrottle, clock });
+  // Bound to the browser id: it changes at sign-in and sign-out, and so does the token.
+  const csrfFor = (browserId: string): string => deps.csrf.tokenFor(`device:${browserId}`);
   const clientName = (client: Client): string => client.clientName ?? client.clientId;
   /** What the user typed, echoed back into the field (the renderer escapes it). */
   const echo = (input: string | undefined): string => {
@@ -64,8 +81,8 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     return normalized ? userCodes.display(normalized) : input.slice(0, 32);
   };
 
-  function enterCode(session: DeviceSession, status: number, userCode: string, notice?: NoticeId): PageOutcome {
-    return { status, view: { kind: 'enter-code', csrf: csrf.tokenFor(session.sid), userCode, ...(notice ? { notice } : {}) } };
+  function enterCode(browserId: string, status: number, userCode: string, notice?: NoticeId): PageOutcome {
+    return { status, view: { kind: 'enter-code', csrf: csrfFor(browserId), userCode, ...(notice ? { notice } : {}) } };
   }
 
   function tooManyAttempts(until: number, message: TimedMessageId = 'too-many-attempts'): PageOutcome {
@@ -78,104 +95,96 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     };
   }
 
-  /** Counts the attempt against the username and address; a page when the caller must wait first. */
-  async function throttleSignIn(username: string, address: string): Promise<PageOutcome | undefined> {
-    try {
-      await deps.passwordThrottle.attempt(username, address, clock.now());
-      return undefined;
-    } catch (err) {
-      if (!isOAuthError(err) || err.status !== 429) throw err;
-      return tooManyAttempts(clock.now() + Number(err.headers['Retry-After']) * 1000, 'too-many-sign-ins');
-    }
-  }
-
   /** Finds a pending flow for the typed code; wrong codes count against the address (RFC 8628 §5.1). */
-  async function lookUp(input: string | undefined, request: PageRequest, session: DeviceSession): Promise<Found | PageOutcome> {
+  async function lookUp(input: string | undefined, request: PageRequest, browser: Browser): Promise<Found | PageOutcome> {
+    const bid = browser.id;
     const blocked = await failedAttempts.blockedUntil(request.remoteAddress);
     if (blocked !== undefined) return tooManyAttempts(blocked);
-    if (input === undefined) return enterCode(session, 400, '', 'code-missing');
+    if (input === undefined) return enterCode(bid, 400, '', 'code-missing');
     const userCode = userCodes.normalize(input);
     const flow = userCode === undefined ? undefined : await flows.getFlow(userCode);
     const client = flow && deps.clients.get(flow.value.clientId);
     if (userCode === undefined || !flow || !client) {
       const nowBlocked = await failedAttempts.recordFailure(request.remoteAddress);
       if (nowBlocked !== undefined) return tooManyAttempts(nowBlocked);
-      return enterCode(session, 400, echo(input), 'code-unknown');
+      return enterCode(bid, 400, echo(input), 'code-unknown');
     }
-    if (clock.now() >= flow.value.expiresAt) return enterCode(session, 400, echo(input), 'code-expired');
-    if (flow.value.status !== 'pending') return enterCode(session, 400, echo(input), 'code-used');
+    if (clock.now() >= flow.value.expiresAt) return enterCode(bid, 400, echo(input), 'code-expired');
+    if (flow.value.status !== 'pending') return enterCode(bid, 400, echo(input), 'code-used');
     return { userCode, flow, client };
   }
 
-  async function signedInUser(session: DeviceSession): Promise<ResourceOwner | undefined> {
-    return session.subject === undefined ? undefined : deps.users.findBySubject(session.subject);
+  async function signedInUser(browser: Browser): Promise<ResourceOwner | undefined> {
+    return browser.session === undefined ? undefined : deps.users.findBySubject(browser.session.subject);
   }
 
-  function signIn(session: DeviceSession, found: Found, status: number, extra: { username?: string; notice?: NoticeId } = {}): PageOutcome {
+  function signIn(browserId: string, found: Found, status: number, extra: { username?: string; notice?: NoticeId } = {}): PageOutcome {
     return {
       status,
       view: {
-        kind: 'sign-in', csrf: csrf.tokenFor(session.sid), userCode: userCodes.display(found.userCode), clientName: clientName(found.client), ...extra,
+        kind: 'sign-in', csrf: csrfFor(browserId), userCode: userCodes.display(found.userCode), clientName: clientName(found.client), ...extra,
       },
     };
   }
 
   /** RFC 8628 §5.4: name the client and show the code, so someone tricked into entering another's code can notice. */
-  function consent(session: DeviceSession, user: ResourceOwner, found: Found): PageOutcome {
+  function consent(browserId: string, user: ResourceOwner, found: Found): PageOutcome {
     const scopes: ScopeLine[] = found.flow.value.scopes.map((name) => ({ name, description: deps.scopeDescriptions.get(name) }));
     return {
       status: 200,
       view: {
-        kind: 'consent', csrf: csrf.tokenFor(session.sid), userCode: userCodes.display(found.userCode),
+        kind: 'consent', csrf: csrfFor(browserId), userCode: userCodes.display(found.userCode),
         clientName: clientName(found.client), scopes, username: user.username,
       },
     };
   }
 
-  async function codeStep(request: PageRequest, session: DeviceSession): Promise<PageOutcome> {
-    const found = await lookUp(request.form.get('user_code'), request, session);
+  async function codeStep(request: PageRequest, browser: Browser): Promise<PageOutcome> {
+    const found = await lookUp(request.form.get('user_code'), request, browser);
     if ('status' in found) return found;
-    const user = await signedInUser(session);
-    return user ? consent(session, user, found) : signIn(session, found, 200);
+    const user = await signedInUser(browser);
+    return user ? consent(browser.id, user, found) : signIn(browser.id, found, 200);
   }
 
-  async function signInStep(request: PageRequest, session: DeviceSession): Promise<PageOutcome> {
-    const found = await lookUp(request.form.get('user_code'), request, session);
+  async function signInStep(request: PageRequest, browser: Browser): Promise<PageOutcome> {
+    const bid = browser.id;
+    const found = await lookUp(request.form.get('user_code'), request, browser);
     if ('status' in found) return found;
     const username = request.form.get('username');
     const password = request.form.get('password');
     if (username === undefined || password === undefined) {
-      return signIn(session, found, 400, { ...(username ? { username } : {}), notice: 'credentials-missing' });
+      return signIn(bid, found, 400, { ...(username ? { username } : {}), notice: 'credentials-missing' });
     }
-    const throttled = await throttleSignIn(username, request.remoteAddress);
-    if (throttled) return throttled;
-    const user = await deps.users.validate(username, password);
+    const checked = await signInThrottle.attempt(username, request.remoteAddress, () => deps.users.validate(username, password), (u) => u !== undefined);
+    if (checked.outcome === 'throttled') return tooManyAttempts(clock.now() + checked.retryAfterSeconds * 1000, 'too-many-sign-ins');
+    const user = checked.result;
     if (!user) {
-      await deps.passwordThrottle.failed(request.remoteAddress, clock.now());
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'device_page', reason: 'wrong username or password' }, request.requestId);
-      return signIn(session, found, 400, { username, notice: 'credentials-wrong' });
+      return signIn(bid, found, 400, { username, notice: 'credentials-wrong' });
     }
-    await deps.passwordThrottle.succeeded(username, request.remoteAddress);
     deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via: 'device_page' }, request.requestId);
-    // A fresh session id on sign-in: a session (or CSRF token) planted before it is worth nothing after.
-    const signedIn = deps.newSession(clock.now(), { subject: user.subjectId, authTime: Math.floor(clock.now() / 1000) });
-    return { ...consent(signedIn, user, found), session: signedIn };
+    // A new browser id on sign-in: an id (or CSRF token) planted before it is worth nothing after.
+    const signedIn = deps.newBrowserId();
+    await deps.sessions.start(signedIn, user.subjectId, browser.session);
+    await deps.sessions.end(browser.id);
+    return { ...consent(signedIn, user, found), browserId: signedIn };
   }
 
-  async function consentStep(request: PageRequest, session: DeviceSession): Promise<PageOutcome> {
-    const found = await lookUp(request.form.get('user_code'), request, session);
+  async function consentStep(request: PageRequest, browser: Browser): Promise<PageOutcome> {
+    const bid = browser.id;
+    const found = await lookUp(request.form.get('user_code'), request, browser);
     if ('status' in found) return found;
-    const user = await signedInUser(session);
-    if (!user || session.authTime === undefined) return signIn(session, found, 401, { notice: 'sign-in-required' });
+    const user = await signedInUser(browser);
+    if (!user || browser.session === undefined) return signIn(bid, found, 401, { notice: 'sign-in-required' });
     const decision = request.form.get('decision');
-    if (decision !== 'approve' && decision !== 'deny') return consent(session, user, found);
+    if (decision !== 'approve' && decision !== 'deny') return consent(bid, user, found);
     const previous = found.flow;
     const next: DeviceFlow =
       decision === 'approve'
-        ? { ...previous.value, status: 'approved', subject: user.subjectId, authTime: session.authTime }
+        ? { ...previous.value, status: 'approved', subject: user.subjectId, authTime: browser.session.authTime }
         : { ...previous.value, status: 'denied' };
     // Pending -> approved/denied exactly once, whichever node gets there first.
-    if (!(await flows.setFlow(found.userCode, previous, next))) return enterCode(session, 409, '', 'code-used');
+    if (!(await flows.setFlow(found.userCode, previous, next))) return enterCode(bid, 409, '', 'code-used');
     deps.logger.info({ clientId: found.client.clientId, subject: user.subjectId, decision }, 'device authorization decided');
     deps.events?.raise(
       { type: decision === 'approve' ? 'device.approved' : 'device.denied', clientId: found.client.clientId, subject: user.subjectId },
@@ -184,35 +193,43 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     return { status: 200, view: { kind: 'done', approved: decision === 'approve', clientName: clientName(found.client) } };
   }
 
-  return async function handle(request: PageRequest): Promise<PageOutcome> {
-    const now = clock.now();
-    if (request.method === 'GET') {
-      const session = request.session ?? deps.newSession(now);
-      const outcome = enterCode(session, 200, echo(request.queryUserCode));
-      return request.session ? outcome : { ...outcome, session };
+  /** "Not you? Sign out": a sign-out of the shared session, as at /connect/endsession. */
+  async function signOut(request: PageRequest, browser: Browser): Promise<PageOutcome> {
+    if (browser.session) {
+      const { revoked } = await deps.sessions.signOut(browser.id);
+      deps.logger.info({ reqId: request.requestId, revoked }, 'device page: signed out; the tokens of the session\'s codes revoked');
+      deps.events?.raise({ type: 'user.signed_out', subject: browser.session.subject, clientId: undefined }, request.requestId);
     }
-    // Every state-changing POST carries the CSRF token of its session.
-    if (!request.session || !csrf.verify(request.session.sid, request.form.get('csrf'))) {
+    const anonymous = deps.newBrowserId();
+    return { ...enterCode(anonymous, 200, echo(request.form.get('user_code'))), browserId: anonymous };
+  }
+
+  return async function handle(request: PageRequest): Promise<PageOutcome> {
+    if (request.method === 'GET') {
+      const browserId = request.browserId ?? deps.newBrowserId();
+      const outcome = enterCode(browserId, 200, echo(request.queryUserCode));
+      return request.browserId ? outcome : { ...outcome, browserId };
+    }
+    // Every state-changing POST carries the CSRF token of its browser id.
+    if (!request.browserId || !deps.csrf.verify(`device:${request.browserId}`, request.form.get('csrf'))) {
       return {
         status: 403,
-        session: request.session ?? deps.newSession(now),
+        ...(request.browserId ? {} : { browserId: deps.newBrowserId() }),
         view: { kind: 'message', message: 'form-expired' },
       };
     }
-    const session = request.session;
+    const browser: Browser = { id: request.browserId, session: await deps.sessions.get(request.browserId) };
     switch (request.form.get('step')) {
       case 'code':
-        return codeStep(request, session);
+        return codeStep(request, browser);
       case 'sign-in':
-        return signInStep(request, session);
+        return signInStep(request, browser);
       case 'consent':
-        return consentStep(request, session);
-      case 'sign-out': {
-        const anonymous = deps.newSession(now);
-        return { ...enterCode(anonymous, 200, echo(request.form.get('user_code'))), session: anonymous };
-      }
+        return consentStep(request, browser);
+      case 'sign-out':
+        return signOut(request, browser);
       default:
-        return enterCode(session, 400, '', 'code-missing');
+        return enterCode(browser.id, 400, '', 'code-missing');
     }
   };
 }

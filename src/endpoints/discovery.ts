@@ -6,11 +6,31 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { EndpointUrls, JsonValue } from '../sdk/contracts.js';
 import type { PluginRegistry } from '../plugin-host/plugin-registry.js';
 import { paths } from './urls.js';
+import { receivesClientCertificates } from '../http/tls.js';
+
+/**
+ * RFC 8705 §5: where a client using mutual TLS sends its requests. The same URLs when the
+ * issuer's host asks for certificates; another host's when `mtls.endpointAliasesBaseUrl` says so.
+ */
+function mtlsEndpointAliases(base: string): Record<string, JsonValue> {
+  return {
+    token_endpoint: base + paths.token,
+    introspection_endpoint: base + paths.introspection,
+    revocation_endpoint: base + paths.revocation,
+    device_authorization_endpoint: base + paths.deviceAuthorization,
+    pushed_authorization_request_endpoint: base + paths.par,
+    // UserInfo checks the binding of certificate-bound tokens, so a client reaches it with its certificate.
+    userinfo_endpoint: base + paths.userinfo,
+  };
+}
 
 export function buildDiscoveryDocument(config: ResolvedConfig, urls: EndpointUrls, registry: PluginRegistry): string {
-  const authMethods = registry.secretParsers.map((p) => p.authenticationMethod);
+  const mtls = receivesClientCertificates(config);
+  // A method that reads the TLS client certificate is offered only when a certificate can arrive.
+  const parsers = registry.secretParsers.filter((p) => mtls || p.fromConnection !== true);
+  const authMethods = parsers.map((p) => p.authenticationMethod);
   const metadata: Record<string, JsonValue> = {};
-  for (const parser of registry.secretParsers) Object.assign(metadata, parser.discoveryMetadata ?? {});
+  for (const parser of parsers) Object.assign(metadata, parser.discoveryMetadata ?? {});
   const scopes = [
     ...config.identityResources.map((r) => r.name),
     ...config.apiScopes.map((s) => s.name),
@@ -48,7 +68,13 @@ export function buildDiscoveryDocument(config: ResolvedConfig, urls: EndpointUrl
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
+    // RFC 9449 §5.1: DPoP proofs are accepted at the token endpoint and at UserInfo.
+    dpop_signing_alg_values_supported: [...config.dpop.signingAlgValues],
   };
+  if (mtls) {
+    doc.tls_client_certificate_bound_access_tokens = true;
+    doc.mtls_endpoint_aliases = mtlsEndpointAliases(config.mtls.endpointAliasesBaseUrl);
+  }
   const signingAlgs = metadata.token_endpoint_auth_signing_alg_values_supported;
   if (signingAlgs !== undefined) {
     doc.introspection_endpoint_auth_signing_alg_values_supported = signingAlgs;

@@ -7,11 +7,13 @@ import type { ApiResource } from '../config/schema.js';
 import type { AccessTokenClaims, Clock, JsonValue, TokenValidator } from '../sdk/contracts.js';
 import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
 import { InvalidRequest } from '../oauth/errors.js';
+import { boundJkt } from '../sdk/dpop.js';
 import { tooManyRequests, type WindowLimit } from '../oauth/rate-limits.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
 
-const reported = ['iss', 'client_id', 'aud', 'iat', 'nbf', 'exp', 'jti', 'auth_time', 'act'] as const;
+// `cnf` (RFC 7800 §3.1): the key a sender-constrained token is bound to (RFC 9449 §6.2, RFC 8705 §3.2).
+const reported = ['iss', 'client_id', 'aud', 'iat', 'nbf', 'exp', 'jti', 'auth_time', 'act', 'cnf'] as const;
 const inactive = (): Record<string, JsonValue> => ({ active: false });
 
 /** The token's scopes that belong to the caller; none when its audience leaves the caller out. */
@@ -63,7 +65,7 @@ export function createIntrospectionEndpoint(deps: {
     if (!result.active) return inactive();
     const scopes = scopesFor(apiResource, result.claims);
     if (scopes.length === 0) return inactive();
-    const response: Record<string, JsonValue> = { active: true, scope: scopes.join(' '), token_type: 'Bearer' };
+    const response: Record<string, JsonValue> = { active: true, scope: scopes.join(' '), token_type: boundJkt(result.claims) === undefined ? 'Bearer' : 'DPoP' };
     for (const name of reported) {
       const value = result.claims[name];
       if (value !== undefined) response[name] = value as JsonValue;

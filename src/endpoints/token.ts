@@ -1,6 +1,7 @@
 /**
- * POST /connect/token (RFC 6749 §3.2): check the grant type, authenticate the client, check it
- * may use the grant and the scopes, run the grant, prepare the tokens, then commit: spend the
+ * POST /connect/token (RFC 6749 §3.2): check the grant type, check the DPoP proof if one came
+ * (RFC 9449 §5: it binds the tokens), authenticate the client, check it may use the grant (and
+ * must it send a proof), the scopes, run the grant, prepare the tokens, then commit: spend the
  * grant's one-time record and store the tokens in one transaction, so a failure leaves the
  * request retryable and a lost race issues nothing.
  */
@@ -13,6 +14,10 @@ import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import type { PreparedIssuance, TokenIssuer, TokenResponse } from '../oauth/token-issuer.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
+import type { CertificateBinding } from '../oauth/certificate-binding.js';
+import type { DpopProofValidator } from '../dpop/proof-validator.js';
+import type { Confirmation, DpopProofSummary } from '../sdk/dpop.js';
+import { tracingOff, type Tracing } from '../tracing/tracing.js';
 
 export interface TokenEndpointDeps {
   clientAuthenticator: ClientAuthenticator;
@@ -25,9 +30,17 @@ export interface TokenEndpointDeps {
   events?: EventService;
   /** Parameters declared `credential` by the loaded contributions: they never travel further than client authentication. */
   credentialParameters: ReadonlySet<string>;
+  /** Which requests bind their access token to the TLS client certificate (RFC 8705 §3); none without it. */
+  certificateBinding?: CertificateBinding;
+  dpop: DpopProofValidator;
+  /** The token endpoint's public URL, the `htu` of its DPoP proofs. */
+  tokenUrl: string;
+  /** Spans of the grant and the issuance, and the request span's client id and grant type; default none. */
+  tracing?: Tracing;
 }
 
 export function createTokenEndpoint(deps: TokenEndpointDeps) {
+  const tracing = deps.tracing ?? tracingOff;
   function checkGrantType(request: FormRequest): ExtensionGrantValidator {
     const grantType = request.params.get('grant_type');
     if (grantType === undefined) throw new InvalidRequest('The grant_type parameter is missing.');
@@ -36,20 +49,42 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     return grant;
   }
 
+  /** RFC 9449 §5: a valid proof binds the tokens to its key; a client with `requireDPoP` must send one. */
+  async function checkProof(request: FormRequest): Promise<DpopProofSummary | undefined> {
+    return deps.dpop.check({ headers: request.dpop, method: 'POST', url: deps.tokenUrl }, 'token');
+  }
+
   async function issueTokens(request: FormRequest, seen: { clientId?: string }): Promise<TokenResponse> {
     const grant = checkGrantType(request);
-    const { client } = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'token' });
+    const proof = await checkProof(request);
+    // Only a registered grant type is recorded: the raw parameter is whatever the caller sent.
+    tracing.annotate({ 'oauth.grant_type': grant.grantType });
+    const authenticated = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'token' });
+    const { client } = authenticated;
     seen.clientId = client.clientId;
+    tracing.annotate({ 'oauth.client_id': client.clientId });
     if (!client.allowedGrantTypes.includes(grant.grantType)) {
       throw new UnauthorizedClient(undefined, { logDetail: `client "${client.clientId}" may not use ${grant.grantType}` });
     }
+    if (client.requireDPoP && proof === undefined) {
+      throw new InvalidRequest('A DPoP proof is required for this client.', { logDetail: `client "${client.clientId}" requires DPoP; no DPoP header` });
+    }
+    const certificate = deps.certificateBinding?.(client, authenticated, request.clientCertificate);
+    // One confirmation for both kinds of binding (RFC 7800): a DPoP key and a TLS client certificate.
+    const cnf: Confirmation | undefined = proof || certificate ? { ...(proof ? { jkt: proof.jkt } : {}), ...certificate } : undefined;
     const requestedScopes = resolveRequestedScopes(client, request.params.get('scope'), deps.scopeCatalog);
     const raw = new Map(request.params);
     for (const name of deps.credentialParameters) raw.delete(name);
-    const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress };
-    const outcome = await runGrant(grant, validated, deps.logger);
-    const issuance = await deps.tokenIssuer.prepare({ client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse });
-    const response = await commit(grant, validated, outcome, issuance);
+    const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress, dpop: proof };
+    const attributes = { 'oauth.grant_type': grant.grantType, 'oauth.client_id': client.clientId };
+    const outcome = await tracing.span(`grant ${grant.grantType}`, attributes, () => runGrant(grant, validated, deps.logger));
+    const response = await tracing.span('token_issuance', attributes, async () => {
+      const issuance = await deps.tokenIssuer.prepare({
+        client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse,
+        ...(cnf ? { cnf } : {}),
+      });
+      return commit(grant, validated, outcome, issuance);
+    });
     deps.events?.raise(
       { type: 'token.issued', clientId: client.clientId, grantType: grant.grantType, subject: outcome.success.subject.id, scopes: outcome.scopes },
       request.requestId,
@@ -61,8 +96,20 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     const spends = outcome.success.consumes;
     const consume = spends === undefined ? undefined : { key: spends, now: deps.clock.now() };
     if (consume === undefined && issuance.records.length === 0) return issuance.response;
-    if (await deps.store.commit({ ...(consume ? { consume } : {}), add: issuance.records })) return issuance.response;
-    throw await answerSpentGrant(grant, spends!, request, deps.logger);
+    if (!(await deps.store.commit({ ...(consume ? { consume } : {}), add: issuance.records }))) {
+      throw await answerSpentGrant(grant, spends!, request, deps.logger);
+    }
+    if (spends !== undefined) await announceRedeemed(grant, outcome, request);
+    return issuance.response;
+  }
+
+  /** Only the request whose commit spent the one-time grant tells the grant so (e.g. `code.redeemed`). */
+  async function announceRedeemed(grant: ExtensionGrantValidator, outcome: GrantOutcome, request: ValidatedTokenRequest): Promise<void> {
+    try {
+      await grant.redeemed?.(outcome.success, request);
+    } catch (err) {
+      deps.logger.error({ err, grantType: grant.grantType, clientId: request.client.clientId }, 'grant redeemed hook failed; the tokens stand');
+    }
   }
 
   return async function tokenEndpoint(request: FormRequest): Promise<TokenResponse> {

@@ -12,6 +12,8 @@ export const paths = {
   devicePage: '/device',
   authorize: '/connect/authorize',
   signIn: '/connect/authorize/sign-in',
+  /** Where an external identity provider sends the browser back (a sign-in plugin's `externalSignIn`). */
+  signInCallback: '/connect/authorize/callback',
   userinfo: '/connect/userinfo',
   endSession: '/connect/endsession',
   par: '/connect/par',

@@ -1,4 +1,4 @@
-import { InvalidRequest, type ExtensionGrantValidator } from '../sdk/index.js';
+import { InvalidGrant, InvalidRequest, type ExtensionGrantValidator } from '../sdk/index.js';
 import type { RefreshTokenService } from '../oauth/refresh-tokens.js';
 import { parseScope } from '../oauth/scopes.js';
 
@@ -19,6 +19,12 @@ export function createRefreshTokenGrant({ refreshTokens }: { refreshTokens: Refr
       const scope = ctx.request.raw.get('scope');
       const requested = scope === undefined ? undefined : parseScope(scope);
       const redeemed = await refreshTokens.redeem(handle, ctx.request.client, requested);
+      // RFC 9449 §5: a bound refresh token needs a proof of the same key.
+      if (redeemed.jkt !== undefined && redeemed.jkt !== ctx.request.dpop?.jkt) {
+        throw new InvalidGrant('The refresh token is bound to a DPoP key this request does not prove.', {
+          logDetail: ctx.request.dpop === undefined ? 'DPoP-bound refresh token without a DPoP proof' : 'DPoP-bound refresh token with a proof of another key',
+        });
+      }
       ctx.result = {
         subject: redeemed.subject,
         ...(redeemed.audience === undefined ? {} : { audience: redeemed.audience }),

@@ -20,6 +20,8 @@ export interface ClientOrigin {
   readonly address: string;
   /** The client reached a trusted proxy over https (`X-Forwarded-Proto` / `proto=`). */
   readonly forwardedHttps: boolean;
+  /** The connection itself comes from a trusted proxy, whose headers may be believed. */
+  readonly viaTrustedProxy: boolean;
 }
 
 interface Hop {
@@ -99,7 +101,7 @@ export function clientOriginResolver(options: ClientOriginOptions): (socketAddre
 
   return (socketAddress, header) => {
     const peer = canonicalAddress(socketAddress ?? '');
-    if (!trusted.has(peer)) return { address: peer, forwardedHttps: false };
+    if (!trusted.has(peer)) return { address: peer, forwardedHttps: false, viaTrustedProxy: false };
     const hops = useForwarded
       ? header('forwarded') ? forwardedHops(header('forwarded')) : []
       : header('x-forwarded-for') ? xForwardedHops(header('x-forwarded-for'), header('x-forwarded-proto') || undefined) : [];
@@ -111,13 +113,14 @@ export function clientOriginResolver(options: ClientOriginOptions): (socketAddre
       address = hop;
       if (!trusted.has(hop)) break;
     }
-    return { address, forwardedHttps: hops.at(-1)?.proto === 'https' };
+    return { address, forwardedHttps: hops.at(-1)?.proto === 'https', viaTrustedProxy: true };
   };
 }
 
 /**
  * Koa middleware: sets `ctx.ip` (Koa's own field, read by every handler) to the client's
- * address and `ctx.state.secureOrigin` when the client reached us over https.
+ * address, `ctx.state.secureOrigin` when the client reached us over https, and
+ * `ctx.state.viaTrustedProxy` when the connection comes from a trusted proxy.
  */
 export function clientOrigin(options: ClientOriginOptions & { issuerHttps: boolean }) {
   const resolve = clientOriginResolver(options);
@@ -125,6 +128,7 @@ export function clientOrigin(options: ClientOriginOptions & { issuerHttps: boole
     const origin = resolve(ctx.req.socket.remoteAddress, (name) => ctx.get(name));
     ctx.request.ip = origin.address;
     ctx.state.secureOrigin = options.issuerHttps || origin.forwardedHttps;
+    ctx.state.viaTrustedProxy = origin.viaTrustedProxy;
     await next();
   };
 }

@@ -24,14 +24,15 @@ export function corsForClients(allowedOrigins: ReadonlySet<string>) {
     ctx.set('Access-Control-Allow-Origin', origin);
     if (ctx.method === 'OPTIONS') {
       ctx.set('Access-Control-Allow-Methods', 'POST');
-      ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
+      // DPoP: a browser client sends its proof in a `DPoP` header (RFC 9449 §4.1).
+      ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, DPoP');
       ctx.set('Access-Control-Max-Age', '600');
       ctx.status = 204;
       return;
     }
     // Beyond the CORS-safelisted response headers, a browser client must read these to back off
-    // (429), see the challenge (401) and quote the request id.
-    ctx.set('Access-Control-Expose-Headers', 'Retry-After, WWW-Authenticate, X-Request-Id');
+    // (429), see the challenge (401), quote the request id and use the DPoP nonce (RFC 9449 §8).
+    ctx.set('Access-Control-Expose-Headers', 'Retry-After, WWW-Authenticate, X-Request-Id, DPoP-Nonce');
     await next();
   };
 }

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { paths } from '../endpoints/urls.js';
-import { html, SafeHtml } from './device-page/html.js';
+import { html, SafeHtml } from '../pages/html.js';
 
 const css = 'body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}code{font-size:.9em}a{color:#0b57d0}';
 const cssHash = `'sha256-${createHash('sha256').update(css).digest('base64')}'`;

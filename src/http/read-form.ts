@@ -8,6 +8,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { InvalidRequest } from '../oauth/errors.js';
 import { parseFormParams, type ParameterTable } from '../oauth/form-params.js';
 import type { FormRequest } from '../endpoints/form-request.js';
+import { clientCertificateOf } from './client-certificate.js';
 
 /** Reads a form body into flat parameters; every failure while reading is the client's (see `unreadableBody`). */
 /** Size limits, and the parameter caps declared by the loaded contributions (the host's alone when absent). */
@@ -48,6 +49,8 @@ export function readForm(limits: FormLimits): Middleware {
       authorization: ctx.get('authorization') || undefined,
       remoteAddress: ctx.ip,
       requestId: ctx.state.requestId as string,
+      clientCertificate: clientCertificateOf(ctx),
+      dpop: ctx.req.headersDistinct.dpop,
     };
     ctx.state.form = request;
     await next();

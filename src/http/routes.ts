@@ -6,9 +6,11 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { paths } from '../endpoints/urls.js';
 import type { FormRequest } from '../endpoints/form-request.js';
+import type { UserInfoRequest } from '../endpoints/userinfo.js';
 import { InvalidRequest } from '../oauth/errors.js';
 import { formBodyReader, formOf, readForm, type FormLimits } from './read-form.js';
 import { notImplementedJson } from './not-implemented.js';
+import { clientCertificateOf } from './client-certificate.js';
 
 export interface Endpoints {
   token(request: FormRequest): Promise<object>;
@@ -18,11 +20,13 @@ export interface Endpoints {
   /** The device flow's verification page (HTML, GET and POST). */
   devicePage?: Middleware;
   /** GET/POST /connect/authorize and the sign-in and consent pages' POSTs (HTML). */
-  signIn?: { readonly authorize: Middleware; readonly interaction: Middleware; readonly endSession: Middleware };
+  signIn?: { readonly authorize: Middleware; readonly interaction: Middleware; readonly endSession: Middleware; readonly callback?: Middleware };
   /** POST /connect/par (RFC 9126), answered 201. */
   par?(request: FormRequest): Promise<object>;
   /** GET/POST /connect/userinfo (OIDC Core §5.3). */
-  userInfo?(request: { authorization: string | undefined; params: ReadonlyMap<string, string> }): Promise<object>;
+  userInfo?(request: UserInfoRequest): Promise<object>;
+  /** The DPoP nonce to announce on the token endpoint's and UserInfo's answers, when nonces are required (RFC 9449 §8.2). */
+  dpopNonce?(): Promise<string | undefined>;
   /** CORS for the endpoints browser-based clients call. */
   cors?: Middleware;
   discoveryJson: string;
@@ -56,7 +60,14 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
       const result = await handler(formOf(ctx));
       sendJson(ctx, result === undefined ? '' : JSON.stringify(result), 'no-store');
       if (result === undefined) ctx.status = 200;
+      if (path === paths.token) await announceNonce(ctx);
     });
+  };
+  // A fresh nonce with each answer to a DPoP request saves the client a `use_dpop_nonce` round trip later.
+  const announceNonce = async (ctx: Context): Promise<void> => {
+    if (endpoints.dpopNonce === undefined || ctx.req.headers.dpop === undefined) return;
+    const nonce = await endpoints.dpopNonce();
+    if (nonce !== undefined) ctx.set('DPoP-Nonce', nonce);
   };
 
   post(paths.token, endpoints.token, true);
@@ -68,6 +79,8 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
     router.get(paths.authorize, endpoints.signIn.authorize).post(paths.authorize, endpoints.signIn.authorize);
     router.post(paths.signIn, endpoints.signIn.interaction);
     router.get(paths.endSession, endpoints.signIn.endSession).post(paths.endSession, endpoints.signIn.endSession);
+    const callback = endpoints.signIn.callback;
+    if (callback) router.get(paths.signInCallback, callback).post(paths.signInCallback, callback);
   }
 
   const par = endpoints.par;
@@ -81,14 +94,21 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
   if (userInfo) {
     const cors = endpoints.cors;
     if (cors) router.options(paths.userinfo, cors);
+    const dpop = (ctx: Context): readonly string[] | undefined => ctx.req.headersDistinct.dpop;
     router.get(paths.userinfo, ...(cors ? [cors] : []), async (ctx) => {
-      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params: new Map() })), 'no-store');
+      sendJson(ctx, JSON.stringify(await userInfo({
+        authorization: ctx.get('authorization') || undefined, params: new Map(), method: 'GET', dpop: dpop(ctx), clientCertificate: clientCertificateOf(ctx),
+      })), 'no-store');
+      await announceNonce(ctx);
     });
     // A POST may carry the token in the header and no body at all (OIDC Core §5.3.1).
     const readBody = formBodyReader(limits);
     router.post(paths.userinfo, ...(cors ? [cors] : []), async (ctx) => {
       const params = ctx.request.is('application/x-www-form-urlencoded') ? await readBody(ctx) : new Map<string, string>();
-      sendJson(ctx, JSON.stringify(await userInfo({ authorization: ctx.get('authorization') || undefined, params })), 'no-store');
+      sendJson(ctx, JSON.stringify(await userInfo({
+        authorization: ctx.get('authorization') || undefined, params, method: 'POST', dpop: dpop(ctx), clientCertificate: clientCertificateOf(ctx),
+      })), 'no-store');
+      await announceNonce(ctx);
     });
   }
 

@@ -8,6 +8,7 @@ import type {
   AssertionAudienceForm, Clock, CredentialSource, ParsedSecret, SecretHolder, SecretParser, SecretValidator, ValidationObservations,
 } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
+import { tracingOff, type Tracing } from '../tracing/tracing.js';
 import type { AuthThrottle } from './auth-throttle.js';
 import { InvalidClient, InvalidRequest, isOAuthError, type OAuthError } from './errors.js';
 
@@ -17,6 +18,8 @@ export interface AuthenticatedClient {
   readonly method: string;
   /** The `aud` form of a `private_key_jwt` assertion (or a plugin's), for metrics. */
   readonly assertionAudience?: AssertionAudienceForm;
+  /** The client authenticated with its TLS client certificate (a `fromConnection` parser, RFC 8705 §2). */
+  readonly fromConnection?: boolean;
 }
 
 export interface AuthenticatedApi {
@@ -51,6 +54,8 @@ export interface ClientAuthenticatorDeps {
   clock: Clock;
   throttle?: AuthThrottle | undefined;
   events?: EventService | undefined;
+  /** A span around each authentication; default none. */
+  tracing?: Tracing | undefined;
 }
 
 /** RFC 6749 §5.2: a client that used the Authorization header gets a challenge for its scheme. */
@@ -82,10 +87,20 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
   for (const v of deps.secretValidators) {
     for (const t of v.parsedSecretTypes) validatorsByType.set(t, [...(validatorsByType.get(t) ?? []), v]);
   }
+  const requestParsers = deps.secretParsers.filter((p) => p.fromConnection !== true);
+  const connectionParsers = deps.secretParsers.filter((p) => p.fromConnection === true);
 
-  async function parse(source: CredentialSource, description: string): Promise<{ parsed: ParsedSecret; method: string } | undefined> {
-    const found: Array<{ parsed: ParsedSecret; method: string }> = [];
-    for (const parser of deps.secretParsers) {
+  type Found = { parsed: ParsedSecret; method: string; fromConnection: boolean };
+
+  async function parse(source: CredentialSource, description: string): Promise<Found | undefined> {
+    const inRequest = await parseWith(requestParsers, source, description);
+    // A certificate at the TLS layer only authenticates when the request itself carries no credentials.
+    return inRequest ?? (connectionParsers.length > 0 ? await parseWith(connectionParsers, source, description) : undefined);
+  }
+
+  async function parseWith(parsers: readonly SecretParser[], source: CredentialSource, description: string): Promise<Found | undefined> {
+    const found: Found[] = [];
+    for (const parser of parsers) {
       let parsed: ParsedSecret | undefined;
       try {
         parsed = await parser.parse(source);
@@ -93,7 +108,7 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
         if (isOAuthError(err) && err.code === 'invalid_client') throw denied(source, err.logDetail ?? err.description, description);
         throw err;
       }
-      if (parsed) found.push({ parsed, method: parser.authenticationMethod });
+      if (parsed) found.push({ parsed, method: parser.authenticationMethod, fromConnection: parser.fromConnection === true });
     }
     // RFC 6749 §2.3: a client must not use more than one authentication method per request.
     if (found.length > 1) {
@@ -105,7 +120,7 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
   }
 
   async function validate(
-    found: { parsed: ParsedSecret; method: string },
+    found: Found,
     holder: SecretHolder,
     secrets: readonly Secret[],
     source: CredentialSource,
@@ -151,7 +166,7 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     if (!holder) throw denied(source, `${found.method}: unknown client`);
     pinned(holder, found.method, source);
     await validate(found, { kind: 'client', client: holder }, holder.clientSecrets, source, seen, CLIENT_DENIED);
-    return { client: holder, method: found.method, ...seen.observations };
+    return { client: holder, method: found.method, ...seen.observations, ...(found.fromConnection ? { fromConnection: true } : {}) };
   }
 
   async function apiResource(source: CredentialSource, seen: Seen): Promise<AuthenticatedApi> {
@@ -219,27 +234,46 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     }
   }
 
+  const tracing = deps.tracing ?? tracingOff;
+  if (!tracing.enabled) return { authenticateClient, authenticateApiResource };
   return {
     authenticateClient(source) {
-      return observed(source, (seen) => client(source, seen), (r) => r.client.clientId, {
-        success: (r) =>
-          deps.events?.raise(
-            { type: 'client.authenticated', clientId: r.client.clientId, method: r.method, endpoint: source.endpoint, ...audienceOf(r) },
-            source.requestId,
-          ),
-        failure: (clientId, method, reason, observations) =>
-          deps.events?.raise(
-            { type: 'client.authentication_failed', clientId, method, endpoint: source.endpoint, reason, ...audienceOf(observations) },
-            source.requestId,
-          ),
+      // On failure the span records invalid_client only: the client id a caller claimed may be anything it typed.
+      return tracing.span('client_authentication', { 'svc.endpoint': source.endpoint }, async (span) => {
+        const result = await authenticateClient(source);
+        span.setAttributes({ 'oauth.client_id': result.client.clientId, 'oauth.client_auth_method': result.method });
+        return result;
       });
     },
     authenticateApiResource(source) {
-      return observed(source, (seen) => apiResource(source, seen), (r) => r.apiResource.name, {
-        success: (r) => deps.events?.raise({ type: 'api.authenticated', apiResource: r.apiResource.name, method: r.method }, source.requestId),
-        failure: (name, method, reason) =>
-          deps.events?.raise({ type: 'api.authentication_failed', apiResource: name, method, reason }, source.requestId),
+      return tracing.span('api_resource_authentication', { 'svc.endpoint': source.endpoint }, async (span) => {
+        const result = await authenticateApiResource(source);
+        span.setAttributes({ 'oauth.api_resource': result.apiResource.name, 'oauth.client_auth_method': result.method });
+        return result;
       });
     },
   };
+
+  function authenticateClient(source: AuthenticationSource): Promise<AuthenticatedClient> {
+    return observed(source, (seen) => client(source, seen), (r) => r.client.clientId, {
+      success: (r) =>
+        deps.events?.raise(
+          { type: 'client.authenticated', clientId: r.client.clientId, method: r.method, endpoint: source.endpoint, ...audienceOf(r) },
+          source.requestId,
+        ),
+      failure: (clientId, method, reason, observations) =>
+        deps.events?.raise(
+          { type: 'client.authentication_failed', clientId, method, endpoint: source.endpoint, reason, ...audienceOf(observations) },
+          source.requestId,
+        ),
+    });
+  }
+
+  function authenticateApiResource(source: AuthenticationSource): Promise<AuthenticatedApi> {
+    return observed(source, (seen) => apiResource(source, seen), (r) => r.apiResource.name, {
+      success: (r) => deps.events?.raise({ type: 'api.authenticated', apiResource: r.apiResource.name, method: r.method }, source.requestId),
+      failure: (name, method, reason) =>
+        deps.events?.raise({ type: 'api.authentication_failed', apiResource: name, method, reason }, source.requestId),
+    });
+  }
 }

@@ -8,6 +8,7 @@ import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, GrantSubject, GrantSuccess, JsonValue, ResourceOwnerValidator } from '../sdk/contracts.js';
 import type { KeyRing } from './keys/key-ring.js';
 import { newTokenId } from './handles.js';
+import { tracingOff, type Tracing } from '../tracing/tracing.js';
 
 export const idTokenLifetime = 300;
 
@@ -30,7 +31,10 @@ export function createIdTokenIssuer(deps: {
   keyRing: KeyRing;
   clock: Clock;
   resourceOwnerValidator: ResourceOwnerValidator;
+  /** A span around each signature; default none. */
+  tracing?: Tracing;
 }): IdTokenIssuer {
+  const tracing = deps.tracing ?? tracingOff;
   const claimsByScope = new Map(deps.config.identityResources.map((r) => [r.name, r.claims]));
   return {
     async issue({ client, user: subject, scopes, idToken, accessToken }) {
@@ -51,7 +55,7 @@ export function createIdTokenIssuer(deps: {
       // node:crypto's synchronous signer, as for access tokens: jose's WebCrypto round trip cost
       // a code redemption or a refresh about as much again as the RSA signature (issue 21).
       const payload = { ...claims, ...oidc, auth_time: subject.authTime, jti: newTokenId(), iss: deps.config.issuer, sub: subject.id, aud: client.clientId, iat: now, exp: now + idTokenLifetime };
-      return key.sign({ alg: 'RS256', typ: 'JWT', kid: key.kid }, payload);
+      return tracing.spanSync('sign id_token', { 'jws.alg': 'RS256' }, () => key.sign({ alg: 'RS256', typ: 'JWT', kid: key.kid }, payload));
     },
   };
 }

@@ -9,6 +9,7 @@
  */
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, GrantSuccess, JsonValue } from '../sdk/contracts.js';
+import type { Confirmation } from '../sdk/dpop.js';
 import type { PersistedGrant, Store } from '../store/store.js';
 import type { KeyRing } from './keys/key-ring.js';
 import type { IdTokenIssuer } from './id-token-issuer.js';
@@ -16,6 +17,7 @@ import type { RefreshTokenService } from './refresh-tokens.js';
 import { offlineAccess } from './scopes.js';
 import { newHandle, newTokenId } from './handles.js';
 import { familyOfSpentGrant, newFamilyId } from './grant-family.js';
+import { tracingOff, type Tracing } from '../tracing/tracing.js';
 
 /** Claims a grant can never set: the issuer owns them. */
 const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'cnf']);
@@ -24,7 +26,8 @@ const standardResponseMembers = new Set(['access_token', 'token_type', 'expires_
 
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer' | 'N_A';
+  /** `DPoP` for a token bound to the request's DPoP key (RFC 9449 §5). */
+  token_type: 'Bearer' | 'DPoP' | 'N_A';
   expires_in: number;
   scope: string;
   refresh_token?: string;
@@ -39,6 +42,11 @@ export interface IssueRequest {
   grant: GrantSuccess;
   scopes: readonly string[];
   customResponse?: Readonly<Record<string, JsonValue>>;
+  /**
+   * The key the access token is bound to (RFC 7800 `cnf`): `jkt` for DPoP (RFC 9449 §6),
+   * `x5t#S256` for a client certificate (RFC 8705 §3.1). JWTs carry it, reference tokens keep it.
+   */
+  cnf?: Confirmation;
 }
 
 /** A token response not yet given out, and the records to store before it is. */
@@ -63,9 +71,11 @@ export interface TokenIssuerDeps {
   clock: Clock;
   refreshTokens: RefreshTokenService;
   idTokens: IdTokenIssuer;
+  /** A span around each signature; default none. */
+  tracing?: Tracing;
 }
 
-export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens }: TokenIssuerDeps): TokenIssuer {
+export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens, tracing = tracingOff }: TokenIssuerDeps): TokenIssuer {
   const resourcesByScope = new Map<string, string[]>();
   for (const r of config.apiResources) {
     for (const s of r.scopes) resourcesByScope.set(s, [...(resourcesByScope.get(s) ?? []), r.name]);
@@ -82,7 +92,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
   }
 
   function buildAccessToken(
-    { client, grant, scopes }: IssueRequest,
+    { client, grant, scopes, cnf }: IssueRequest,
     familyId: string | undefined,
   ): { token: string; expiresIn: number; record?: PersistedGrant } {
     const now = Math.floor(clock.now() / 1000);
@@ -101,6 +111,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
       jti: newTokenId(),
     });
     if (grant.subject.kind === 'user') claims.auth_time = grant.subject.authTime;
+    if (cnf !== undefined) claims.cnf = { ...cnf };
 
     if (client.accessTokenType === 'reference') {
       const handle = newHandle();
@@ -119,7 +130,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     }
     const key = keyRing.signingKey(alg);
     // RFC 9068 §2.1: typ "at+jwt" tells access tokens from ID tokens and other JWTs.
-    const token = key.sign({ alg, typ: 'at+jwt', kid: key.kid }, claims);
+    const token = tracing.spanSync('sign access_token', { 'jws.alg': alg }, () => key.sign({ alg, typ: 'at+jwt', kid: key.kid }, claims));
     return { token, expiresIn };
   }
 
@@ -137,12 +148,15 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     if (access.record) records.push(access.record);
     const response: TokenResponse = {
       access_token: access.token,
-      token_type: 'Bearer',
+      token_type: request.cnf?.jkt === undefined ? 'Bearer' : 'DPoP',
       expires_in: access.expiresIn,
       scope: scopes.join(' '),
     };
     if (refreshable) {
-      const refresh = await refreshTokens.prepare({ client, grantType, grant, scopes, familyId: familyId! });
+      // RFC 9449 §5: a public client's refresh token is bound to the DPoP key too (a confidential
+      // client's is bound by its authentication already).
+      const jkt = client.requireClientSecret ? undefined : request.cnf?.jkt;
+      const refresh = await refreshTokens.prepare({ client, grantType, grant, scopes, familyId: familyId!, jkt });
       records.push(...refresh.records);
       response.refresh_token = refresh.handle;
     }

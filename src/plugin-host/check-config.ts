@@ -7,8 +7,9 @@ import { BootError } from '../config/boot-error.js';
 import { didYouMean } from '../config/closest-name.js';
 import type { Client, ResolvedConfig, Secret } from '../config/schema.js';
 import type { PluginRegistry } from './plugin-registry.js';
+import { receivesClientCertificates } from '../http/tls.js';
 
-function checkAuthMethods(path: string, client: Client, registry: PluginRegistry, problems: string[]): void {
+function checkAuthMethods(path: string, client: Client, registry: PluginRegistry, problems: string[], certificates: boolean): void {
   const parsers = new Map(registry.secretParsers.map((p) => [p.authenticationMethod, p]));
   const known = ['none', ...[...parsers.keys()].sort()];
   client.tokenEndpointAuthMethods?.forEach((method, j) => {
@@ -17,6 +18,10 @@ function checkAuthMethods(path: string, client: Client, registry: PluginRegistry
     const parser = parsers.get(method);
     if (!parser) {
       problems.push(`${at}: unknown authentication method "${method}" (known: ${known.join(', ')})`);
+      return;
+    }
+    if (parser.fromConnection === true && !certificates) {
+      problems.push(`${at}: ${method} reads the TLS client certificate, and none can reach the service: set tls.requestClientCertificate, or mtls.certificateHeader with trustedProxies`);
       return;
     }
     const parsedType = parser.parsedSecretType;
@@ -46,7 +51,7 @@ export function checkConfigAgainstPlugins(config: ResolvedConfig, registry: Plug
       }
     });
     checkSecrets(`clients[${i}].clientSecrets`, client.clientSecrets);
-    checkAuthMethods(`clients[${i}].tokenEndpointAuthMethods`, client, registry, problems);
+    checkAuthMethods(`clients[${i}].tokenEndpointAuthMethods`, client, registry, problems, receivesClientCertificates(config));
   });
   config.apiResources.forEach((r, i) => checkSecrets(`apiResources[${i}].secrets`, r.secrets));
   if (problems.length > 0) throw new BootError('CONFIG_INVALID', problems);

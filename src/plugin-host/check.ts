@@ -85,6 +85,7 @@ export function checkInstance(list: PluginPart, value: unknown): string | undefi
       if (p.parsedSecretType !== undefined && (typeof p.parsedSecretType !== 'string' || !p.parsedSecretType)) {
         return 'parsedSecretType, when given, must be a non-empty string';
       }
+      if (p.fromConnection !== undefined && typeof p.fromConnection !== 'boolean') return 'fromConnection, when given, must be true or false';
       return checkParameters(p.parameters);
     }
     case 'secretValidators': {
@@ -114,9 +115,17 @@ export function checkInstance(list: PluginPart, value: unknown): string | undefi
       return undefined;
     }
     case 'signInPage': {
-      const page = value as { render?: unknown; authenticate?: unknown; styleSrc?: unknown };
-      if (typeof page.render !== 'function') return 'render must be a function';
-      if (page.authenticate !== undefined && typeof page.authenticate !== 'function') return 'authenticate, when given, must be a function';
+      const page = value as { render?: unknown; authenticate?: unknown; renderConsent?: unknown; renderLogout?: unknown; externalSignIn?: unknown; styleSrc?: unknown };
+      for (const name of ['render', 'authenticate', 'renderConsent', 'renderLogout'] as const) {
+        if (page[name] !== undefined && typeof page[name] !== 'function') return `${name}, when given, must be a function`;
+      }
+      const external = page.externalSignIn as { start?: unknown; callback?: unknown } | undefined;
+      if (external !== undefined && (typeof external !== 'object' || external === null || typeof external.start !== 'function' || typeof external.callback !== 'function')) {
+        return 'externalSignIn, when given, must have start and callback functions';
+      }
+      if (page.render === undefined && page.renderConsent === undefined && page.renderLogout === undefined && external === undefined && page.authenticate === undefined) {
+        return 'a signInPage must give at least one of render, authenticate, renderConsent, renderLogout or externalSignIn';
+      }
       if (page.styleSrc !== undefined && (typeof page.styleSrc !== 'string' || /[;'"\n]/.test(page.styleSrc))) return 'styleSrc, when given, must be CSP sources without ; or quotes';
       return undefined;
     }
@@ -125,6 +134,7 @@ export function checkInstance(list: PluginPart, value: unknown): string | undefi
       if (typeof g.grantType !== 'string' || !g.grantType) return 'grantType must be a non-empty string';
       if (typeof g.validate !== 'function') return 'validate must be a function';
       if (g.spent !== undefined && typeof g.spent !== 'function') return 'spent, when given, must be a function';
+      if (g.redeemed !== undefined && typeof g.redeemed !== 'function') return 'redeemed, when given, must be a function';
       return checkParameters(g.parameters);
     }
   }

@@ -14,9 +14,10 @@ export interface PluginFolder {
 
 const entryNames = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
 
-export function discoverPluginFolders(pluginDirs: readonly string[]): PluginFolder[] {
+export function discoverPluginFolders(pluginDirs: readonly string[], options: { skipMissing?: boolean } = {}): PluginFolder[] {
   const folders: PluginFolder[] = [];
   for (const root of pluginDirs) {
+    if (options.skipMissing && !existsSync(root)) continue;
     if (!existsSync(root) || !statSync(root).isDirectory()) {
       throw new BootError('PLUGIN_DIR_MISSING', `pluginDirs: "${root}" is not a directory (fix the path or create it)`);
     }

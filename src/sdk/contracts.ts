@@ -7,11 +7,34 @@
 import type { OAuthError, TokenRequestErrorCode } from './errors.js';
 import type { ApiResource, ApiScope, Client, IdentityResource, Secret } from './model.js';
 import type { EventSink } from './events.js';
+import type { X509Certificate } from 'node:crypto';
+import type { DpopProofSummary } from './dpop.js';
 
 export type { TokenRequestErrorCode };
 
 /** A JSON value, for claims and custom response parameters. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * The TLS client certificate of a request (mutual TLS, RFC 8705), read by the host once per
+ * request: from the service's own handshake, or from the header a proxy in `trustedProxies`
+ * writes (`mtls.certificateHeader`). The handshake never fails for a missing or bad certificate;
+ * judging it is client authentication's job.
+ */
+export interface ClientCertificate {
+  /** The client's (leaf) certificate, parsed. */
+  readonly certificate: X509Certificate;
+  /** base64url SHA-256 of the certificate's DER: its `x5t#S256` (RFC 8705 §3.1). */
+  readonly thumbprint: string;
+  /**
+   * One of the CAs in `mtls.clientCa` issued it (its signature verified, that CA within its own
+   * validity) or, when the service terminates TLS, the handshake verified its chain to them.
+   * The leaf's own validity dates are the validators' to check.
+   */
+  readonly issuedByTrustedCa: boolean;
+  /** `"tls"`: the service's own handshake; `"proxy"`: a trusted proxy's header. */
+  readonly source: 'tls' | 'proxy';
+}
 
 /** What a secret parser sees of a request: plain values, no HTTP framework. */
 export interface CredentialSource {
@@ -23,6 +46,8 @@ export interface CredentialSource {
   readonly endpoint: string;
   /** The caller's network address, when known; behind a proxy in `trustedProxies`, the client's forwarded one. */
   readonly remoteAddress?: string | undefined;
+  /** The TLS client certificate the caller presented, when mutual TLS is set up and it sent one. */
+  readonly clientCertificate?: ClientCertificate | undefined;
 }
 
 /** Credentials a parser found. */
@@ -85,6 +110,13 @@ export interface SecretParser {
   readonly discoveryMetadata?: Readonly<Record<string, JsonValue>>;
   /** The form parameters this parser reads; mark the ones that carry the credential. */
   readonly parameters?: readonly ParameterDeclaration[];
+  /**
+   * The credential comes from the connection (the TLS client certificate), not from the request.
+   * Such a parser counts only when no other parser found credentials: a client may hold a
+   * certificate at the TLS layer to bind its tokens (RFC 8705 §3) while it authenticates another
+   * way. Discovery lists such methods only when the service can receive client certificates.
+   */
+  readonly fromConnection?: boolean;
   parse(source: CredentialSource): ParsedSecret | undefined | Promise<ParsedSecret | undefined>;
 }
 
@@ -143,6 +175,11 @@ export interface ValidatedTokenRequest {
   readonly raw: ReadonlyMap<string, string>;
   /** The caller's network address, when known (for rate limits); behind a proxy in `trustedProxies`, the client's forwarded one. */
   readonly remoteAddress?: string | undefined;
+  /**
+   * The request's DPoP proof (RFC 9449), already validated by the host: the issued tokens will be
+   * bound to its key. A grant that accepts a bound access token checks it with `requireDpopBinding`.
+   */
+  readonly dpop?: DpopProofSummary | undefined;
 }
 
 /**
@@ -215,6 +252,13 @@ export interface ExtensionGrantValidator {
    * it the answer is `invalid_grant`.
    */
   spent?(handle: string, request: ValidatedTokenRequest): Promise<OAuthError>;
+  /**
+   * For grants that answer with `consumes`: called once the host's commit has spent the one-time
+   * grant and stored the tokens, and only for the request that won it. The place for what only
+   * a winner may do, such as raising an event; a request that lost the race hears `spent`
+   * instead. A throw is logged and changes nothing: the tokens are already given out.
+   */
+  redeemed?(success: GrantSuccess, request: ValidatedTokenRequest): void | Promise<void>;
 }
 
 /** Claims of a validated access token. */
@@ -357,6 +401,8 @@ export interface PluginDependencies<Options = Readonly<Record<string, unknown>>>
 
 /** What the sign-in page shows (the authorization endpoint's sign-in step); `SignInPage.render` turns it into HTML. */
 export interface SignInPageView {
+  /** The language the host chose for the page (BCP 47, from `ui_locales` or `Accept-Language`); `message` is in it. */
+  readonly lang: string;
   /** Where the form POSTs. */
   readonly action: string;
   /** Hidden inputs the form must send back unchanged: the pending request and its CSRF token. */
@@ -372,11 +418,76 @@ export interface SignInPageView {
 /** Who signed in, or the message to show on the page again. */
 export type SignInResult = { readonly subject: string } | { readonly message: string };
 
+/** What the consent page shows; `SignInPage.renderConsent` turns it into HTML. */
+export interface ConsentPageView {
+  /** The language the host chose for the page (BCP 47). */
+  readonly lang: string;
+  /** Where the form POSTs, with `decision=approve` or `decision=deny` and the hidden fields. */
+  readonly action: string;
+  /** Hidden inputs the form must send back unchanged: the pending request and its CSRF token. */
+  readonly hiddenFields: ReadonlyArray<readonly [string, string]>;
+  readonly clientId: string;
+  readonly clientName: string;
+  /** What the client asks for: each scope with the configured description, else the host's words for a standard scope. */
+  readonly scopes: ReadonlyArray<{ readonly name: string; readonly description: string | undefined }>;
+  /** Who is signed in. */
+  readonly username: string;
+}
+
+/** What the logout confirmation page shows; `SignInPage.renderLogout` turns it into HTML. */
+export interface LogoutPageView {
+  readonly lang: string;
+  /** Where the form POSTs, with `decision=approve` (sign out) or `decision=deny` (stay signed in) and the hidden fields. */
+  readonly action: string;
+  /** Hidden inputs the form must send back unchanged: the CSRF token and the logout request's parameters. */
+  readonly hiddenFields: ReadonlyArray<readonly [string, string]>;
+}
+
+/** Where to send a person for an external sign-in, and what must come back. */
+export interface ExternalSignInRequest {
+  /**
+   * Opaque, bound to this browser and this pending request: pass it through the identity
+   * provider (as its OAuth `state`, say) and return it from `callback` unchanged.
+   */
+  readonly state: string;
+  /** The plugin's callback route (`<issuer>/connect/authorize/callback`): where the identity provider sends the browser back. */
+  readonly callbackUrl: string;
+  readonly clientId: string;
+  readonly clientName: string;
+  /** The authorization request's `login_hint` and `ui_locales`, to pass on if the provider takes them. */
+  readonly loginHint?: string | undefined;
+  readonly uiLocales?: string | undefined;
+}
+
+/** The identity provider's answer as the plugin reads it: the `state` it was given, and who signed in or why not. */
+export type ExternalSignInResult =
+  | { readonly state: string; readonly subject: string }
+  | { readonly state: string; readonly message: string };
+
 /**
- * Replaces the built-in sign-in page of the authorization endpoint (its own look, a second
- * factor, ...), like node-oidc-provider's interactions. The host keeps the flow: the pending
- * request, CSRF, the throttle (by the form's `username`), the session, consent and the code.
- * At most one plugin may provide it.
+ * Signs people in at an external identity provider (an upstream OpenID provider, a SAML bridge,
+ * a corporate portal) instead of a form: the host redirects the browser to `start`'s URL, and
+ * the provider sends it back to the callback route, which the host hands to `callback`. The
+ * host checks that the `state` belongs to this browser and its pending request before it
+ * signs anyone in, then goes on as after any sign-in (session, consent, code).
+ */
+export interface ExternalSignIn {
+  /** The absolute `https:` (or `http:`) URL to send the browser to. */
+  start(request: ExternalSignInRequest): string | Promise<string>;
+  /**
+   * Reads the provider's answer at `GET/POST <issuer>/connect/authorize/callback` (query or
+   * form parameters) and says who signed in. Verify the provider's answer here (exchange its
+   * code, check its ID token); the host only trusts the `subject` you return.
+   */
+  callback(params: ReadonlyMap<string, string>, context: { readonly remoteAddress?: string | undefined }): Promise<ExternalSignInResult>;
+}
+
+/**
+ * Replaces the pages of the authorization endpoint's interaction (its own look, a second
+ * factor, an external identity provider, ...), like node-oidc-provider's interactions and
+ * Hydra's login and consent apps. Give any of the members; what you leave out stays built in.
+ * The host keeps the flow: the pending request, CSRF, the throttle (by the form's `username`),
+ * the session, consent decisions and the code. At most one plugin may provide it.
  *
  * @example
  * const page: SignInPage = {
@@ -386,14 +497,21 @@ export type SignInResult = { readonly subject: string } | { readonly message: st
  *     const user = await users.validate(form.get('username') ?? '', form.get('password') ?? '');
  *     return user && totp.check(user, form.get('otp')) ? { subject: user.subjectId } : { message: 'Sign-in failed.' };
  *   },
+ *   renderConsent: (view) => `...<button name="decision" value="approve">...`,
  * };
  */
 export interface SignInPage {
-  /** The whole HTML document; escape every value you put in it. */
-  render(view: SignInPageView): string;
-  /** Judges the POSTed form. Default: `username` and `password` against the resource owner validator. */
+  /** The whole sign-in document; escape every value you put in it. */
+  render?(view: SignInPageView): string;
+  /** Judges the POSTed sign-in form. Default: `username` and `password` against the resource owner validator. */
   authenticate?(form: ReadonlyMap<string, string>, context: { readonly remoteAddress?: string | undefined }): Promise<SignInResult>;
-  /** Extra CSP `style-src` sources for the page, e.g. `"https://cdn.example.com"`; scripts are never allowed. */
+  /** The whole consent document. */
+  renderConsent?(view: ConsentPageView): string;
+  /** The whole logout confirmation document (`/connect/endsession` without a valid `id_token_hint`). */
+  renderLogout?(view: LogoutPageView): string;
+  /** Sign-in at an external identity provider instead of a form (then `render` and `authenticate` are not used). */
+  readonly externalSignIn?: ExternalSignIn;
+  /** Extra CSP `style-src` sources for the plugin's pages, e.g. `"https://cdn.example.com"`; scripts are never allowed. */
   readonly styleSrc?: string;
 }
 
@@ -423,6 +541,6 @@ export interface Plugin<Options = Readonly<Record<string, unknown>>> {
    * device page's sign-in and ID token claims all ask it. At most one plugin may provide it.
    */
   readonly resourceOwnerValidator?: Factory<ResourceOwnerValidator, Options>;
-  /** The deployment's own sign-in page for the authorization endpoint. At most one plugin may provide it. */
+  /** The deployment's own sign-in, consent and logout pages, or an external identity provider. At most one plugin may provide it. */
   readonly signInPage?: Factory<SignInPage, Options>;
 }

@@ -26,7 +26,10 @@ export type OAuthErrorCode =
   | 'invalid_request_uri'
   | 'request_not_supported'
   | 'invalid_token'
-  | 'insufficient_scope';
+  | 'insufficient_scope'
+  // DPoP (RFC 9449 §5, §7.1, §8).
+  | 'invalid_dpop_proof'
+  | 'use_dpop_nonce';
 
 /**
  * The codes a grant may refuse a token request with (RFC 6749 §5.2, RFC 8707 §2, RFC 8628 §3.5,
@@ -35,6 +38,7 @@ export type OAuthErrorCode =
 export const tokenRequestErrorCodes = [
   'invalid_request', 'invalid_grant', 'unauthorized_client', 'invalid_scope', 'invalid_target',
   'authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'temporarily_unavailable',
+  'invalid_dpop_proof',
 ] as const satisfies readonly OAuthErrorCode[];
 
 export type TokenRequestErrorCode = (typeof tokenRequestErrorCodes)[number];
@@ -71,6 +75,8 @@ const defaultStatus: Record<OAuthErrorCode, number> = {
   request_not_supported: 400,
   invalid_token: 401,
   insufficient_scope: 403,
+  invalid_dpop_proof: 400,
+  use_dpop_nonce: 400,
 };
 
 /** RFC 6749 §5.2: `error_description` = *( %x20-21 / %x23-5B / %x5D-7E ). */
@@ -224,6 +230,22 @@ export class ServerError extends OAuthError {
   override readonly name = 'ServerError';
   constructor(description = 'An unexpected error occurred.', options?: OAuthErrorOptions) {
     super('server_error', description, options);
+  }
+}
+
+/** RFC 9449 §5 (400 at the token endpoint) and §7.1 (401 with a `DPoP` challenge at a resource). */
+export class InvalidDpopProof extends OAuthError {
+  override readonly name = 'InvalidDpopProof';
+  constructor(description = 'The DPoP proof is invalid.', options?: OAuthErrorOptions) {
+    super('invalid_dpop_proof', description, options);
+  }
+}
+
+/** RFC 9449 §8 and §9: the proof must carry the server's nonce, sent in the `DPoP-Nonce` header. */
+export class UseDpopNonce extends OAuthError {
+  override readonly name = 'UseDpopNonce';
+  constructor(description = 'The DPoP proof must carry the server nonce.', options?: OAuthErrorOptions) {
+    super('use_dpop_nonce', description, options);
   }
 }
 

@@ -15,3 +15,4 @@ export {
 } from './jws.js';
 export { defineConfig } from './define-config.js';
 export { isNumericDate, MAX_NUMERIC_DATE } from './numeric-date.js';
+export { accessTokenHash, boundJkt, dpopBindingProblem, requireDpopBinding, type Confirmation, type DpopProofSummary } from './dpop.js';

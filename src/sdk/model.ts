@@ -38,6 +38,10 @@ export interface Client {
   readonly requireConsent: boolean;
   readonly requirePushedAuthorization: boolean;
   readonly authorizationCodeLifetime: number;
+  /** Access tokens are bound to the token request's TLS client certificate (RFC 8705 §3). */
+  readonly requireCertificateBoundTokens: boolean;
+  /** Every token request must carry a DPoP proof (RFC 9449). */
+  readonly requireDPoP: boolean;
 }
 
 export interface ApiScope {

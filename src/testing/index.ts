@@ -24,7 +24,10 @@ import { checkConfig } from '../config/load.js';
 import type { UserConfig } from '../config/schema.js';
 
 export interface TestServiceOptions {
-  /** Folders of plugins to load, e.g. the folder holding your plugin's folder. Default: none. */
+  /**
+   * Folders of plugins to load, e.g. the folder holding your plugin's folder. Default: none. The
+   * package's first-party plugins load too, as in a deployment; `config.packagePlugins: []` leaves them out.
+   */
   readonly pluginDirs?: readonly string[];
   /** The deployment's config; `issuer`, `port`, `store` and `pluginDirs` are filled in. */
   readonly config?: UserConfig;

@@ -14,6 +14,8 @@ export interface LoadSpec {
   headers: Record<string, string>;
   /** A fixed body, or a function giving the next one (fresh assertions, rotating device codes). */
   body?: string | (() => string);
+  /** Headers that change with every request (a fresh DPoP proof), on top of `headers`. */
+  freshHeaders?: () => Record<string, string>;
   /** Names a 2xx answer, e.g. "token" or "active"; anything else counts as "unexpected". */
   success(body: string): string;
   /** Sees every answer (a rotated refresh token goes back into the pool). */
@@ -55,12 +57,22 @@ export async function runRound(url: string, specs: LoadSpec | readonly LoadSpec[
   const answers: Record<string, number> = {};
   const requests = (Array.isArray(specs) ? specs : [specs]).map((spec: LoadSpec): autocannon.Request => {
     const next = spec.body;
+    const fresh = spec.freshHeaders;
+    const perRequest = typeof next === 'function' || fresh !== undefined;
     return {
       method: spec.method,
       path: spec.path,
       headers: spec.headers,
       ...(typeof next === 'string' ? { body: next } : {}),
-      ...(typeof next === 'function' ? { setupRequest: (req: autocannon.Request) => ({ ...req, body: next() }) } : {}),
+      ...(perRequest
+        ? {
+          setupRequest: (req: autocannon.Request) => ({
+            ...req,
+            ...(typeof next === 'function' ? { body: next() } : {}),
+            ...(fresh ? { headers: { ...spec.headers, ...fresh() } } : {}),
+          }),
+        }
+        : {}),
       onResponse: (status, body) => {
         spec.onAnswer?.(status, body);
         const kind = classify(spec, status, body);

@@ -27,7 +27,8 @@ export interface Row {
         readonly cpuMicrosPerRequest: number | undefined;
         /** Median over rounds of our req/s over its req/s in the same round. */
         readonly pairedRatio: number | undefined;
-        readonly quoted: number;
+        /** Issue 7's figure; none for scenarios it did not measure (DPoP). */
+        readonly quoted: number | undefined;
       }
     | undefined;
   readonly answers: Readonly<Record<string, number>>;
@@ -190,7 +191,7 @@ export function markdown(results: BenchResults): string {
       ...theirs.map((r) =>
         isRow(r)
           ? `| ${r.title} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${optionalInt(r.cpuMicrosPerRequest)} | ${ratio(r.ratioToFloor)} | ` +
-            `${optionalInt(r.oidcProvider?.quoted)} | ${ratio(r.oidcProvider && r.oidcProvider.quoted / issueFloor)} | ${answerMix(r.answers)} |`
+            `${optionalInt(r.oidcProvider?.quoted)} | ${ratio(r.oidcProvider?.quoted === undefined ? undefined : r.oidcProvider.quoted / issueFloor)} | ${answerMix(r.answers)} |`
           : `| ${r.title} | | | | | | | | skipped: ${r.skipped} |`,
       ),
     );

@@ -100,11 +100,12 @@ export async function runScenario(bench: Bench, scenario: Scenario, ours: Side, 
     const { result, note } = measured.get(run.side)!; // every prepared run was measured
     return { id: scenario.id, title: run.title, server: run.side.label, ...result, ratioToFloor: undefined, oidcProvider, note };
   };
+  const paired = scenario.oidcProvider !== undefined;
   const quoted = scenario.oidcProvider?.quoted;
   const theirFigures = { rps: theirResult?.rps, p99: theirResult?.p99, cpuMicrosPerRequest: theirResult?.cpuMicrosPerRequest, pairedRatio: ratio };
   return {
-    ours: row(runs[0]!, quoted === undefined ? undefined : { ...theirFigures, quoted }),
+    ours: row(runs[0]!, paired ? { ...theirFigures, quoted } : undefined),
     // Their own row keeps only issue 7's figure, which results.md shows beside it.
-    theirs: runs[1] && row(runs[1], quoted === undefined ? undefined : { rps: undefined, p99: undefined, cpuMicrosPerRequest: undefined, pairedRatio: undefined, quoted }),
+    theirs: runs[1] && row(runs[1], paired ? { rps: undefined, p99: undefined, cpuMicrosPerRequest: undefined, pairedRatio: undefined, quoted } : undefined),
   };
 }

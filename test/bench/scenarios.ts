@@ -2,7 +2,7 @@
  * What each scenario sends. A scenario prepares what it needs against the running service
  * (a user's token, a reference token, device codes) and returns the request to repeat.
  */
-import { createHash, randomBytes, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import type { BenchFixture } from './fixture.js';
 import { deviceGrantType, webRedirect } from './fixture.js';
 import { Browser, formsOf } from '../support/sign-in.js';
@@ -26,7 +26,7 @@ export interface Scenario {
    * node-oidc-provider's counterpart: which of its setups runs the same requests in the same run
    * (test/bench/oidc-provider.mjs), and the req/s issue 7 quotes for it on its machine.
    */
-  readonly oidcProvider?: { readonly setup: 'es256' | 'rs256'; readonly quoted: number };
+  readonly oidcProvider?: { readonly setup: 'es256' | 'rs256'; readonly quoted?: number };
   /** The scenario this one repeats on another server; its oidc-provider figure is that one's. */
   readonly repeats?: string;
   prepare(ctx: ScenarioContext): Promise<Prepared | { skipped: string }>;
@@ -90,6 +90,63 @@ function assertionMaker(fixture: BenchFixture, issuer: string) {
     const now = Math.floor(Date.now() / 1000);
     const input = `${header}.${b64url({ iss: clientId, sub: clientId, aud: issuer, iat: now, exp: now + 900, jti: randomBytes(16).toString('base64url') })}`;
     return `${input}.${sign('sha256', Buffer.from(input), keyInput).toString('base64url')}`;
+  };
+}
+
+/**
+ * Signs DPoP proofs (RFC 9449 §4.2) for the token endpoint ahead of the load: ES256, one key (a
+ * client keeps its key), a fresh jti and iat each.
+ */
+function dpopProofMaker(url: string) {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const header = b64url({ typ: 'dpop+jwt', alg: 'ES256', jwk: publicKey.export({ format: 'jwk' }) });
+  const htu = `${url}/connect/token`;
+  return (): string => {
+    const input = `${header}.${b64url({ jti: randomBytes(16).toString('base64url'), htm: 'POST', htu, iat: Math.floor(Date.now() / 1000) })}`;
+    return `${input}.${sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+  };
+}
+
+/**
+ * A pool of one-time values (assertions, DPoP proofs) signed before each round while the server
+ * idles, sized from the expected rate, so the load generator does not sign during the load.
+ */
+function signedPool(make: () => string, what: string) {
+  let pool: string[] = [];
+  let next = 0;
+  let made = 0;
+  let onTheFly = 0;
+  let signingMs = 0;
+  return {
+    beforeRound(expected: number): void {
+      const started = performance.now();
+      pool = pool.slice(next);
+      next = 0;
+      const missing = Math.max(expected - pool.length, 0);
+      for (let i = 0; i < missing; i++) pool.push(make());
+      signingMs += performance.now() - started;
+      made += missing;
+    },
+    take(): string {
+      if (next < pool.length) return pool[next++]!;
+      // Never replay: sign one now (this slows the load generator, so it is reported).
+      onTheFly++;
+      return make();
+    },
+    note: (): string =>
+      `${made} ${what} signed in ${(signingMs / 1000).toFixed(1)} s before the rounds` +
+      (onTheFly ? `; the pool ran out and ${onTheFly} more were signed during the load` : ', none during the load'),
+  };
+}
+
+/** client_credentials with a fresh DPoP proof each (issue 17): a DPoP-bound JWT. */
+function dpopClientCredentials(url: string, fixture: BenchFixture, measured: ReadonlyMap<string, number>): Prepared {
+  const proofs = signedPool(dpopProofMaker(url), 'ES256 DPoP proofs');
+  return {
+    expectedRate: Math.min(measured.get('cc-es256') ?? 3000, 6000),
+    beforeRound: proofs.beforeRound,
+    spec: { ...clientCredentials(fixture, 'm2m'), freshHeaders: () => ({ dpop: proofs.take() }), success: (body) => (body.includes('"token_type":"DPoP"') ? 'DPoP token' : 'unexpected') },
+    note: proofs.note,
   };
 }
 
@@ -243,39 +300,12 @@ const onSqlite: readonly Scenario[] = [
     server: 'es256',
     oidcProvider: { setup: 'es256', quoted: 3400 },
     async prepare({ url, fixture, measured }) {
-      const make = assertionMaker(fixture, url);
-      let pool: string[] = [];
-      let next = 0;
-      let made = 0;
-      let onTheFly = 0;
-      let signingMs = 0;
+      const assertions = signedPool(assertionMaker(fixture, url), `${fixture.assertionKey.alg} assertions`);
       return {
         expectedRate: Math.min(measured.get('cc-reference') ?? 3000, 6000),
-        // Tops the pool up before each round (sized from the fastest round so far), while the server idles.
-        beforeRound(expected) {
-          const started = performance.now();
-          pool = pool.slice(next);
-          next = 0;
-          const missing = Math.max(expected - pool.length, 0);
-          for (let i = 0; i < missing; i++) pool.push(make());
-          signingMs += performance.now() - started;
-          made += missing;
-        },
-        spec: {
-          method: 'POST',
-          path: '/connect/token',
-          headers: form,
-          body: () => {
-            if (next < pool.length) return assertionPrefix + pool[next++];
-            // Never replay: sign one now (this slows the load generator, so it is reported).
-            onTheFly++;
-            return assertionPrefix + make();
-          },
-          success: tokenSuccess,
-        },
-        note: () =>
-          `${made} ${fixture.assertionKey.alg} assertions signed in ${(signingMs / 1000).toFixed(1)} s before the rounds` +
-          (onTheFly ? `; the pool ran out and ${onTheFly} more were signed during the load` : ', none during the load'),
+        beforeRound: assertions.beforeRound,
+        spec: { method: 'POST', path: '/connect/token', headers: form, body: () => assertionPrefix + assertions.take(), success: tokenSuccess },
+        note: assertions.note,
       };
     },
   },
@@ -361,6 +391,16 @@ const onSqlite: readonly Scenario[] = [
   codeRedemption,
   refreshRotation,
   {
+    id: 'cc-dpop',
+    title: 'client_credentials + Basic + DPoP proof (fresh each) → DPoP-bound JWT ES256',
+    server: 'es256',
+    // Issue 7 quotes no DPoP figure: only the paired rounds of this run compare.
+    oidcProvider: { setup: 'es256' },
+    async prepare({ url, fixture, measured }) {
+      return dpopClientCredentials(url, fixture, measured);
+    },
+  },
+  {
     id: 'cc-rs256',
     title: 'client_credentials + Basic → JWT RS256',
     server: 'rs256',
@@ -376,7 +416,7 @@ const onSqlite: readonly Scenario[] = [
  * default in-memory adapter, so these rows compare like with like; the gap to the SQLite rows is
  * the cost of a durable write per request.
  */
-const onMemory = (['cc-reference', 'private-key-jwt'] as const).map((id): Scenario => {
+const onMemory = (['cc-reference', 'private-key-jwt', 'cc-dpop'] as const).map((id): Scenario => {
   const base = onSqlite.find((s) => s.id === id)!;
   return { ...base, id: `${id}-memory`, title: base.title.replace(' (SQLite)', '').concat(' — memory store'), server: 'memory', repeats: id };
 });

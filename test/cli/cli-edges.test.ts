@@ -15,13 +15,13 @@ import { hashSecret } from '../../src/sdk/hash.js';
 import { firstPartyPlugins, freePort } from '../support/server.js';
 import { runCli as svc, runCliWith, runSvc, until, type SvcProcess } from '../support/svc-process.js';
 
-const commands = ['start', 'check-config', 'plugins', 'hash-secret', 'hash-password', 'keys', 'create-client-key', 'client-assertion'];
+const commands = ['init', 'start', 'check-config', 'plugins', 'hash-secret', 'hash-password', 'keys', 'create-client-key', 'client-assertion', 'dpop-proof'];
 const day = 86_400_000;
 
 let dir: string;
 const running: SvcProcess[] = [];
 
-/** A JSON config next to a plugins folder holding shared-secret. */
+/** A JSON config next to a plugins folder holding a link to the package's shared-secret (loaded once). */
 function writeConfig(name: string, config: Record<string, unknown>): string {
   const file = join(dir, name);
   writeFileSync(file, JSON.stringify({ store: 'memory', apiScopes: [{ name: 'api1.read' }], apiResources: [{ name: 'api1', scopes: ['api1.read'] }], ...config }));
@@ -194,7 +194,7 @@ describe('check-config', () => {
     });
     const run = await svc('check-config', '--config', config);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe(`${config}: config ok (4 clients, 3 plugins)\n`);
+    expect(run.stdout).toBe(`${config}: config ok (4 clients, 7 plugins)\n`);
     const warnings = run.stderr.split('\n').filter(Boolean);
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toBe('svc: warning: clients[0] "expired": every secret has expired, so the client cannot authenticate; add a new secret');

@@ -19,8 +19,8 @@ let badConfig: string;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
-  // pluginDirs: ./plugins next to the config, holding only shared-secret (the other
-  // first-party plugins are other issues' work).
+  // pluginDirs: ./plugins next to the config, holding a link to the package's shared-secret
+  // (loaded once: it is the same folder as the package's own).
   mkdirSync(join(dir, 'plugins'));
   symlinkSync(join(firstPartyPlugins, 'shared-secret'), join(dir, 'plugins', 'shared-secret'), 'dir');
   const base = {
@@ -77,7 +77,7 @@ describe('svc', () => {
   it('check-config exits 0 for a good config', async () => {
     const run = await svc('check-config', '--config', goodConfig);
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(`${goodConfig}: config ok (1 clients, 3 plugins)\n`);
+    expect(run.stdout).toBe(`${goodConfig}: config ok (1 clients, 7 plugins)\n`);
   });
 
   it('plugins lists shared-secret with its authentication methods and secret type', async () => {

@@ -45,7 +45,7 @@ describe('tokenEndpointAuthMethods: against the plugins and the client\'s secret
     const err = await bootError([client({ tokenEndpointAuthMethods: ['client_secret_jwt'] })]);
     expect(err.code).toBe('CONFIG_INVALID');
     expect(err.problems).toEqual([
-      'clients[0].tokenEndpointAuthMethods[0]: unknown authentication method "client_secret_jwt" (known: none, client_secret_basic, client_secret_post, private_key_jwt)',
+      'clients[0].tokenEndpointAuthMethods[0]: unknown authentication method "client_secret_jwt" (known: none, client_secret_basic, client_secret_post, private_key_jwt, self_signed_tls_client_auth, tls_client_auth)',
     ]);
   });
 
@@ -55,5 +55,18 @@ describe('tokenEndpointAuthMethods: against the plugins and the client\'s secret
     expect(err.problems).toEqual([
       'clients[0].tokenEndpointAuthMethods[0]: the client has no secret private_key_jwt can check (needs a secret of type X509CertificateBase64 or JsonWebKey)',
     ]);
+  });
+
+  it('stops start-up on a certificate method while no client certificate can reach the service', async () => {
+    const err = await bootError([client({ clientSecrets: [{ type: 'X509Name', value: 'CN=app' }], tokenEndpointAuthMethods: ['tls_client_auth'] })]);
+    expect(err.problems).toEqual([
+      'clients[0].tokenEndpointAuthMethods[0]: tls_client_auth reads the TLS client certificate, and none can reach the service: set tls.requestClientCertificate, or mtls.certificateHeader with trustedProxies',
+    ]);
+    const served = await bootErrorFor({
+      store: 'memory', pluginDirs: [firstPartyPlugins], ...base, trustedProxies: ['10.0.0.1'], mtls: { certificateHeader: 'x-ssl-client-cert' },
+      clients: [client({ clientSecrets: [{ type: 'X509Name', value: 'CN=app' }], tokenEndpointAuthMethods: ['tls_client_auth'] }), { clientId: 'bad', allowedGrantTypes: ['nope'], allowedScopes: [] , requireClientSecret: false }],
+    }, firstPartyPlugins);
+    // Only the other client's problem: with the header from a trusted proxy, certificates can arrive.
+    expect(served.problems).toEqual([expect.stringMatching(/^clients\[1\]\.allowedGrantTypes\[0\]: unknown grant type "nope"/)]);
   });
 });

@@ -28,7 +28,7 @@ const client = (clientId: string, patch: Partial<ClientConfig> = {}): ClientConf
 
 async function bootError(user: UserConfig): Promise<BootError> {
   const config = checkConfig(
-    { store: 'memory', pluginDirs: [pluginDir.dir], apiScopes: [{ name: 'api1.read' }], ...user },
+    { store: 'memory', pluginDirs: [pluginDir.dir], packagePlugins: [], apiScopes: [{ name: 'api1.read' }], ...user },
     pluginDir.dir,
   );
   const err: unknown = await createApp(config, { logDestination: quiet }).then(

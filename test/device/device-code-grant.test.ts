@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createDeviceFlowStore } from '../../src/device/device-flow-store.js';
 import { userCodeScheme } from '../../src/device/user-code.js';
-import { createDeviceCodeGrant, deviceCodeGrantType } from '../../src/grants/device-code.js';
+import { createDeviceCodeGrant, deviceCodeGrantType } from '../../src/device/device-code-grant.js';
 import type { Client } from '../../src/config/schema.js';
 import type { GrantContext, GrantSuccess } from '../../src/sdk/contracts.js';
 import { isOAuthError } from '../../src/sdk/errors.js';

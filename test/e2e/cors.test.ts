@@ -82,7 +82,7 @@ describe.each(browserEndpoints)('$name endpoint', ({ path, body }) => {
     expect(reply.text).toBe('');
     expect(reply.headers.get('access-control-allow-origin')).toBe(origin);
     expect(reply.headers.get('access-control-allow-methods')).toBe('POST');
-    expect(reply.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type');
+    expect(reply.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, DPoP');
     expect(reply.headers.get('access-control-max-age')).toBe('600');
     expect(reply.headers.get('vary')).toBe('Origin');
     // The client authenticates with its own credentials, never with the browser's cookies.
@@ -121,7 +121,7 @@ describe.each(browserEndpoints)('$name endpoint', ({ path, body }) => {
     expect(reply.headers.get('access-control-allow-origin')).toBe(spaOrigin);
     expect(reply.headers.get('vary')).toBe('Origin');
     expect(reply.headers.get('access-control-allow-credentials')).toBeNull();
-    expect(reply.headers.get('access-control-expose-headers')).toBe('Retry-After, WWW-Authenticate, X-Request-Id');
+    expect(reply.headers.get('access-control-expose-headers')).toBe('Retry-After, WWW-Authenticate, X-Request-Id, DPoP-Nonce');
   });
 
   it('lets an allowed origin read an error too', async () => {

@@ -74,8 +74,8 @@ describe.skipIf(chromiumMissing)('device flow in Chromium', () => {
       await expect.poll(() => page.locator('h1').textContent()).toBe('Device connected');
       await shoot(page, '4-approved');
 
-      const cookie = (await context.cookies()).find((c) => c.name === 'svc_device_session');
-      expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/device', secure: false });
+      const cookie = (await context.cookies()).find((c) => c.name === 'svc_session');
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/', secure: false });
     } finally {
       await context.close();
     }

@@ -56,11 +56,11 @@ describe('the page itself', () => {
     expect(res.html).toContain(`name="user_code" value="${codes.user_code}"`);
   });
 
-  it('sets a session cookie: HttpOnly, SameSite=Lax, Path=/device, not Secure over http', async () => {
+  it('sets the browser cookie every page shares: HttpOnly, SameSite=Lax, Path=/, not Secure over http', async () => {
     const res = await new PageClient(server.url).get('/device');
     const [cookie, ...others] = res.headers.getSetCookie();
     expect(others).toEqual([]);
-    expect(cookie).toMatch(/^svc_device_session=[\w-]+\.[\w-]+; Path=\/device; Max-Age=3600; HttpOnly; SameSite=Lax$/);
+    expect(cookie).toMatch(/^svc_session=[\w-]+\.[\w-]+; Max-Age=36000; Path=\/; HttpOnly; SameSite=Lax$/);
   });
 });
 
@@ -217,13 +217,14 @@ describe('CSRF', () => {
     expect((await mine.post({ ...fields, user_code: codes.user_code })).status).toBe(200);
   });
 
-  it('rejects a tampered session cookie', async () => {
+  it('rejects a tampered cookie: another browser id under this one\'s signature', async () => {
     const codes = await codesFor(server);
+    const signedIn = (await toConsent(codes)).page;
     const page = new PageClient(server.url);
     const [fields] = hiddenFields((await page.get('/device')).html);
-    const [payload, mac] = page.cookies.get('svc_device_session')!.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), subject: alice.subjectId, authTime: 1 })).toString('base64url');
-    page.cookies.set('svc_device_session', `${forged}.${mac}`);
+    const [, mac] = page.cookies.get('svc_session')!.split('.');
+    const [otherId] = signedIn.cookies.get('svc_session')!.split('.');
+    page.cookies.set('svc_session', `${otherId}.${mac}`);
     expect((await page.post({ ...fields, user_code: codes.user_code })).status).toBe(403);
   });
 
@@ -258,7 +259,7 @@ describe('logs', () => {
     await poll(server, codes.device_code);
     const text = server.logText();
     expect(text).toContain('device authorization decided');
-    for (const secret of [codes.device_code, codes.user_code, codes.user_code.replace('-', ''), alice.password, page.cookies.get('svc_device_session')!, fields!.csrf!]) {
+    for (const secret of [codes.device_code, codes.user_code, codes.user_code.replace('-', ''), alice.password, page.cookies.get('svc_session')!, fields!.csrf!]) {
       expect(text).not.toContain(secret);
     }
   });

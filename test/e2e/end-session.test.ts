@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
+import { postForm } from '../support/server.js';
 import { authorizeUrl, Browser, redeemWeb, signInAndAuthorize, signInConfig, webRequest } from '../support/sign-in.js';
 
 let server: TestServer;
@@ -15,6 +16,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const signedOut = 'https://web.example.com/signed-out';
+const web = `Basic ${Buffer.from('web:web-secret').toString('base64')}`;
+const refresh = (refreshToken: string) => postForm(`${server.url}/connect/token`, { grant_type: 'refresh_token', refresh_token: refreshToken }, { authorization: web });
 
 async function signedIn(): Promise<{ browser: Browser; idToken: string }> {
   const browser = new Browser(server.url);
@@ -82,5 +85,52 @@ describe('end session', () => {
     const res = await new Browser(server.url).get('/connect/endsession');
     expect(res.status).toBe(200);
     expect(res.html).toContain('<h1>You are signed out</h1>');
+  });
+});
+
+describe('what signing out revokes', () => {
+  it('the refresh tokens of the session\'s codes, rotated ones included; another browser\'s session keeps its tokens', async () => {
+    const browser = new Browser(server.url);
+    const first = webRequest({ scope: 'openid offline_access' });
+    const firstTokens = await redeemWeb(server, (await signInAndAuthorize(server, browser, first.params)).searchParams.get('code')!, first.verifier);
+    const rotated = await refresh(firstTokens.body.refresh_token as string);
+    expect(rotated.status).toBe(200);
+    // A second code in the same session (single sign-on: no password asked).
+    const second = webRequest({ scope: 'openid offline_access' });
+    const secondTokens = await redeemWeb(server, (await signInAndAuthorize(server, browser, second.params)).searchParams.get('code')!, second.verifier);
+    const other = new Browser(server.url);
+    const third = webRequest({ scope: 'openid offline_access' });
+    const otherTokens = await redeemWeb(server, (await signInAndAuthorize(server, other, third.params)).searchParams.get('code')!, third.verifier);
+
+    const url = `/connect/endsession?${new URLSearchParams({ id_token_hint: secondTokens.body.id_token as string, post_logout_redirect_uri: signedOut })}`;
+    expect((await browser.get(url)).status).toBe(303);
+
+    const refused = { status: 400, body: { error: 'invalid_grant', error_description: 'The refresh token is invalid.' } };
+    expect(await refresh(rotated.body.refresh_token as string)).toMatchObject(refused);
+    expect(await refresh(secondTokens.body.refresh_token as string)).toMatchObject(refused);
+    expect((await refresh(otherTokens.body.refresh_token as string)).status).toBe(200);
+  });
+
+  it('a code issued in the session and not yet redeemed', async () => {
+    const browser = new Browser(server.url);
+    const { params, verifier } = webRequest({ scope: 'openid' });
+    const code = (await signInAndAuthorize(server, browser, params)).searchParams.get('code')!;
+    const confirm = await browser.get('/connect/endsession');
+    expect((await browser.submit(confirm, { decision: 'approve' })).status).toBe(200);
+    expect(await redeemWeb(server, code, verifier)).toMatchObject({
+      status: 400, body: { error: 'invalid_grant', error_description: 'The authorization code is invalid or expired.' },
+    });
+  });
+
+  it('after a sign-in again (prompt=login), the earlier sign-in\'s tokens too', async () => {
+    const browser = new Browser(server.url);
+    const first = webRequest({ scope: 'openid offline_access' });
+    const firstTokens = await redeemWeb(server, (await signInAndAuthorize(server, browser, first.params)).searchParams.get('code')!, first.verifier);
+    const again = webRequest({ scope: 'openid offline_access', prompt: 'login' });
+    const againTokens = await redeemWeb(server, (await signInAndAuthorize(server, browser, again.params)).searchParams.get('code')!, again.verifier);
+    const url = `/connect/endsession?${new URLSearchParams({ id_token_hint: againTokens.body.id_token as string })}`;
+    expect((await browser.get(url)).status).toBe(200);
+    expect((await refresh(firstTokens.body.refresh_token as string)).status).toBe(400);
+    expect((await refresh(againTokens.body.refresh_token as string)).status).toBe(400);
   });
 });

@@ -55,7 +55,7 @@ async function expectNoLockout(base: string, spoofed: Record<string, string> = {
 
 function sessionCookie(reply: Reply): string {
   const cookies = ([] as string[]).concat(reply.headers['set-cookie'] ?? []);
-  const cookie = cookies.find((c) => c.startsWith('svc_device_session='));
+  const cookie = cookies.find((c) => c.startsWith('svc_session='));
   expect(cookie, 'the device page sets its session cookie').toBeDefined();
   return cookie!;
 }

@@ -9,7 +9,7 @@ const headers = (h: Record<string, string>) => (name: string): string => h[name]
 describe('the client address', () => {
   it('is the socket address when the peer is not a trusted proxy, whatever the headers say', () => {
     const origin = resolver()('203.0.113.9', headers({ 'x-forwarded-for': '198.51.100.1', 'x-forwarded-proto': 'https' }));
-    expect(origin).toEqual({ address: '203.0.113.9', forwardedHttps: false });
+    expect(origin).toEqual({ address: '203.0.113.9', forwardedHttps: false, viaTrustedProxy: false });
   });
 
   it('is one address for an IPv4 peer whichever socket family it came in on', () => {
@@ -18,7 +18,7 @@ describe('the client address', () => {
 
   it('is the right-most X-Forwarded-For hop that is not a trusted proxy (IPv4 and IPv6 ranges)', () => {
     const origin = resolver()('::ffff:10.1.2.3', headers({ 'x-forwarded-for': '6.6.6.6, 198.51.100.7, fd00::5, 10.0.0.9', 'x-forwarded-proto': 'https' }));
-    expect(origin).toEqual({ address: '198.51.100.7', forwardedHttps: true });
+    expect(origin).toEqual({ address: '198.51.100.7', forwardedHttps: true, viaTrustedProxy: true });
   });
 
   it('is the left-most hop when every hop is a trusted proxy, and the proxy itself without a header', () => {
@@ -35,7 +35,7 @@ describe('the client address', () => {
       forwarded: 'for=6.6.6.6, for="[2001:db8:cafe::17]:4711";proto=http, for="10.0.0.2:80";proto=https',
       'x-forwarded-for': '198.51.100.1',
     }));
-    expect(origin).toEqual({ address: '2001:db8:cafe::17', forwardedHttps: true });
+    expect(origin).toEqual({ address: '2001:db8:cafe::17', forwardedHttps: true, viaTrustedProxy: true });
     expect(resolver('forwarded')('10.0.0.1', headers({ forwarded: 'for=_hidden, for=198.51.100.3' })).address).toBe('198.51.100.3');
     expect(resolver('forwarded')('10.0.0.1', headers({ forwarded: 'for=198.51.100.3, for=unknown' })).address).toBe('10.0.0.1');
   });

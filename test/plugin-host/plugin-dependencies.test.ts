@@ -103,7 +103,7 @@ describe('plugin dependencies', () => {
     expect(pages[0]).toBe(seen[0]);
     expect(Object.isFrozen(pages[0])).toBe(true);
     expect(pages[0]!.resourceOwnerValidator).toBe(r.resourceOwnerValidator());
-    expect(r.signInPage()?.render({ action: '/', hiddenFields: [], clientId: 'c', clientName: 'C' })).toBe('<!doctype html>');
+    expect(r.signInPage()?.render?.({ lang: 'en', action: '/', hiddenFields: [], clientId: 'c', clientName: 'C' })).toBe('<!doctype html>');
   });
 
   it('stop start-up on a bad option, naming plugins.<name>.<field>', async () => {

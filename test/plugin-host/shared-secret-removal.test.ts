@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { SignJWT } from 'jose';
@@ -35,8 +35,10 @@ beforeAll(async () => {
   cpSync(firstPartyPlugins, withoutSharedSecret, { recursive: true });
   cpSync(firstPartyPlugins, withSharedSecret, { recursive: true });
   rmSync(join(withoutSharedSecret, 'shared-secret'), { recursive: true });
-  // The sample config next to the copy: its pluginDirs (./plugins) is the copy without shared-secret.
-  copyFileSync(join(repoRoot, 'svc.config.ts'), join(root, 'svc.config.ts'));
+  // The sample config next to the copy: its pluginDirs (./plugins) is the copy without
+  // shared-secret, and it loads none of the package's own plugins (those are these folders).
+  const sample = readFileSync(join(repoRoot, 'svc.config.ts'), 'utf8');
+  writeFileSync(join(root, 'svc.config.ts'), sample.replace('export default defineConfig({\n', 'export default defineConfig({\n  packagePlugins: [],\n'));
   key = await makeKey('P-256');
 });
 
@@ -55,7 +57,7 @@ describe('the sample config without plugins/shared-secret', () => {
     });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('svc: cannot start [CONFIG_INVALID]');
-    expect(run.stderr).toMatch(/^ {2}clients\[0\]\.clientSecrets\[0\]\.type: unknown secret type "SharedSecret" \(known: X509CertificateBase64, JsonWebKey\)$/m);
+    expect(run.stderr).toMatch(/^ {2}clients\[0\]\.clientSecrets\[0\]\.type: unknown secret type "SharedSecret" \(known: X509Thumbprint, X509Name, X509CertificateBase64, JsonWebKey\)$/m);
     expect(run.stderr).toMatch(/^ {2}apiResources\[0\]\.secrets\[0\]\.type: unknown secret type "SharedSecret"/m);
   });
 });

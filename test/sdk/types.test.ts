@@ -7,8 +7,9 @@ import { describe, expectTypeOf, it } from 'vitest';
 import {
   definePlugin, InvalidGrant, OptionsError, tokenRequestErrorCodes,
   type ExtensionGrantValidator, type GrantSubject, type GrantSuccess, type OAuthError, type ParsedSecret, type Plugin,
-  type PluginDependencies, type PluginStore, type TokenRequestErrorCode,
+  type PluginDependencies, type PluginStore, type TokenRequestErrorCode, type ClientCertificate, type CredentialSource, type SecretParser,
 } from 'svc/sdk';
+import type { X509Certificate } from 'node:crypto';
 import type { Client, ResolvedConfig } from '../../src/config/schema.js';
 import type { Client as SdkClient } from 'svc/sdk';
 
@@ -42,6 +43,13 @@ describe('svc/sdk types', () => {
     expectTypeOf<ReturnType<NonNullable<ExtensionGrantValidator['spent']>>>().toEqualTypeOf<Promise<OAuthError>>();
     expectTypeOf(new InvalidGrant()).toMatchTypeOf<OAuthError>();
     expectTypeOf<(typeof tokenRequestErrorCodes)[number]>().toEqualTypeOf<TokenRequestErrorCode>();
+  });
+
+  it('hands secret parsers the TLS client certificate as Node\'s X509Certificate, parsed by the host', () => {
+    expectTypeOf<CredentialSource['clientCertificate']>().toEqualTypeOf<ClientCertificate | undefined>();
+    expectTypeOf<ClientCertificate['certificate']>().toEqualTypeOf<X509Certificate>();
+    expectTypeOf<ClientCertificate['source']>().toEqualTypeOf<'tls' | 'proxy'>();
+    expectTypeOf<SecretParser['fromConnection']>().toEqualTypeOf<boolean | undefined>();
   });
 
   it('hands plugins a narrow store and no host service', () => {

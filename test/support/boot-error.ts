@@ -13,7 +13,8 @@ export function bootError(pluginDirs: string[], configDir: string): Promise<Boot
 
 /** The BootError that building the app from this (unchecked) config stops with. */
 export async function bootErrorFor(raw: Record<string, unknown>, configDir: string): Promise<BootError> {
-  const config = checkConfig(raw, configDir);
+  // Exactly the plugin dirs the test names, unless it asks for the package's plugins.
+  const config = checkConfig({ packagePlugins: [], ...raw }, configDir);
   const err: unknown = await createApp(config, { logDestination: quiet }).then(
     async (app) => {
       await app.close();

@@ -23,19 +23,35 @@ export function nginxSkipReason(): string | undefined {
 }
 
 export interface Nginx {
-  /** `http://127.0.0.1:<port>`: nginx's own address. */
+  /** `http://127.0.0.1:<port>` (`https://` with `tls`): nginx's own address. */
   readonly url: string;
   close(): Promise<void>;
+}
+
+/** nginx terminating TLS: its certificate and key files, and whether it asks clients for certificates. */
+export interface NginxTls {
+  readonly certificate: string;
+  readonly key: string;
+  /**
+   * Ask for a client certificate and take any (`ssl_verify_client optional_no_ca`): the service
+   * behind judges it from `$ssl_client_escaped_cert`, as with its own handshake.
+   */
+  readonly requestClientCertificate?: boolean;
 }
 
 /**
  * Starts nginx on 127.0.0.1 proxying everything to `upstream` with the given
  * `proxy_set_header` lines, e.g. `{ 'X-Forwarded-For': '$proxy_add_x_forwarded_for' }`.
  */
-export async function startNginx(upstream: string, setHeaders: Record<string, string>): Promise<Nginx> {
+export async function startNginx(upstream: string, setHeaders: Record<string, string>, tls?: NginxTls): Promise<Nginx> {
   if (!nginxBinary) throw new Error('nginx is not installed: apt-get install nginx');
   const dir = mkdtempSync(join(tmpdir(), 'svc-nginx-'));
   const port = await freePort();
+  const tlsLines = tls === undefined ? '' : [
+    `    ssl_certificate ${tls.certificate};`,
+    `    ssl_certificate_key ${tls.key};`,
+    ...(tls.requestClientCertificate ? ['    ssl_verify_client optional_no_ca;'] : []),
+  ].map((line) => `${line}\n`).join('');
   const headerLines = Object.entries(setHeaders).map(([name, value]) => `      proxy_set_header ${name} ${value};`).join('\n');
   writeFileSync(
     join(dir, 'nginx.conf'),
@@ -52,8 +68,8 @@ http {
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
   server {
-    listen 127.0.0.1:${port};
-    location / {
+    listen 127.0.0.1:${port}${tls ? ' ssl' : ''};
+${tlsLines}    location / {
       proxy_pass ${upstream};
 ${headerLines}
     }
@@ -66,7 +82,7 @@ ${headerLines}
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   await waitForPort(port, child, () => stderr);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     close: async () => {
       await stop(child);
       rmSync(dir, { recursive: true, force: true });

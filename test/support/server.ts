@@ -10,6 +10,7 @@ import { checkConfig } from '../../src/config/load.js';
 import type { UserConfig } from '../../src/config/schema.js';
 import type { Clock } from '../../src/sdk/contracts.js';
 import type { Store } from '../../src/store/store.js';
+import type { TracerProvider } from '@opentelemetry/api';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const firstPartyPlugins = fileURLToPath(new URL('../../plugins', import.meta.url));
@@ -31,6 +32,8 @@ export interface StartOptions {
   store?: Store;
   /** Directory relative paths in the config resolve against. */
   configDir?: string;
+  /** Spans go here (the SDK's in-memory exporter). */
+  tracerProvider?: TracerProvider;
 }
 
 /** Starts the service. `issuer` and `port` are filled in; `store` defaults to memory. */
@@ -40,6 +43,8 @@ export async function startServer(config: UserConfig, options: StartOptions = {}
     {
       store: 'memory',
       pluginDirs: [firstPartyPlugins],
+      // Tests name every plugin dir they load (some load only shared-secret, or none).
+      packagePlugins: [],
       logLevel: 'debug',
       // Tests send many failing requests from one address on purpose; each limit has its own test.
       authThrottle: { pairThreshold: 10_000, addressThreshold: 10_000 },
@@ -63,6 +68,7 @@ export async function startServer(config: UserConfig, options: StartOptions = {}
     logDestination: destination,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.store ? { store: options.store } : {}),
+    ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
   });
   const { url } = await app.listen(port, '127.0.0.1');
   const logText = (): string => chunks.join('');

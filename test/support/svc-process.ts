@@ -19,9 +19,14 @@ export interface SvcProcess {
 }
 
 export function runSvc(configFile: string, options: { args?: string[]; env?: NodeJS.ProcessEnv } = {}): SvcProcess {
+  return spawnSvc(process.execPath, [cli, 'start', '--config', configFile, ...(options.args ?? [])], { cwd: repoRoot, ...(options.env ? { env: options.env } : {}) });
+}
+
+/** Any command that runs the service (`npx svc start ...` in an installed package), watched like `runSvc`. */
+export function spawnSvc(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): SvcProcess {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', ...options.env };
   delete env.SVC_CONFIG;
-  const proc = spawn(process.execPath, [cli, 'start', '--config', configFile, ...(options.args ?? [])], { cwd: repoRoot, env });
+  const proc = spawn(command, args, { cwd: options.cwd, env });
   let text = '';
   proc.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
   proc.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));

@@ -1,0 +1,205 @@
+/**
+ * Validates a DPoP proof (RFC 9449 §4.3) for a request of the service: the token endpoint, where
+ * a valid proof binds the issued tokens to its key, and the service's own protected resources
+ * (UserInfo), where it must accompany a bound access token with that token's hash in `ath`.
+ *
+ * The checks run cheapest first; the signature is the one expensive step, and the `jti` is
+ * recorded in the store last, so neither a forged nor a stale proof can burn a `jti`. Every
+ * refusal says only "invalid DPoP proof" to the caller; the reason goes to the log.
+ */
+import { createPublicKey, type KeyObject, type JsonWebKey } from 'node:crypto';
+import { calculateJwkThumbprint } from 'jose';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { Clock } from '../sdk/contracts.js';
+import { accessTokenHash, type DpopProofSummary } from '../sdk/dpop.js';
+import { InvalidDpopProof, UseDpopNonce, type OAuthError } from '../sdk/errors.js';
+import { isJwsAlgorithm, MalformedJws, parseCompactJws, verifyCompactJws, type JwsAlgorithm } from '../sdk/jws.js';
+import { isDuplicateKeyError } from '../sdk/store-errors.js';
+import type { Store } from '../store/store.js';
+import { comparableHtu } from './htu.js';
+import type { DpopNonces } from './nonces.js';
+
+/** A request a proof may accompany. */
+export interface DpopRequest {
+  /** Every `DPoP` header value as sent (Node's `headersDistinct`); `undefined` when there is none. */
+  readonly headers: readonly string[] | undefined;
+  readonly method: string;
+  /** The service's public URL of the endpoint (issuer + path). */
+  readonly url: string;
+  /** At a protected resource: the access token the proof must name in `ath`. */
+  readonly accessToken?: string;
+}
+
+/** Where the proof was sent: the answers differ (RFC 9449 §5: 400; §7.1 and §9: 401 with a challenge). */
+export type DpopContext = 'token' | 'resource';
+
+export interface DpopProofValidator {
+  /** The accepted `alg` values, as in discovery and in challenges. */
+  readonly algorithms: readonly string[];
+  readonly nonceRequired: boolean;
+  /** The proof's key thumbprint and `ath`; `undefined` when the request has no `DPoP` header. Throws the OAuth error to answer. */
+  check(request: DpopRequest, context: DpopContext): Promise<DpopProofSummary | undefined>;
+  /** The nonce to send in `DPoP-Nonce` now, when nonces are required. */
+  currentNonce(): Promise<string | undefined>;
+}
+
+class ProofRejected extends Error {}
+class NonceNeeded extends Error {}
+
+const reject = (reason: string): never => {
+  throw new ProofRejected(reason);
+};
+
+const maxProofLength = 8192;
+const maxJtiLength = 256;
+/** RFC 7517/7518 private key members: a proof carries the public key only (RFC 9449 §4.3 check 7). */
+const privateMembers = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+const curveOf: Readonly<Partial<Record<JwsAlgorithm, string>>> = { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521', EdDSA: 'Ed25519', Ed25519: 'Ed25519' };
+const minRsaBits = 2048;
+/** Imported keys by their JWK text: a client signs many proofs with one key. */
+const maxCachedKeys = 1000;
+
+interface ImportedKey {
+  readonly key: KeyObject;
+  readonly jkt: string;
+}
+
+function keyFits(jwk: Record<string, unknown>, key: KeyObject, alg: JwsAlgorithm): boolean {
+  if (jwk.alg !== undefined && jwk.alg !== alg) return false;
+  if (alg.startsWith('RS') || alg.startsWith('PS')) {
+    return jwk.kty === 'RSA' && (key.asymmetricKeyDetails?.modulusLength ?? 0) >= minRsaBits;
+  }
+  return (jwk.kty === 'EC' || jwk.kty === 'OKP') && jwk.crv === curveOf[alg];
+}
+
+export function createDpopProofValidator({ config, store, clock, nonces }: {
+  config: ResolvedConfig;
+  store: Store;
+  clock: Clock;
+  nonces: DpopNonces;
+}): DpopProofValidator {
+  const { signingAlgValues, proofMaxAge, clockSkew, requireNonce } = config.dpop;
+  const allowed: ReadonlySet<string> = new Set(signingAlgValues);
+  const algs = signingAlgValues.join(' ');
+  const keys = new Map<string, ImportedKey>();
+  // The service's own endpoint URLs, a handful: parsed once each.
+  const endpointHtu = new Map<string, string | undefined>();
+  const htuOf = (url: string): string | undefined => {
+    if (!endpointHtu.has(url)) endpointHtu.set(url, comparableHtu(url));
+    return endpointHtu.get(url);
+  };
+
+  async function importKey(jwk: unknown): Promise<ImportedKey> {
+    if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return reject('jwk is missing or not an object');
+    const members = jwk as Record<string, unknown>;
+    const privateMember = privateMembers.find((m) => m in members);
+    if (privateMember !== undefined) reject(`jwk has the private member "${privateMember}"`);
+    const text = JSON.stringify(jwk);
+    const cached = keys.get(text);
+    if (cached) return cached;
+    if (members.kty !== 'RSA' && members.kty !== 'EC' && members.kty !== 'OKP') reject('jwk kty is not RSA, EC or OKP');
+    let key: KeyObject;
+    let jkt: string;
+    try {
+      key = createPublicKey({ key: members as JsonWebKey, format: 'jwk' });
+      jkt = await calculateJwkThumbprint(members as Parameters<typeof calculateJwkThumbprint>[0], 'sha256');
+    } catch {
+      return reject('jwk is not a usable public key');
+    }
+    if (keys.size >= maxCachedKeys) keys.delete(keys.keys().next().value!);
+    const imported = { key, jkt };
+    keys.set(text, imported);
+    return imported;
+  }
+
+  async function validate(request: DpopRequest): Promise<DpopProofSummary | undefined> {
+    const values = request.headers;
+    if (values === undefined || values.length === 0) return undefined;
+    // Check 1: one header; a JWT has no comma, so a comma means two values folded into one.
+    if (values.length > 1 || values[0]!.includes(',')) reject('more than one DPoP header');
+    const proof = values[0]!.trim();
+    if (proof.length > maxProofLength) reject('proof is too long');
+    let jws;
+    try {
+      jws = parseCompactJws(proof);
+    } catch (err) {
+      return reject(err instanceof MalformedJws ? `malformed proof: ${err.message}` : 'malformed proof');
+    }
+    const { header, claims } = jws;
+    // Checks 4 and 5: the type, and an asymmetric algorithm this service accepts.
+    if (header.typ !== 'dpop+jwt') reject('typ is not dpop+jwt');
+    if (!isJwsAlgorithm(header.alg) || !allowed.has(header.alg)) reject(`alg ${JSON.stringify(header.alg)?.slice(0, 20)} is not accepted`);
+    const alg = header.alg as JwsAlgorithm;
+    const { key, jkt } = await importKey(header.jwk);
+    if (!keyFits(header.jwk as Record<string, unknown>, key, alg)) reject(`jwk does not fit alg ${alg}`);
+    // Check 6.
+    if (!verifyCompactJws(jws, alg, key)) reject('signature does not verify with the proof jwk');
+    // Check 3: the claims the proof must have.
+    const { jti, htm, htu, iat, ath, nonce } = claims;
+    if (typeof jti !== 'string' || jti.length === 0 || jti.length > maxJtiLength) reject('jti is missing or not a string of 1 to 256 characters');
+    // Checks 8 and 9.
+    if (htm !== request.method) reject('htm does not match the request method');
+    if (typeof htu !== 'string' || comparableHtu(htu) !== htuOf(request.url)) reject('htu does not match the endpoint URL');
+    // Check 11: a short-lived proof.
+    const now = clock.now() / 1000;
+    if (typeof iat !== 'number' || !Number.isFinite(iat)) reject('iat is missing or not a number');
+    if ((iat as number) < now - proofMaxAge) reject('iat is too old');
+    if ((iat as number) > now + clockSkew) reject('iat is in the future');
+    // Check 12: the access token the proof accompanies.
+    if (ath !== undefined && typeof ath !== 'string') reject('ath is not a string');
+    if (request.accessToken !== undefined) {
+      if (ath === undefined) reject('ath is missing');
+      if (ath !== accessTokenHash(request.accessToken)) reject('ath does not match the access token');
+    }
+    // Check 10: only once the proof is otherwise good, so a nonce is never handed to a forger's retry loop.
+    if (requireNonce) {
+      if (nonce === undefined) throw new NonceNeeded('proof has no nonce');
+      if (typeof nonce !== 'string' || !(await nonces.isFresh(nonce))) throw new NonceNeeded('proof nonce is unknown or stale');
+    }
+    await recordJti(jkt, jti as string, iat as number);
+    return { jkt, ath: ath as string | undefined };
+  }
+
+  /** RFC 9449 §11.1: a proof is accepted once, on every node, for as long as its `iat` is accepted. */
+  async function recordJti(jkt: string, jti: string, iat: number): Promise<void> {
+    const nowMs = clock.now();
+    try {
+      await store.add({
+        key: `dpop_jti:${jkt}:${jti}`, type: 'dpop_jti', clientId: '', subjectId: undefined, sessionId: undefined,
+        createdAt: nowMs, expiresAt: Math.ceil((iat + proofMaxAge + 1) * 1000), consumedAt: undefined, data: '{}',
+      });
+    } catch (err) {
+      if (isDuplicateKeyError(err)) reject('jti was already used (replay)');
+      throw err;
+    }
+  }
+
+  async function answer(err: ProofRejected | NonceNeeded, context: DpopContext): Promise<OAuthError> {
+    const resource = context === 'resource';
+    if (err instanceof NonceNeeded) {
+      const headers: Record<string, string> = { 'DPoP-Nonce': (await nonces.current()) };
+      if (resource) headers['WWW-Authenticate'] = `DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof", algs="${algs}"`;
+      return new UseDpopNonce('The DPoP proof must carry the server nonce.', { logDetail: err.message, headers, ...(resource ? { status: 401 } : {}) });
+    }
+    return new InvalidDpopProof('The DPoP proof is invalid.', {
+      logDetail: err.message,
+      ...(resource ? { status: 401, headers: { 'WWW-Authenticate': `DPoP error="invalid_dpop_proof", error_description="The DPoP proof is invalid", algs="${algs}"` } } : {}),
+    });
+  }
+
+  return {
+    algorithms: signingAlgValues,
+    nonceRequired: requireNonce,
+    async check(request, context) {
+      try {
+        return await validate(request);
+      } catch (err) {
+        if (err instanceof ProofRejected || err instanceof NonceNeeded) throw await answer(err, context);
+        throw err;
+      }
+    },
+    async currentNonce() {
+      return requireNonce ? nonces.current() : undefined;
+    },
+  };
+}

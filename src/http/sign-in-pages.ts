@@ -1,0 +1,210 @@
+/**
+ * GET/POST /connect/authorize and the sign-in and consent pages' POSTs, as Koa middleware: reads
+ * the query or form and the cookie, runs the flow (`src/authorize/authorize-flow.ts`), answers
+ * with a page, a 303 redirect or a form_post page. Every failure is a page with a plain
+ * message; nothing the user typed reaches a log line.
+ */
+import type { PasswordThrottle } from '../oauth/password-throttle.js';
+import type { Context, Middleware } from 'koa';
+import type { EventService } from '../events/event-service.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { Clock, Logger, ResourceOwnerValidator, SignInPage } from '../sdk/contracts.js';
+import type { Store } from '../store/store.js';
+import { parseFormParams } from '../oauth/form-params.js';
+import type { ScopeCatalog } from '../oauth/scopes.js';
+import { paths } from '../endpoints/urls.js';
+import type { Csrf } from '../pages/csrf.js';
+import type { BrowserCookies } from '../pages/browser-cookie.js';
+import type { SignInSessions } from '../pages/sign-in-sessions.js';
+import { sessionLifetimeSeconds, type LoadPageParts } from '../pages/page-parts.js';
+import { pageHeaders } from '../pages/page-headers.js';
+import { pageFailure } from './page-failure.js';
+import { createRequestValidator } from '../authorize/authorization-request.js';
+import { createAuthorizationCodes } from '../authorize/authorization-codes.js';
+import { createInteractions } from '../authorize/interactions.js';
+import { createPushedRequests } from '../authorize/pushed-requests.js';
+import { createAuthorizeFlow, type AuthorizeFlow, type BrowserContext, type FlowOutcome } from '../authorize/authorize-flow.js';
+import type { SignInView } from '../authorize/views.js';
+import { createEndSession } from '../authorize/end-session.js';
+import { readIdTokenHint } from '../authorize/id-token-hint.js';
+import type { KeyRing } from '../oauth/keys/key-ring.js';
+import { formBodyReader } from './read-form.js';
+import { renderFormPost, renderSignInPage, signInMessage, submitScriptHash, type SignInPaths } from '../authorize/templates.js';
+import { choosePageText, type PageText } from '../pages/text/index.js';
+
+export interface SignInPageDeps {
+  config: ResolvedConfig;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  resourceOwnerValidator: ResourceOwnerValidator;
+  scopeCatalog: ScopeCatalog;
+  keyRing: Pick<KeyRing, 'verificationKey'>;
+  events?: EventService | undefined;
+  /** A plugin's sign-in page in place of the built-in one. */
+  customPage?: SignInPage | undefined;
+  /** Failed sign-ins, counted with the password grant's (`passwordThrottle`). */
+  passwordThrottle: PasswordThrottle;
+  /** The cookie, CSRF and sign-in sessions every page shares. */
+  pageParts: LoadPageParts;
+}
+
+/** The parts that need the cookie secret, which may live in the store. */
+export interface SignInParts {
+  readonly cookies: BrowserCookies;
+  readonly csrf: Csrf;
+  readonly sessions: SignInSessions;
+  readonly flow: AuthorizeFlow;
+  readonly endSession: ReturnType<typeof createEndSession>;
+}
+
+export function createSignInPages(deps: SignInPageDeps) {
+  const { config, store, clock, logger } = deps;
+  const issuerPath = new URL(config.issuer).pathname.replace(/\/$/, '');
+  const pagePaths: SignInPaths = { interaction: issuerPath + paths.signIn, endSession: issuerPath + paths.endSession };
+  // Configured descriptions only; the text catalogue words standard scopes in each language.
+  const scopeDescriptions = new Map<string, string | undefined>();
+  for (const r of config.identityResources) scopeDescriptions.set(r.name, r.description);
+  for (const s of config.apiScopes) scopeDescriptions.set(s.name, s.description);
+  const readBody = formBodyReader(config.limits);
+  const clients = new Map(config.clients.map((c) => [c.clientId, c]));
+  const validator = createRequestValidator({ clients, scopeCatalog: deps.scopeCatalog });
+  const pushed = createPushedRequests({ store, clock });
+
+  let parts: Promise<SignInParts> | undefined;
+  function signInParts(): Promise<SignInParts> {
+    parts ??= deps.pageParts().then(({ cookies, csrf, sessions }) => {
+      const flow = createAuthorizeFlow({
+        config, validator, sessions, csrf, scopeDescriptions, clock, logger, events: deps.events,
+        interactions: createInteractions({ store, clock }),
+        codes: createAuthorizationCodes({ store, clock }),
+        pushed,
+        users: deps.resourceOwnerValidator,
+        passwordThrottle: deps.passwordThrottle,
+        authenticate: deps.customPage?.authenticate?.bind(deps.customPage),
+        external: deps.customPage?.externalSignIn,
+        callbackUrl: config.issuer + paths.signInCallback,
+        newBrowserId: cookies.newId,
+      });
+      const endSession = createEndSession({
+        config, sessions, csrf, logger, events: deps.events,
+        readHint: (token) => readIdTokenHint(token, config.issuer, deps.keyRing),
+      });
+      return { cookies, csrf, sessions, flow, endSession };
+    });
+    parts.catch(() => {
+      parts = undefined;
+    });
+    return parts;
+  }
+
+  function browserOf(ctx: Context, cookies: BrowserCookies): BrowserContext {
+    return { browserId: cookies.read(ctx.get('cookie') || undefined), remoteAddress: ctx.ip, requestId: ctx.state.requestId as string | undefined };
+  }
+
+  async function paramsOf(ctx: Context): Promise<Map<string, string>> {
+    if (ctx.method !== 'POST') return parseFormParams(ctx.querystring, config.limits.parameters);
+    return ctx.request.is('application/x-www-form-urlencoded') ? readBody(ctx) : new Map();
+  }
+
+  function send(ctx: Context, outcome: FlowOutcome, cookies: BrowserCookies | undefined): void {
+    const secureOrigin = ctx.state.secureOrigin === true;
+    if (outcome.browserId && cookies) ctx.append('Set-Cookie', cookies.serialize(outcome.browserId, sessionLifetimeSeconds, secureOrigin));
+    else if (outcome.clearCookie && cookies) ctx.append('Set-Cookie', cookies.serialize('', 0, secureOrigin));
+    const chosen = choosePageText(outcome.uiLocales ?? new URLSearchParams(ctx.querystring).get('ui_locales') ?? undefined, ctx.get('accept-language') || undefined);
+    ctx.set({ 'Content-Language': chosen.value.lang, Vary: 'Accept-Language' });
+    sendPage(ctx, outcome, pagePaths, chosen.value, deps.customPage);
+  }
+
+  /** Runs `step` and answers; an unexpected failure is a plain page, its cause only in the log. */
+  function handler(step: (ctx: Context, parts: SignInParts) => Promise<FlowOutcome>): Middleware {
+    return async (ctx) => {
+      let signIn: SignInParts | undefined;
+      let outcome: FlowOutcome;
+      try {
+        signIn = await signInParts();
+        outcome = await step(ctx, signIn);
+      } catch (err) {
+        outcome = failure(err, ctx, logger);
+      }
+      send(ctx, outcome, signIn?.cookies);
+    };
+  }
+
+  return {
+    signInParts,
+    pagePaths,
+    validator,
+    pushed,
+    authorize: handler(async (ctx, { cookies, flow }) => flow.authorize(await paramsOf(ctx), browserOf(ctx, cookies))),
+    interaction: handler(async (ctx, { cookies, flow }) => flow.interact(await paramsOf(ctx), browserOf(ctx, cookies))),
+    endSession: handler(async (ctx, { cookies, endSession }) =>
+      endSession(await paramsOf(ctx), browserOf(ctx, cookies), ctx.method === 'POST' ? 'POST' : 'GET')),
+    /** The external identity provider's way back; only when a sign-in plugin brings one. */
+    ...(deps.customPage?.externalSignIn
+      ? { callback: handler(async (ctx, { cookies, flow }) => flow.callback(await paramsOf(ctx), browserOf(ctx, cookies))) }
+      : {}),
+  };
+}
+
+export type SignInPages = ReturnType<typeof createSignInPages>;
+
+export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPaths, text: PageText, customPage?: SignInPage): void {
+  const pluginPage = outcome.response ? undefined : renderByPlugin(outcome.view, customPage, pagePaths, text);
+  ctx.set(pageHeaders({
+    formTarget: outcome.redirectUri,
+    scriptHash: outcome.response?.kind === 'form_post' ? submitScriptHash : undefined,
+    styleSrc: pluginPage === undefined ? undefined : customPage?.styleSrc,
+  }));
+  if (outcome.headers) ctx.set(outcome.headers);
+  const response = outcome.response;
+  if (response?.kind === 'redirect') {
+    // RFC 9700 §4.12: 303, so a POSTed password is never re-sent to the client.
+    ctx.status = 303;
+    ctx.set('Location', response.location);
+    ctx.body = '';
+    return;
+  }
+  ctx.status = outcome.status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = response?.kind === 'form_post'
+    ? renderFormPost(response.action, response.fields, text)
+    : pluginPage ?? renderSignInPage(outcome.view!, pagePaths, text);
+}
+
+/** A plugin's document for the view, when the plugin replaces that page. */
+function renderByPlugin(view: SignInView | undefined, page: SignInPage | undefined, pagePaths: SignInPaths, text: PageText): string | undefined {
+  if (!page || !view) return undefined;
+  switch (view.kind) {
+    case 'sign-in':
+      return page.render?.({
+        lang: text.lang,
+        action: pagePaths.interaction,
+        hiddenFields: [['step', 'sign-in'], ['interaction', view.interaction], ['csrf', view.csrf]],
+        clientId: view.clientId,
+        clientName: view.clientName,
+        username: view.username,
+        message: signInMessage(view, text),
+      });
+    case 'consent':
+      return page.renderConsent?.({
+        lang: text.lang,
+        action: pagePaths.interaction,
+        hiddenFields: [['step', 'consent'], ['interaction', view.interaction], ['csrf', view.csrf]],
+        clientId: view.clientId,
+        clientName: view.clientName,
+        scopes: view.scopes.map((s) => ({ name: s.name, description: s.description ?? text.scopes[s.name] })),
+        username: view.username,
+      });
+    case 'logout':
+      return page.renderLogout?.({ lang: text.lang, action: pagePaths.endSession, hiddenFields: [['csrf', view.csrf], ...view.fields] });
+    default:
+      return undefined;
+  }
+}
+
+function failure(err: unknown, ctx: Context, logger: Logger): FlowOutcome {
+  const failed = pageFailure(err, ctx, logger, 'sign-in page');
+  const message = failed.message === 'form-unreadable' ? 'request-unreadable' : failed.message;
+  return { status: failed.status, view: { kind: 'message', message }, ...(failed.headers ? { headers: failed.headers } : {}) };
+}

@@ -1,0 +1,44 @@
+/**
+ * What every page needs from the cookie secret, built once per app and shared by the sign-in
+ * pages and the device page: the one cookie signer, the one CSRF signer and the sign-in
+ * sessions (single sign-on: signing in on one page signs the browser in on the others).
+ *
+ * The secret may live in the store (`cookie-secret.ts`): it is read, or created, on first use,
+ * and read again after a failure, so a store that is down at start-up does not stop the pages
+ * for good.
+ */
+import type { ResolvedConfig } from '../config/schema.js';
+import type { Clock } from '../sdk/contracts.js';
+import type { Store } from '../store/store.js';
+import { createBrowserCookies, type BrowserCookies } from './browser-cookie.js';
+import { loadCookieSecret } from './cookie-secret.js';
+import { createCsrf, type Csrf } from './csrf.js';
+import { createSignInSessions, type SignInSessions } from './sign-in-sessions.js';
+
+/** How long a sign-in lasts (IdentityServer's cookie default is 10 hours). */
+export const sessionLifetimeSeconds = 10 * 3600;
+
+export interface PageParts {
+  readonly cookies: BrowserCookies;
+  readonly csrf: Csrf;
+  readonly sessions: SignInSessions;
+}
+
+export type LoadPageParts = () => Promise<PageParts>;
+
+export function createPageParts({ config, store, clock }: { config: ResolvedConfig; store: Store; clock: Clock }): LoadPageParts {
+  // The cookie covers every page under the issuer: /connect/authorize..., /connect/endsession, /device.
+  const path = new URL(config.issuer).pathname.replace(/\/$/, '') || '/';
+  let parts: Promise<PageParts> | undefined;
+  return function pageParts() {
+    parts ??= loadCookieSecret({ configured: config.deviceFlow.cookieSecret, store, clock }).then((secret) => ({
+      cookies: createBrowserCookies({ secret, secure: config.issuer.startsWith('https:'), path }),
+      csrf: createCsrf(secret),
+      sessions: createSignInSessions({ store, clock, lifetimeSeconds: sessionLifetimeSeconds }),
+    }));
+    parts.catch(() => {
+      parts = undefined;
+    });
+    return parts;
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Sign-in sessions (single sign-on across clients), kept in the store under the browser's
+ * cookie id: who signed in, when (`auth_time`), the public session id that ID tokens carry as
+ * `sid` (never the cookie id itself), the clients and scopes the user consented to in it, and
+ * the grant families of the codes issued in it, so signing out can revoke what they yielded.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../sdk/contracts.js';
+import type { Store } from '../store/store.js';
+import { revokeFamily } from '../oauth/grant-family.js';
+
+export interface SignInSession {
+  readonly subject: string;
+  /** Epoch seconds. */
+  readonly authTime: number;
+  /** Public session id: the ID token's `sid` (OIDC Front-Channel Logout §3). */
+  readonly sid: string;
+  /** Scopes consented to, per client. */
+  readonly consents: Readonly<Record<string, readonly string[]>>;
+  /** Clients that received a code in this session. */
+  readonly clients: readonly string[];
+  /**
+   * The grant family of every code issued in this session (`familyOfSpentGrant(code)`): the
+   * tokens a code's redemption yields, and their rotations, carry it. The newest
+   * `maxFamilies` are kept.
+   */
+  readonly families?: readonly string[];
+}
+
+/** Bounds the record; far more codes than one person's sign-in session asks for. */
+export const maxFamilies = 256;
+/** Compare-and-set retries for concurrent authorizations in one browser. */
+const casAttempts = 10;
+
+const recordType = 'sign_in_session';
+const keyOf = (browserId: string): string => `session:${browserId}`;
+
+export interface SignInSessions {
+  get(browserId: string): Promise<SignInSession | undefined>;
+  /**
+   * A new session under `browserId`. A sign-in again by the same subject (`prompt=login`,
+   * `max_age`) carries over the previous session's code families, so a later sign-out still
+   * revokes their tokens.
+   */
+  start(browserId: string, subject: string, previous?: SignInSession): Promise<SignInSession>;
+  update(browserId: string, session: SignInSession): Promise<void>;
+  /** Notes a code issued in the session: its client, and the family its tokens will carry. */
+  codeIssued(browserId: string, clientId: string, familyId: string): Promise<void>;
+  /** Ends the session without touching its tokens (a sign-in replacing it). */
+  end(browserId: string): Promise<void>;
+  /**
+   * Signing out: ends the session and revokes the tokens of every code issued in it (refresh
+   * tokens and reference access tokens; JWT access tokens live until `exp`). Returns the ended
+   * session, if there was one, and how many grants were revoked.
+   */
+  signOut(browserId: string): Promise<{ session: SignInSession | undefined; revoked: number }>;
+}
+
+export function createSignInSessions({ store, clock, lifetimeSeconds }: { store: Store; clock: Clock; lifetimeSeconds: number }): SignInSessions {
+  async function read(browserId: string) {
+    const record = await store.get(keyOf(browserId));
+    if (!record || record.type !== recordType || record.consumedAt !== undefined || record.expiresAt <= clock.now()) return undefined;
+    return { session: JSON.parse(record.data) as SignInSession, version: record.data };
+  }
+
+  return {
+    async get(browserId) {
+      return (await read(browserId))?.session;
+    },
+    async start(browserId, subject, previous) {
+      const now = clock.now();
+      const carried = previous?.subject === subject && previous.families ? { families: previous.families } : {};
+      const session: SignInSession = {
+        subject, authTime: Math.floor(now / 1000), sid: randomBytes(16).toString('base64url'), consents: {}, clients: [], ...carried,
+      };
+      await store.add({
+        key: keyOf(browserId), type: recordType, clientId: '', subjectId: subject, sessionId: undefined,
+        createdAt: now, expiresAt: now + lifetimeSeconds * 1000, consumedAt: undefined, data: JSON.stringify(session),
+      });
+      return session;
+    },
+    async update(browserId, session) {
+      await store.update(keyOf(browserId), { data: JSON.stringify(session) });
+    },
+    async codeIssued(browserId, clientId, familyId) {
+      // Compare-and-set: two tabs authorizing at once must not lose each other's family.
+      for (let attempt = 0; attempt < casAttempts; attempt++) {
+        const current = await read(browserId);
+        if (!current) return;
+        const { session } = current;
+        const next: SignInSession = {
+          ...session,
+          clients: session.clients.includes(clientId) ? session.clients : [...session.clients, clientId],
+          families: [...(session.families ?? []), familyId].slice(-maxFamilies),
+        };
+        if (await store.update(keyOf(browserId), { data: JSON.stringify(next), expectedData: current.version })) return;
+      }
+      throw new Error('sign-in session: too much contention recording an issued code');
+    },
+    async end(browserId) {
+      await store.remove(keyOf(browserId));
+    },
+    async signOut(browserId) {
+      const session = (await read(browserId))?.session;
+      await store.remove(keyOf(browserId));
+      let revoked = 0;
+      for (const family of session?.families ?? []) revoked += await revokeFamily(store, family);
+      return { session, revoked };
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/** English, the default. */
+import { html } from '../html.js';
+import type { PageText } from './page-text.js';
+
+export const en: PageText = {
+  lang: 'en',
+  brand: 'Device sign-in',
+  enterCode: { title: 'Connect a device', intro: 'Enter the code shown on your device.', label: 'Code', submit: 'Continue' },
+  signIn: {
+    title: 'Sign in',
+    intro: (client) => html`<strong>${client}</strong> wants to connect to your account. Sign in to continue.`,
+    username: 'Username',
+    password: 'Password',
+    submit: 'Sign in',
+    code: 'Code:',
+  },
+  consent: {
+    title: 'Allow access?',
+    intro: (client) => html`<strong>${client}</strong> is asking for access to your account.`,
+    checkCode: 'Check that your device shows this code:',
+    scopesHeading: 'It will be able to:',
+    approve: 'Approve',
+    deny: 'Deny',
+    signedInAs: (username) => html`Signed in as <strong>${username}</strong>.`,
+    signOut: 'Not you? Sign out',
+  },
+  done: {
+    approvedTitle: 'Device connected',
+    approved: (client) => html`<strong>${client}</strong> can now use your account. You can return to your device.`,
+    deniedTitle: 'Request denied',
+    denied: (client) => html`<strong>${client}</strong> was not given access. You can close this page.`,
+  },
+  startAgain: 'Start again',
+  notices: {
+    'code-missing': 'Enter the code shown on your device.',
+    'code-unknown': 'That code is not valid. Check the code shown on your device and try again.',
+    'code-expired': 'That code has expired. Start again on your device to get a new code.',
+    'code-used': 'That code has already been used. Start again on your device if you need a new code.',
+    'credentials-missing': 'Enter your username and password.',
+    'credentials-wrong': 'The username or password is incorrect.',
+    'sign-in-required': 'Sign in to continue.',
+  },
+  messages: {
+    'too-many-attempts': {
+      title: 'Too many attempts',
+      text: (minutes, until) =>
+        `Too many wrong codes were entered from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'} (after ${until} UTC).`,
+    },
+    // The same words whether the account exists or not: the page reveals no usernames.
+    'too-many-sign-ins': {
+      title: 'Too many attempts',
+      text: (minutes, until) =>
+        `Too many failed sign-ins for this account or from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'} (after ${until} UTC).`,
+    },
+    'form-expired': {
+      title: 'Please start again',
+      text: 'This form has expired or did not come from this page. Open the page again and retry.',
+    },
+    'form-unreadable': { title: 'Please start again', text: 'The form could not be read.' },
+    unavailable: { title: 'Temporarily unavailable', text: 'The service is temporarily unavailable. Try again in a moment.' },
+    failed: { title: 'Something went wrong', text: 'Something went wrong on our side. Try again in a moment.' },
+  },
+  scopes: {
+    openid: 'Know who you are (your user id)',
+    offline_access: 'Keep access when you are not using it',
+  },  authorize: {
+    brand: 'Sign in',
+    signOutBrand: 'Sign out',
+    signInIntro: (client) => html`Sign in to continue to <strong>${client}</strong>.`,
+    logout: { title: 'Sign out?', question: 'Do you want to sign out of this service?', confirm: 'Sign out', stay: 'Stay signed in' },
+    continue: 'Continue',
+    notices: {
+      'credentials-missing': 'Enter your username and password.',
+      'credentials-wrong': 'The username or password is incorrect.',
+      'too-many-sign-ins': 'Too many failed sign-ins. Wait a few minutes and try again.',
+    },
+    messages: {
+      'request-malformed': { title: 'This sign-in link is not valid', text: 'The request is malformed.' },
+      'client-missing': { title: 'This sign-in link is not valid', text: 'The request names no client.' },
+      'client-unknown': { title: 'This sign-in link is not valid', text: 'The application that sent you here is not known.' },
+      'redirect-uri-missing': { title: 'This sign-in link is not valid', text: 'The request names no redirect URI.' },
+      'redirect-uri-unregistered': { title: 'This sign-in link is not valid', text: 'The redirect URI is not registered for this application.' },
+      'link-used': { title: 'This sign-in link is not valid', text: 'This sign-in link has expired or was already used. Go back to the application and start again.' },
+      'request-unreadable': { title: 'This sign-in link is not valid', text: 'The request could not be read. Go back to the application and start again.' },
+      'start-again': { title: 'Please start again', text: 'This sign-in has expired or was opened in another browser. Go back to the application and start again.' },
+      'external-sign-in-failed': { title: 'Sign-in failed', text: 'The sign-in did not succeed. Go back to the application and start again.' },
+      'sign-out-unreadable': { title: 'Sign-out failed', text: 'The sign-out request could not be read.' },
+      'sign-out-invalid': { title: 'Sign-out failed', text: 'The sign-out request is not valid.' },
+      'sign-out-redirect-unregistered': { title: 'Sign-out failed', text: 'The address to return to after sign-out is not registered for this application.' },
+      'sign-out-expired': { title: 'Please start again', text: 'This sign-out page has expired. Go back to the application and sign out again.' },
+      'still-signed-in': { title: 'You are still signed in', text: 'You can close this page.' },
+      'signed-out': { title: 'You are signed out', text: 'You can close this page.' },
+      unavailable: { title: 'Temporarily unavailable', text: 'The service is temporarily unavailable. Try again in a moment.' },
+      failed: { title: 'Something went wrong', text: 'Something went wrong on our side. Try again in a moment.' },
+    },
+  },
+};

@@ -1,0 +1,63 @@
+/**
+ * Every word the pages show (the device page; the sign-in, consent and logout pages), for one
+ * language. A language is one module exporting a `PageText` (see `en.ts`); the compiler holds
+ * each to the full set, so a new page adds its keys here and every language must follow. Texts
+ * that wrap a value the page escapes (a client name, a username) are functions returning
+ * `SafeHtml`. The sign-in pages share the device page's words where they say the same thing
+ * (field labels, the consent buttons and scope list) and add their own under `authorize`.
+ */
+import type { MessageId, NoticeId, TimedMessageId } from '../../device/page-views.js';
+import type { SafeHtml } from '../html.js';
+import type { SignInMessageId, SignInNoticeId } from '../../authorize/views.js';
+
+export interface PageText {
+  /** BCP 47 tag, written to `<html lang>` and matched against `ui_locales` / `Accept-Language`. */
+  readonly lang: string;
+  readonly brand: string;
+  readonly enterCode: { readonly title: string; readonly intro: string; readonly label: string; readonly submit: string };
+  readonly signIn: {
+    readonly title: string;
+    readonly intro: (client: SafeHtml) => SafeHtml;
+    readonly username: string;
+    readonly password: string;
+    readonly submit: string;
+    /** Before the user code, e.g. `Code:`. */
+    readonly code: string;
+  };
+  readonly consent: {
+    readonly title: string;
+    readonly intro: (client: SafeHtml) => SafeHtml;
+    readonly checkCode: string;
+    readonly scopesHeading: string;
+    readonly approve: string;
+    readonly deny: string;
+    readonly signedInAs: (username: SafeHtml) => SafeHtml;
+    readonly signOut: string;
+  };
+  readonly done: {
+    readonly approvedTitle: string;
+    readonly approved: (client: SafeHtml) => SafeHtml;
+    readonly deniedTitle: string;
+    readonly denied: (client: SafeHtml) => SafeHtml;
+  };
+  /** The link back to the first step, under a message. */
+  readonly startAgain: string;
+  readonly notices: Readonly<Record<NoticeId, string>>;
+  readonly messages: Readonly<Record<Exclude<MessageId, TimedMessageId>, { readonly title: string; readonly text: string }>> &
+    Readonly<Record<TimedMessageId, { readonly title: string; readonly text: (minutes: number, until: string) => string }>>;
+  /** Descriptions of standard scopes, shown when the config gives none. */
+  readonly scopes: Readonly<Record<string, string>>;
+  /** The authorization endpoint's pages: sign-in, consent, logout, form_post and their messages. */
+  readonly authorize: {
+    /** The small line above the heading of the sign-in and consent pages. */
+    readonly brand: string;
+    /** The same line on the logout pages. */
+    readonly signOutBrand: string;
+    readonly signInIntro: (client: SafeHtml) => SafeHtml;
+    readonly logout: { readonly title: string; readonly question: string; readonly confirm: string; readonly stay: string };
+    /** The form_post page's heading and button (shown when JavaScript is off). */
+    readonly continue: string;
+    readonly notices: Readonly<Record<SignInNoticeId, string>>;
+    readonly messages: Readonly<Record<SignInMessageId, { readonly title: string; readonly text: string }>>;
+  };
+}

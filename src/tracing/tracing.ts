@@ -1,0 +1,104 @@
+/**
+ * The spans the service makes, through `@opentelemetry/api` only. With tracing off (the default)
+ * every helper just runs its function: no span object, no context switch, nothing on the hot
+ * path. With tracing on, a request's server span (`requestSpan`) is the parent of the spans of
+ * client authentication, the grant, token issuance, signing and the store calls it makes, and
+ * each span carries the request id.
+ *
+ * Attribute values are names, ids and outcomes only (client id, grant type, route, status,
+ * error code, store operation): never a parameter's value, a secret, a code, an assertion or a
+ * token, and no exception text (a message could quote input). `test/tracing` checks this.
+ */
+import {
+  context, createContextKey, INVALID_SPAN_CONTEXT, propagation, SpanKind, SpanStatusCode, trace,
+  type Attributes, type Span, type Tracer,
+} from '@opentelemetry/api';
+import { isOAuthError } from '../oauth/errors.js';
+
+export interface Tracing {
+  readonly enabled: boolean;
+  /** Runs `fn` in a child span of the active one; a throw ends the span as an error. */
+  span<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T>;
+  /** `span` for synchronous work (signing). */
+  spanSync<T>(name: string, attributes: Attributes, fn: (span: Span) => T): T;
+  /** Adds attributes to the active span (the request's, when no child span is open). */
+  annotate(attributes: Attributes): void;
+  /**
+   * Runs a request in a server span, continuing the caller's trace when its `traceparent`
+   * header names one (W3C Trace Context).
+   */
+  requestSpan<T>(request: RequestFacts, fn: (span: Span) => Promise<T>): Promise<T>;
+}
+
+export interface RequestFacts {
+  readonly method: string;
+  readonly requestId: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+const requestIdKey = createContextKey('svc.request_id');
+/** One span that records nothing, handed to `fn` when tracing is off. */
+const silentSpan = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+export const tracingOff: Tracing = Object.freeze({
+  enabled: false,
+  span: <T>(_name: string, _attributes: Attributes, fn: (span: Span) => Promise<T>) => fn(silentSpan),
+  spanSync: <T>(_name: string, _attributes: Attributes, fn: (span: Span) => T) => fn(silentSpan),
+  annotate: () => undefined,
+  requestSpan: <T>(_request: RequestFacts, fn: (span: Span) => Promise<T>) => fn(silentSpan),
+});
+
+/** What a failure tells a span: its OAuth error code, or only the kind of error. */
+export function markFailed(span: Span, err: unknown): void {
+  const type = isOAuthError(err) ? err.code : err instanceof Error ? err.name : 'error';
+  span.setAttribute('error.type', type);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+}
+
+export function createTracing(tracer: Tracer): Tracing {
+  const withRequestId = (attributes: Attributes): Attributes => {
+    const id = context.active().getValue(requestIdKey);
+    return typeof id === 'string' ? { ...attributes, 'svc.request_id': id } : attributes;
+  };
+  return Object.freeze({
+    enabled: true,
+    span<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
+      return tracer.startActiveSpan(name, { attributes: withRequestId(attributes) }, async (span) => {
+        try {
+          return await fn(span);
+        } catch (err) {
+          markFailed(span, err);
+          throw err;
+        } finally {
+          span.end();
+        }
+      });
+    },
+    spanSync<T>(name: string, attributes: Attributes, fn: (span: Span) => T): T {
+      return tracer.startActiveSpan(name, { attributes: withRequestId(attributes) }, (span) => {
+        try {
+          return fn(span);
+        } catch (err) {
+          markFailed(span, err);
+          throw err;
+        } finally {
+          span.end();
+        }
+      });
+    },
+    annotate(attributes: Attributes): void {
+      trace.getActiveSpan()?.setAttributes(attributes);
+    },
+    requestSpan<T>(request: RequestFacts, fn: (span: Span) => Promise<T>): Promise<T> {
+      const parent = propagation.extract(context.active(), request.headers).setValue(requestIdKey, request.requestId);
+      const attributes = { 'http.request.method': request.method, 'svc.request_id': request.requestId };
+      return tracer.startActiveSpan(request.method, { kind: SpanKind.SERVER, attributes }, parent, async (span) => {
+        try {
+          return await fn(span);
+        } finally {
+          span.end();
+        }
+      });
+    },
+  });
+}

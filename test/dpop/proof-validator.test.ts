@@ -1,0 +1,91 @@
+/**
+ * The DPoP proof validator with plain inputs (RFC 9449 §4.3): what the HTTP tests cannot reach
+ * cheaply — keys that do not fit the algorithm, a `jwk` whose own `alg` differs, an algorithm
+ * left out of the configured list — and the answers it gives at a resource.
+ */
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config/resolve.js';
+import { createDpopProofValidator } from '../../src/dpop/proof-validator.js';
+import { createDpopNonces } from '../../src/dpop/nonces.js';
+import { signCompactJws, type JwsAlgorithm } from '../../src/sdk/jws.js';
+import { createMemoryStore } from '../../src/store/memory-store.js';
+import { isOAuthError } from '../../src/sdk/errors.js';
+
+const url = 'https://id.example.com/connect/token';
+const clock = { now: () => Date.now() };
+
+function validator(dpop: Record<string, unknown> = {}) {
+  const config = resolveConfig({ issuer: 'https://id.example.com', dpop }, '/');
+  const nonces = createDpopNonces({ secret: async () => Buffer.alloc(32, 1), clock, lifetimeSeconds: 300 });
+  return createDpopProofValidator({ config, store: createMemoryStore(clock), clock, nonces });
+}
+
+function proof(privateKey: Parameters<typeof signCompactJws>[0], alg: JwsAlgorithm, jwk: object, claims: Record<string, unknown> = {}): string {
+  return signCompactJws(privateKey, alg)(
+    { typ: 'dpop+jwt', alg, jwk },
+    { jti: randomUUID(), htm: 'POST', htu: url, iat: Math.floor(Date.now() / 1000), ...claims },
+  );
+}
+
+async function refusal(check: Promise<unknown>): Promise<{ code: string; status: number; detail: string | undefined; headers: Record<string, string> }> {
+  const err = await check.then(() => undefined, (e: unknown) => e);
+  if (!isOAuthError(err)) throw new Error(`expected an OAuth error, got ${String(err)}`);
+  return { code: err.code, status: err.status, detail: err.logDetail, headers: { ...err.headers } };
+}
+
+const ec = (namedCurve: string) => {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve });
+  return { privateKey, jwk: publicKey.export({ format: 'jwk' }) };
+};
+
+describe('DPoP proof validator', () => {
+  it('returns the key thumbprint and no ath for a good token endpoint proof; undefined without a header', async () => {
+    const v = validator();
+    const { privateKey, jwk } = ec('P-256');
+    const summary = await v.check({ headers: [proof(privateKey, 'ES256', jwk)], method: 'POST', url }, 'token');
+    expect(summary).toEqual({ jkt: expect.stringMatching(/^[\w-]{43}$/), ath: undefined });
+    expect(await v.check({ headers: undefined, method: 'POST', url }, 'token')).toBeUndefined();
+  });
+
+  it('refuses a P-384 key under ES256, an RSA key under 2048 bits and a jwk whose alg differs', async () => {
+    const v = validator({ signingAlgValues: ['ES256', 'RS256'] });
+    const p384 = ec('P-384');
+    expect((await refusal(v.check({ headers: [proof(p384.privateKey, 'ES256', p384.jwk)], method: 'POST', url }, 'token'))).detail)
+      .toBe('jwk does not fit alg ES256');
+    const small = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    expect((await refusal(v.check({ headers: [proof(small.privateKey, 'RS256', small.publicKey.export({ format: 'jwk' }))], method: 'POST', url }, 'token'))).detail)
+      .toBe('jwk does not fit alg RS256');
+    const p256 = ec('P-256');
+    expect((await refusal(v.check({ headers: [proof(p256.privateKey, 'ES256', { ...p256.jwk, alg: 'ES384' })], method: 'POST', url }, 'token'))).detail)
+      .toBe('jwk does not fit alg ES256');
+  });
+
+  it('refuses an algorithm left out of dpop.signingAlgValues', async () => {
+    const v = validator({ signingAlgValues: ['ES256'] });
+    const ed = generateKeyPairSync('ed25519');
+    const answer = await refusal(v.check({ headers: [proof(ed.privateKey, 'EdDSA', ed.publicKey.export({ format: 'jwk' }))], method: 'POST', url }, 'token'));
+    expect(answer).toEqual({ code: 'invalid_dpop_proof', status: 400, detail: 'alg "EdDSA" is not accepted', headers: {} });
+  });
+
+  it('at a resource: 401 with a DPoP challenge naming the accepted algorithms', async () => {
+    const v = validator({ signingAlgValues: ['ES256', 'PS256'] });
+    const { privateKey, jwk } = ec('P-256');
+    const answer = await refusal(v.check({ headers: [proof(privateKey, 'ES256', jwk, { htm: 'GET' })], method: 'GET', url, accessToken: 'token' }, 'resource'));
+    expect(answer).toEqual({
+      code: 'invalid_dpop_proof', status: 401, detail: 'ath is missing',
+      headers: { 'WWW-Authenticate': 'DPoP error="invalid_dpop_proof", error_description="The DPoP proof is invalid", algs="ES256 PS256"' },
+    });
+  });
+
+  it('checks nothing else and records no jti before the signature verified', async () => {
+    const v = validator();
+    const { privateKey, jwk } = ec('P-256');
+    const other = ec('P-256');
+    const jti = randomUUID();
+    const forged = proof(other.privateKey, 'ES256', jwk, { jti });
+    expect((await refusal(v.check({ headers: [forged], method: 'POST', url }, 'token'))).detail).toBe('signature does not verify with the proof jwk');
+    // The genuine proof with that jti still passes: the forgery burnt nothing.
+    expect(await v.check({ headers: [proof(privateKey, 'ES256', jwk, { jti })], method: 'POST', url }, 'token')).toBeDefined();
+  });
+});
