@@ -81,10 +81,14 @@ function decode(part: string, what: string): Buffer {
   return Buffer.from(part, 'base64url');
 }
 
+// RFC 7515 §2 and RFC 7519 §7.2: the header and the claims are UTF-8; bytes that are not are
+// refused, not replaced. A leading byte order mark is dropped, as jose (WHATWG TextDecoder) does.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 function jsonObject(bytes: Buffer, what: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8'));
+    value = JSON.parse(utf8.decode(bytes));
   } catch {
     throw new MalformedJws(`${what} is not JSON`);
   }

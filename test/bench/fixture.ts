@@ -12,10 +12,12 @@ import { hashSecret } from '../../src/sdk/hash.js';
 import { repoRoot } from './options.js';
 
 export const deviceGrantType = 'urn:ietf:params:oauth:grant-type:device_code';
+/** The web app's redirect URI (authorization_code and refresh rows); never opened, only read from Location. */
+export const webRedirect = 'https://web.example/callback';
 
 export interface BenchFixture {
   readonly dir: string;
-  readonly secrets: Readonly<Record<'m2m' | 'reference' | 'web' | 'delegation' | 'api1', string>>;
+  readonly secrets: Readonly<Record<'m2m' | 'reference' | 'web' | 'delegation' | 'api1' | 'webapp', string>>;
   readonly user: { readonly username: string; readonly password: string };
   /** The private_key_jwt client's key. */
   readonly assertionKey: { readonly clientId: string; readonly alg: 'RS256' | 'ES256'; readonly privateKey: KeyObject };
@@ -40,7 +42,7 @@ export { freePort } from '../support/free-port.js';
 export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<BenchFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const secret = (): string => randomBytes(18).toString('base64url');
-  const secrets = { m2m: secret(), reference: secret(), web: secret(), delegation: secret(), api1: secret() };
+  const secrets = { m2m: secret(), reference: secret(), web: secret(), delegation: secret(), api1: secret(), webapp: secret() };
   const user = { username: 'alice', password: secret() };
   const clientKey = await createClientKey({ clientId: 'pkj', alg: assertionAlg, days: 30 });
   // One scrypt hash, made once: the password grant runs only to get the delegation input token.
@@ -65,6 +67,15 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
       accessTokenType: 'reference',
     },
     { clientId: 'web', clientSecrets: shared(secrets.web), allowedGrantTypes: ['password'], allowedScopes: ['api1.read'] },
+    // A web app signing users in: codes (PKCE) and rotating refresh tokens.
+    {
+      clientId: 'webapp',
+      clientSecrets: shared(secrets.webapp),
+      allowedGrantTypes: ['authorization_code', 'refresh_token'],
+      allowedScopes: ['openid', 'api1.read'],
+      allowOfflineAccess: true,
+      redirectUris: [webRedirect],
+    },
     { clientId: 'api1.client', clientSecrets: shared(secrets.delegation), allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'], allowedSubjectTokenAudiences: ['api1'] },
   ];
   const deviceClient = {
@@ -101,6 +112,7 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
         pluginDirs: [join(repoRoot, 'plugins')],
         ...(settings.accessTokenAlgorithm ? { signing: { accessTokenAlgorithm: settings.accessTokenAlgorithm } } : {}),
         apiScopes: [{ name: 'api1.read' }, { name: 'backend.read' }],
+        identityResources: [{ name: 'openid', claims: ['sub'] }],
         apiResources: [
           { name: 'api1', scopes: ['api1.read'], secrets: shared(secrets.api1) },
           { name: 'backend', scopes: ['backend.read'] },

@@ -10,10 +10,12 @@ import { join } from 'node:path';
 import { createFixture, freePort } from './fixture.js';
 import { answerMix, consoleTable, machineInfo, writeResults, type BenchResults, type Row, type Skipped } from './report.js';
 import { runRound } from './measure.js';
+import { signatureCosts } from './signature-cost.js';
 import { readOptions, wanted } from './options.js';
-import { canPin, loadCpu, pinSelf, serverCpu, startBareKoa, startOidcProvider, startService, type ServerProcess } from './processes.js';
+import { canPin, loadCpu, pinSelf, serverCpu, startBareKoa, startBareKoaPostgres, startOidcProvider, startService, type ServerProcess } from './processes.js';
+import { openBenchPostgres, type BenchPostgres } from './postgres.js';
 import { runScenario, type Bench, type Side } from './run-scenario.js';
-import { floorScenario, scenarios, soakMix, type Scenario, type ServerKind } from './scenarios.js';
+import { floorScenario, postgresCeilingScenario, scenarios, soakMix, type Scenario, type ServerKind } from './scenarios.js';
 
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
@@ -64,6 +66,8 @@ export async function runBenchmark(): Promise<number> {
   log();
 
   const fixture = await createFixture(options.assertionAlg);
+  const signatures = signatureCosts();
+  log(`one access-token signature in this process (CPU ${loadCpu}): ES256 ${signatures.ES256.toFixed(0)} µs, RS256 ${signatures.RS256.toFixed(0)} µs of CPU`);
   const cpu = pinned ? serverCpu : undefined;
   const bench: Bench = { options, fixture, log };
   // Each kind of server keeps its own record of what it measured (which sizes assertion pools and device codes).
@@ -73,6 +77,8 @@ export async function runBenchmark(): Promise<number> {
   const theirRows: Array<Row | Skipped> = [];
   let floor: Row | undefined;
   let floorAtEnd: Row | undefined;
+  let postgresCeiling: Row | undefined;
+  let postgres: BenchPostgres | { skipped: string } | undefined;
   let memory: BenchResults['memory'];
   const cluster: Array<BenchResults['cluster'][number]> = [];
   const pinnedLabel = (name: string): string => (pinned ? `${name}, CPU ${serverCpu}` : name);
@@ -125,6 +131,13 @@ export async function runBenchmark(): Promise<number> {
     const onMemory = chosenOn('memory');
     const atWarn = chosenOn('warn');
     const rs256 = chosenOn('rs256');
+    const onPostgres = chosenOn('postgres');
+    const wantsPostgres = onPostgres.length > 0 || wanted(options, 'pg-ceiling') || wanted(options, 'cluster');
+    // PostgreSQL rows need the server; without one they are listed as skipped, with the reason.
+    if (wantsPostgres) {
+      postgres = await openBenchPostgres();
+      if ('skipped' in postgres) log(`PostgreSQL rows skipped: ${postgres.skipped}`);
+    }
     const soak = wanted(options, 'soak') && options.soakSeconds > 0;
 
     const runEs256 = async (counterpart: Counterpart): Promise<void> => {
@@ -156,8 +169,9 @@ export async function runBenchmark(): Promise<number> {
       }
     };
 
-    const runVariant = async (kind: keyof typeof variants, chosen: readonly Scenario[], counterpart: Counterpart): Promise<void> => {
-      const variant: Variant = variants[kind];
+    const runVariant = async (kind: keyof typeof variants | 'postgres', chosen: readonly Scenario[], counterpart: Counterpart): Promise<void> => {
+      const variant: Variant =
+        kind === 'postgres' ? { title: 'svc, PostgreSQL store (one node)', store: (postgres as BenchPostgres).serviceUrl } : variants[kind];
       const port = await freePort();
       const configFile = fixture.writeConfig(kind, {
         port, store: variant.store,
@@ -183,17 +197,43 @@ export async function runBenchmark(): Promise<number> {
     });
     if (rs256.length > 0) await besideOidcProvider('rs256', rs256, (counterpart) => runVariant('rs256', rs256, counterpart));
 
+    if (postgres && 'skipped' in postgres) {
+      for (const s of onPostgres) rows.push({ id: s.id, title: s.title, skipped: postgres.skipped });
+    } else if (postgres) {
+      const ready = postgres;
+      if (wanted(options, 'pg-ceiling')) {
+        log(postgresCeilingScenario.title);
+        const server = await startBareKoaPostgres({ port: await freePort(), cpu, url: ready.ceilingUrl });
+        try {
+          const { ours: row } = await runScenario(bench, postgresCeilingScenario, sideOf(server, 'bare Koa + pg', ourMeasured));
+          if (!('skipped' in row)) postgresCeiling = row;
+        } finally {
+          await stopServer(server, 'bare Koa + pg', notes);
+        }
+      }
+      if (onPostgres.length > 0) await runVariant('postgres', onPostgres, noCounterpart);
+    }
+
     if (wanted(options, 'cluster')) {
       const all = cpus().length; // not availableParallelism(): this process is pinned to one CPU
       // JWTs touch no store; reference tokens show what sharing one SQLite file between workers costs.
-      for (const [id, what, name] of [['cc-es256', 'client_credentials → JWT ES256', 'es256'], ['cc-reference', 'client_credentials → reference token (SQLite)', 'reference']] as const) {
+      const compared = [
+        ['cc-es256', 'client_credentials → JWT ES256', 'es256'],
+        ['cc-reference', 'client_credentials → reference token (SQLite)', 'reference'],
+        // RS256 is bound by the RSA signature: whether more cores take it further (issue 21).
+        ['cc-es256', 'client_credentials → JWT RS256', 'rs256'],
+        // Two nodes sharing one database: the workers are separate processes, each with its own pool.
+        ...(postgres && !('skipped' in postgres) ? [['cc-reference', 'client_credentials → reference token (PostgreSQL)', 'postgres'] as const] : []),
+      ] as const;
+      for (const [id, what, name] of compared) {
         const base = scenarios.find((s) => s.id === id)!;
         const results: Row[] = [];
         for (const [workers, count] of [[1, 1], ['auto', all]] as const) {
           const port = await freePort();
           // logLevel info, the default, like every row but the "warn" one: the "svc listening"
           // line of each worker tells when all are up.
-          const configFile = fixture.writeConfig(`cluster-${name}-${workers}`, { port, store: `sqlite:./cluster-${name}-${workers}/svc.db`, workers });
+          const store = name === 'postgres' ? (postgres as BenchPostgres).serviceUrl : `sqlite:./cluster-${name}-${workers}/svc.db`;
+          const configFile = fixture.writeConfig(`cluster-${name}-${workers}`, { port, store, workers, ...(name === 'rs256' ? { accessTokenAlgorithm: 'RS256' as const } : {}) });
           const title = `${what}, workers: ${workers === 'auto' ? `"auto" (${count})` : 1}`;
           log(`svc, cluster mode, workers: ${workers} (not pinned)`);
           const server = await startService({ configFile, port, workers: count });
@@ -216,6 +256,7 @@ export async function runBenchmark(): Promise<number> {
     if (floor && (rows.length > 0 || cluster.length > 0)) floorAtEnd = await measureFloor('bare Koa (floor), again at the end');
   } finally {
     rmSync(fixture.dir, { recursive: true, force: true });
+    if (postgres && !('skipped' in postgres)) await postgres.drop();
   }
 
   // Ratios are to the mean of the floor at start and at end.
@@ -244,6 +285,8 @@ export async function runBenchmark(): Promise<number> {
     },
     floor: floor && withFloor(floor),
     floorAtEnd: floorAtEnd && withFloor(floorAtEnd),
+    postgresCeiling: postgresCeiling && withFloor(postgresCeiling),
+    signatureMicros: signatures,
     scenarios: rows.map(withFloor),
     oidcProvider: theirRows.map(withFloor),
     memory,

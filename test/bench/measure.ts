@@ -18,6 +18,8 @@ export interface LoadSpec {
   freshHeaders?: () => Record<string, string>;
   /** Names a 2xx answer, e.g. "token" or "active"; anything else counts as "unexpected". */
   success(body: string): string;
+  /** Sees every answer (a rotated refresh token goes back into the pool). */
+  onAnswer?(status: number, body: string): void;
 }
 
 export interface RoundResult {
@@ -72,6 +74,7 @@ export async function runRound(url: string, specs: LoadSpec | readonly LoadSpec[
         }
         : {}),
       onResponse: (status, body) => {
+        spec.onAnswer?.(status, body);
         const kind = classify(spec, status, body);
         answers[kind] = (answers[kind] ?? 0) + 1;
       },

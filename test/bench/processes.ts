@@ -156,3 +156,8 @@ export function startOidcProvider(options: SpawnOptions & { settingsFile: string
 export function startBareKoa(options: SpawnOptions & { port: number }): Promise<ServerProcess> {
   return startListening('bare-koa.mjs', [String(options.port)], 'the bare Koa server', options);
 }
+
+/** The PostgreSQL ceiling (test/bench/bare-koa-pg.mjs): bare Koa plus the service's reference-token insert. */
+export function startBareKoaPostgres(options: SpawnOptions & { port: number; url: string }): Promise<ServerProcess> {
+  return startListening('bare-koa-pg.mjs', [String(options.port), options.url], 'the bare Koa + PostgreSQL server', options);
+}

@@ -65,6 +65,10 @@ export interface BenchResults {
   readonly floor: Row | undefined;
   /** The floor measured again after everything else, to show drift. */
   readonly floorAtEnd: Row | undefined;
+  /** Bare Koa plus the service's reference-token insert on PostgreSQL: what the PostgreSQL rows are a share of. */
+  readonly postgresCeiling?: Row | undefined;
+  /** CPU µs of one access-token signature, measured in the load generator's process before the rounds. */
+  readonly signatureMicros?: { readonly ES256: number; readonly RS256: number } | undefined;
   readonly scenarios: ReadonlyArray<Row | Skipped>;
   /** node-oidc-provider's own rows, on the same machine with the same load. */
   readonly oidcProvider: ReadonlyArray<Row | Skipped>;
@@ -115,6 +119,7 @@ export function answerMix(answers: Readonly<Record<string, number>>): string {
 function rowsForTable(results: BenchResults): Array<Row | Skipped> {
   return [
     ...(results.floor ? [results.floor] : []),
+    ...(results.postgresCeiling ? [results.postgresCeiling] : []),
     ...results.scenarios,
     ...results.cluster.flatMap((c) => [c.oneWorker, c.allWorkers]),
     ...(results.floorAtEnd ? [results.floorAtEnd] : []),
@@ -212,6 +217,61 @@ export function markdown(results: BenchResults): string {
     }
     out.push('', `The load generator stays on its own core${s.pinned ? ' (CPU 1)' : ''}, so on a two-core machine the workers share the CPUs with it.`);
   }
+  const sig = results.signatureMicros;
+  const jwtRow = (id: string): Row | undefined => results.scenarios.filter(isRow).find((r) => r.id === id);
+  const es = jwtRow('cc-es256');
+  const rs = jwtRow('cc-rs256');
+  const floorCpu = results.floor?.cpuMicrosPerRequest;
+  if (sig && floorCpu !== undefined && (es?.cpuMicrosPerRequest !== undefined || rs?.cpuMicrosPerRequest !== undefined)) {
+    const line = (r: Row | undefined, alg: 'ES256' | 'RS256'): string[] => {
+      if (r?.cpuMicrosPerRequest === undefined) return [];
+      const bound = floorCpu + sig[alg];
+      return [`| ${r.title} | ${int(r.cpuMicrosPerRequest)} | ${int(floorCpu)} | ${int(sig[alg])} | ${int(bound)} | ${(r.cpuMicrosPerRequest / bound).toFixed(2)}× | ${optionalInt(r.oidcProvider?.cpuMicrosPerRequest)} |`];
+    };
+    const rsCluster = results.cluster.find((c) => c.title.includes('RS256'));
+    out.push(
+      '',
+      '## The signature bound',
+      '',
+      `One access-token signature with the service's signer (node:crypto, the default keys) cost ${ms(Math.round(sig.ES256))} µs of CPU for ES256 (P-256) and ` +
+        `${ms(Math.round(sig.RS256))} µs for RS256 (RSA-2048), measured in the load generator's process before the rounds (test/bench/signature-cost.ts). ` +
+        'A JWT row is bound by the floor plus one signature; "ours ÷ bound" says how close the service comes (below 1× is possible: cohort scheduling makes the floor\'s own work cheaper than bare Koa does), and the last column what node-oidc-provider spends on the same request.',
+      '',
+      '| scenario | CPU µs/request | floor CPU µs/request | one signature µs | bound µs | ours ÷ bound | oidc-provider CPU µs/request |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      ...line(es, 'ES256'),
+      ...line(rs, 'RS256'),
+      ...(rsCluster
+        ? [
+            '',
+            `More cores: RS256 with \`workers: ${rsCluster.workers}\` reached ${int(rsCluster.allWorkers.rps)} req/s against ${int(rsCluster.oneWorker.rps)} with one worker (${rsCluster.speedup.toFixed(2)}×, neither pinned). ` +
+              'Cluster mode already spreads whole requests, signature included, over every core; a signing pool inside one process would spread only the signature, ' +
+              'at the cost of a message to and from a thread per token, and on this two-core machine the second core also runs the load generator, so there is no idle core for it to use.',
+          ]
+        : []),
+    );
+  }
+  const ceiling = results.postgresCeiling;
+  const onPostgres = results.scenarios.filter(isRow).filter((r) => r.id.endsWith('-pg'));
+  const pgCluster = results.cluster.find((c) => c.title.includes('PostgreSQL'));
+  if (ceiling && onPostgres.length > 0) {
+    out.push(
+      '',
+      '## PostgreSQL',
+      '',
+      `The ceiling: bare Koa with the same form POST plus the one statement a reference token costs the service (the same INSERT … ON CONFLICT, ` +
+        `prepared, into a table with the same indexes, pool of 10; test/bench/bare-koa-pg.mjs): ${int(ceiling.rps)} req/s, p99 ${ms(ceiling.p99)} ms` +
+        `${ceiling.cpuMicrosPerRequest === undefined ? '' : `, ${int(ceiling.cpuMicrosPerRequest)} µs of Node CPU per request`}. ` +
+        'PostgreSQL\'s own processes are not pinned and their CPU is not counted in either figure.',
+      '',
+      '| scenario | req/s | p50 ms | p99 ms | CPU µs/request | share of the ceiling |',
+      '|---|---:|---:|---:|---:|---:|',
+      ...onPostgres.map((r) => `| ${r.title} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${optionalInt(r.cpuMicrosPerRequest)} | ${Math.round((100 * r.rps) / ceiling.rps)}% |`),
+      ...(pgCluster ? [`| ${pgCluster.allWorkers.title} (two nodes, one database) | ${int(pgCluster.allWorkers.rps)} | ${ms(pgCluster.allWorkers.p50)} | ${ms(pgCluster.allWorkers.p99)} | | ${Math.round((100 * pgCluster.allWorkers.rps) / ceiling.rps)}% |`] : []),
+      '',
+      'Only the reference-token row issues exactly the ceiling\'s statement; introspection reads instead of writing, and private_key_jwt also records the assertion\'s `jti`, so their shares compare different work.',
+    );
+  }
   if (results.notes.length) out.push('', '## Notes', '', ...results.notes.map((n) => `- ${n}`));
   return `${out.join('\n')}\n`;
 }
@@ -220,6 +280,7 @@ export function chart(results: BenchResults): string {
   const bars: Bar[] = [];
   if (results.floor) bars.push({ label: 'bare Koa (floor)', value: results.floor.rps, color: '#9e9e9e' });
   if (results.floorAtEnd) bars.push({ label: 'bare Koa (floor), end of run', value: results.floorAtEnd.rps, color: '#9e9e9e' });
+  if (results.postgresCeiling) bars.push({ label: 'bare Koa + one PostgreSQL insert (ceiling)', value: results.postgresCeiling.rps, color: '#9e9e9e' });
   for (const r of results.scenarios) {
     if (isRow(r)) bars.push({ label: r.title, value: r.rps, color: '#4c78a8', reference: r.oidcProvider?.rps });
   }

@@ -2,12 +2,13 @@
  * What each scenario sends. A scenario prepares what it needs against the running service
  * (a user's token, a reference token, device codes) and returns the request to repeat.
  */
-import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import type { BenchFixture } from './fixture.js';
-import { deviceGrantType } from './fixture.js';
+import { deviceGrantType, webRedirect } from './fixture.js';
+import { Browser, formsOf } from '../support/sign-in.js';
 import type { LoadSpec } from './measure.js';
 
-export type ServerKind = 'floor' | 'es256' | 'rs256' | 'memory' | 'warn';
+export type ServerKind = 'floor' | 'es256' | 'rs256' | 'memory' | 'warn' | 'postgres';
 
 export interface Prepared {
   readonly spec: LoadSpec;
@@ -153,6 +154,127 @@ const assertionPrefix =
   'grant_type=client_credentials&scope=api1.read' +
   '&client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer&client_assertion=';
 
+/**
+ * A signed-in browser that gets authorization codes for the web app: one sign-in, then each
+ * code is one GET of the authorization endpoint with the SSO session cookie (no consent asked:
+ * the client does not require it). PKCE S256; every code is redeemed once at most.
+ */
+async function codeMaker(url: string, fixture: BenchFixture) {
+  const browser = new Browser(url);
+  const { verifier, challenge } = (() => {
+    const v = randomBytes(32).toString('base64url');
+    return { verifier: v, challenge: createHash('sha256').update(v).digest('base64url') };
+  })();
+  const authorize = `/connect/authorize?${new URLSearchParams({
+    client_id: 'webapp', redirect_uri: webRedirect, response_type: 'code', scope: 'openid api1.read offline_access',
+    code_challenge: challenge, code_challenge_method: 'S256',
+  })}`;
+  let page = await browser.get(authorize);
+  if (formsOf(page.html).length > 0) page = await browser.submit(page, { username: fixture.user.username, password: fixture.user.password });
+  const codeOf = (location: URL | undefined): string => {
+    const code = location?.searchParams.get('code');
+    if (!code) throw new Error(`no code in the redirect (${page.status}): ${location ?? page.html.slice(0, 300)}`);
+    return code;
+  };
+  codeOf(page.location); // the first one proves the session; it is not used
+  const redeem = (code: string): string =>
+    `grant_type=authorization_code&code=${encodeURIComponent(code)}&redirect_uri=${encodeURIComponent(webRedirect)}&code_verifier=${verifier}`;
+  return {
+    redeem,
+    /** `count` fresh codes, 32 requests at a time. */
+    async make(count: number): Promise<string[]> {
+      const codes: string[] = [];
+      await Promise.all(Array.from({ length: 32 }, async () => {
+        while (codes.length < count) codes.push(codeOf((await browser.get(authorize)).location));
+      }));
+      return codes;
+    },
+  };
+}
+
+const webAppAuth = (fixture: BenchFixture) => ({ ...form, authorization: basic('webapp', fixture.secrets.webapp) });
+
+/** Authorization codes are single-use and live minutes: a pool made before each round, while the server idles. */
+const codeRedemption: Scenario = {
+  id: 'code',
+  title: 'authorization_code redemption (PKCE) → JWT + ID token + refresh token',
+  server: 'es256',
+  async prepare({ url, fixture, measured }) {
+    const maker = await codeMaker(url, fixture);
+    let pool: string[] = [];
+    let next = 0;
+    let made = 0;
+    let makingMs = 0;
+    let onTheFly = 0;
+    return {
+      expectedRate: Math.min(measured.get('cc-reference') ?? 2000, 2500),
+      async beforeRound(expected) {
+        const started = performance.now();
+        pool = pool.slice(next);
+        next = 0;
+        const missing = Math.max(expected - pool.length, 0);
+        pool.push(...(await maker.make(missing)));
+        made += missing;
+        makingMs += performance.now() - started;
+      },
+      spec: {
+        method: 'POST',
+        path: '/connect/token',
+        headers: webAppAuth(fixture),
+        body: () => {
+          if (next < pool.length) return maker.redeem(pool[next++]!);
+          onTheFly++;
+          return maker.redeem('pool-ran-out'); // answered invalid_grant, and counted so
+        },
+        success: tokenSuccess,
+      },
+      note: () =>
+        `${made} codes made by a signed-in browser in ${(makingMs / 1000).toFixed(1)} s before the rounds` +
+        (onTheFly ? `; the pool ran out ${onTheFly} times (answered invalid_grant)` : ', none during the load'),
+    };
+  },
+};
+
+/**
+ * Each refresh rotates: the answer's new refresh token goes back into the pool and the old one
+ * is never sent again, so the load is a few hundred families each moving one step per request.
+ */
+const refreshRotation: Scenario = {
+  id: 'refresh',
+  title: 'refresh_token rotation → JWT + new refresh token',
+  server: 'es256',
+  async prepare({ url, fixture }) {
+    const maker = await codeMaker(url, fixture);
+    const pool: string[] = [];
+    for (const code of await maker.make(512)) {
+      const { status, body } = await postForm(`${url}/connect/token`, Object.fromEntries(new URLSearchParams(maker.redeem(code))), basic('webapp', fixture.secrets.webapp));
+      if (status !== 200 || typeof body.refresh_token !== 'string') throw new Error(`no refresh token: ${status} ${JSON.stringify(body)}`);
+      pool.push(body.refresh_token);
+    }
+    const families = pool.length;
+    let starved = 0;
+    const refreshToken = /"refresh_token":"([^"]+)"/;
+    return {
+      spec: {
+        method: 'POST',
+        path: '/connect/token',
+        headers: webAppAuth(fixture),
+        body: () => {
+          const token = pool.shift();
+          if (token === undefined) starved++;
+          return `grant_type=refresh_token&refresh_token=${encodeURIComponent(token ?? 'pool-empty')}`;
+        },
+        success: tokenSuccess,
+        onAnswer(status, body) {
+          const next = status === 200 ? refreshToken.exec(body)?.[1] : undefined;
+          if (next) pool.push(next);
+        },
+      },
+      note: () => `${families} refresh token families, each token sent once${starved ? `; ${starved} requests found the pool empty` : ''}`,
+    };
+  },
+};
+
 const onSqlite: readonly Scenario[] = [
   {
     id: 'cc-es256',
@@ -266,6 +388,8 @@ const onSqlite: readonly Scenario[] = [
       };
     },
   },
+  codeRedemption,
+  refreshRotation,
   {
     id: 'cc-dpop',
     title: 'client_credentials + Basic + DPoP proof (fresh each) → DPoP-bound JWT ES256',
@@ -303,7 +427,17 @@ const atWarn: Scenario = (() => {
   return { ...base, id: 'cc-es256-warn', title: `${base.title} — logLevel "warn"`, server: 'warn', repeats: 'cc-es256' };
 })();
 
-export const scenarios: readonly Scenario[] = [...onSqlite, ...onMemory, atWarn];
+/**
+ * The store-bound scenarios on PostgreSQL (one node): measured beside the PostgreSQL ceiling
+ * (bare Koa + the same insert, test/bench/bare-koa-pg.mjs) rather than node-oidc-provider,
+ * whose figures are in-memory.
+ */
+const onPostgres = (['cc-reference', 'introspection', 'private-key-jwt'] as const).map((id): Scenario => {
+  const { oidcProvider: _paired, ...base } = onSqlite.find((s) => s.id === id)!;
+  return { ...base, id: `${id}-pg`, title: `${base.title.replace(' (SQLite)', '')} — PostgreSQL`, server: 'postgres', repeats: id };
+});
+
+export const scenarios: readonly Scenario[] = [...onSqlite, ...onMemory, atWarn, ...onPostgres];
 
 /** The floor: the same form POST to bare Koa. */
 export const floorScenario: Scenario = {
@@ -312,6 +446,16 @@ export const floorScenario: Scenario = {
   server: 'floor',
   async prepare({ fixture }) {
     return { spec: { ...clientCredentials(fixture, 'm2m'), success: tokenSuccess } };
+  },
+};
+
+/** The PostgreSQL ceiling: the reference-token request to bare Koa + one prepared insert. */
+export const postgresCeilingScenario: Scenario = {
+  id: 'pg-ceiling',
+  title: 'bare Koa + router + body parser + one PostgreSQL insert (PostgreSQL ceiling)',
+  server: 'floor',
+  async prepare({ fixture }) {
+    return { spec: clientCredentials(fixture, 'm2m-reference') };
   },
 };
 

@@ -34,6 +34,24 @@ describe('event service', () => {
     expect(got[0]).toMatchObject({ ...issued, time: '2026-11-23T00:00:00.000Z', requestId: 'req-1' });
   });
 
+  it('stamps each event with its own millisecond, the same text within one, and freezes it', () => {
+    const got: RaisedEvent[] = [];
+    let now = Date.UTC(2026, 10, 23);
+    const events = createEventService(silent, () => now);
+    events.attach([{ handle: (e) => void got.push(e) }]);
+    events.raise(issued, 'req-1');
+    events.raise(failed);
+    now += 1;
+    events.raise(issued, 'req-2');
+    expect(got.map((e) => [e.time, e.requestId])).toEqual([
+      ['2026-11-23T00:00:00.000Z', 'req-1'],
+      ['2026-11-23T00:00:00.000Z', undefined],
+      ['2026-11-23T00:00:00.001Z', 'req-2'],
+    ]);
+    expect(got[1]).not.toHaveProperty('requestId');
+    expect(got.every((e) => Object.isFrozen(e))).toBe(true);
+  });
+
   it('keeps going when a sink throws or rejects, and logs it', async () => {
     const warned: unknown[] = [];
     const logger: Logger = { ...silent, warn: (o) => void warned.push(o) };

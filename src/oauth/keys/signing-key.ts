@@ -1,5 +1,5 @@
 /** A signing key as the service uses it, imported once from its stored or configured form. */
-import { createPrivateKey, type JsonWebKey } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { importJWK, type CryptoKey, type JWK } from 'jose';
 import { signCompactJws, type CompactSigner } from '../../sdk/jws.js';
 import type { SigningKeyRecord } from '../../store/store.js';
@@ -12,6 +12,8 @@ export interface SigningKey {
   /** Signs a JWS compact serialization with this key, synchronously (the access-token hot path). */
   readonly sign: CompactSigner;
   readonly publicKey: CryptoKey;
+  /** The public key for node:crypto's synchronous verify (the service's own tokens coming back). */
+  readonly verifyKey: KeyObject;
   readonly publicJwk: JWK;
 }
 
@@ -28,6 +30,7 @@ export async function signingKeyOf(kid: string, alg: string, privateJwk: JWK, pu
     privateKey: (await importJWK(privateJwk, alg)) as CryptoKey,
     publicKey: (await importJWK(publicJwk, alg)) as CryptoKey,
     publicJwk,
+    verifyKey: createPublicKey({ key: publicJwk as JsonWebKey, format: 'jwk' }),
     sign: signCompactJws(createPrivateKey({ key: privateJwk as JsonWebKey, format: 'jwk' }), alg),
   };
 }
