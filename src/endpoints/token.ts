@@ -68,7 +68,8 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     const requestedScopes = resolveRequestedScopes(client, request.params.get('scope'), deps.scopeCatalog);
     const raw = new Map(request.params);
     for (const name of deps.credentialParameters) raw.delete(name);
-    const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress, dpop: proof };
+    const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress, dpop: proof,
+      certificateThumbprint: request.clientCertificate?.thumbprint };
     const outcome = await runGrant(grant, validated, deps.logger);
     const issuance = await deps.tokenIssuer.prepare({
       client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse,
