@@ -98,8 +98,7 @@ describe('refresh_token grant: a public client refresh token bound to its client
     },
   });
   const run = async (certificateThumbprint: string | undefined) => {
-    const base = grantContext(client, 'refresh_token', { refresh_token: 'rt' });
-    const ctx = { ...base, request: { ...base.request, certificateThumbprint } };
+    const ctx = grantContext(client, 'refresh_token', { refresh_token: 'rt' }, [], { certificateThumbprint });
     await settle(grant, ctx);
     return ctx.result;
   };
