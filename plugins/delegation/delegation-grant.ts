@@ -1,4 +1,4 @@
-import { InvalidGrant, requireDpopBinding, type ExtensionGrantValidator, type JsonValue, type PluginConfig, type PluginDependencies } from 'svc/sdk';
+import { InvalidGrant, requireSenderBinding, type ExtensionGrantValidator, type JsonValue, type PluginConfig, type PluginDependencies } from 'svc/sdk';
 
 /**
  * Every client allowed this grant must name the APIs it fronts, or it could exchange nothing:
@@ -39,8 +39,9 @@ export function createDelegationGrant({ tokenValidator, logger, config }: Pick<P
         logger.info({ clientId: ctx.request.client.clientId, reason: validation.reason }, 'delegation: token rejected');
         throw new InvalidGrant('The token is invalid.');
       }
-      // RFC 9449 §7.1: a DPoP-bound token comes with a proof of its key and its hash in `ath`.
-      requireDpopBinding(validation.claims, token, ctx.request.dpop);
+      // A bound token comes from its sender: a DPoP proof of its key with its hash in `ath`
+      // (RFC 9449 §7.1), the client certificate it is bound to (RFC 8705 §3, else invalid_grant).
+      requireSenderBinding(validation.claims, token, ctx.request);
       const { sub, auth_time: authTime, client_id: clientId, act, aud } = validation.claims;
       // A client_credentials token's sub is the client itself and it has no auth_time: no user to act for.
       if (typeof authTime !== 'number') {

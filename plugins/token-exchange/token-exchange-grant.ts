@@ -1,5 +1,5 @@
 import {
-  InvalidRequest, InvalidTarget, requireDpopBinding,
+  certificateBindingProblem, InvalidRequest, InvalidTarget, requireDpopBinding,
   type AccessTokenClaims, type ExtensionGrantValidator, type GrantContext, type JsonValue, type PluginConfig, type PluginDependencies,
 } from 'svc/sdk';
 
@@ -57,6 +57,12 @@ export function createTokenExchangeGrant({ tokenValidator, config, logger }: Pic
     // RFC 9449 §7.1: a DPoP-bound subject token comes with a proof of its key and its hash in
     // `ath`. The one proof can name one token: a bound actor token is refused.
     requireDpopBinding(validation.claims, token, role === 'subject' ? ctx.request.dpop : undefined);
+    // RFC 8705 §3: a certificate-bound subject or actor token comes over a connection with that
+    // certificate. A token its sender does not present is "unacceptable", invalid_request (§2.2.2).
+    const unbound = certificateBindingProblem(validation.claims, ctx.request.certificateThumbprint);
+    if (unbound !== undefined) {
+      throw new InvalidRequest(`The ${role}_token is bound to a TLS client certificate this request does not present.`, { logDetail: `token exchange: ${role}_token: ${unbound}` });
+    }
     return validation.claims;
   }
 

@@ -89,8 +89,8 @@ export interface ClientConfig {
   authorizationCodeLifetime?: number;
   /**
    * Every access token of this client is bound to the TLS client certificate of its token request
-   * (RFC 8705 §3, `cnf["x5t#S256"]`); a token request without a certificate is `invalid_request`.
-   * Default `false`.
+   * (RFC 8705 §3, `cnf["x5t#S256"]`), and a public client's refresh tokens too (§4); a token
+   * request without a certificate is `invalid_request`. Default `false`.
    */
   requireCertificateBoundTokens?: boolean;
   /**

@@ -75,7 +75,8 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     const requestedScopes = resolveRequestedScopes(client, request.params.get('scope'), deps.scopeCatalog);
     const raw = new Map(request.params);
     for (const name of deps.credentialParameters) raw.delete(name);
-    const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress, dpop: proof };
+    const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress, dpop: proof,
+      certificateThumbprint: request.clientCertificate?.thumbprint };
     const attributes = { 'oauth.grant_type': grant.grantType, 'oauth.client_id': client.clientId };
     const outcome = await tracing.span(`grant ${grant.grantType}`, attributes, () => runGrant(grant, validated, deps.logger));
     const response = await tracing.span('token_issuance', attributes, async () => {

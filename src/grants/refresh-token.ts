@@ -25,6 +25,12 @@ export function createRefreshTokenGrant({ refreshTokens }: { refreshTokens: Refr
           logDetail: ctx.request.dpop === undefined ? 'DPoP-bound refresh token without a DPoP proof' : 'DPoP-bound refresh token with a proof of another key',
         });
       }
+      // RFC 8705 §4: a public client's certificate-bound refresh token needs the same certificate.
+      if (redeemed.x5t !== undefined && redeemed.x5t !== ctx.request.certificateThumbprint) {
+        throw new InvalidGrant('The refresh token is bound to a TLS client certificate this request does not present.', {
+          logDetail: ctx.request.certificateThumbprint === undefined ? 'certificate-bound refresh token without a client certificate' : 'certificate-bound refresh token with another client certificate',
+        });
+      }
       ctx.result = {
         subject: redeemed.subject,
         ...(redeemed.audience === undefined ? {} : { audience: redeemed.audience }),

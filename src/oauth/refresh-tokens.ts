@@ -30,6 +30,8 @@ export interface RefreshTokenData extends FamilyData {
   readonly grantType: string;
   /** The DPoP key thumbprint a public client's refresh token is bound to (RFC 9449 §5). */
   readonly jkt?: string | undefined;
+  /** The certificate thumbprint (`x5t#S256`) a public client's refresh token is bound to (RFC 8705 §4). */
+  readonly x5t?: string | undefined;
 }
 
 export interface RedeemedRefreshToken extends RefreshTokenData {
@@ -43,7 +45,7 @@ export interface RefreshTokenService {
    * family's record when the grant starts the family. Continuing a family (`grant.sessionId`,
    * a rotation) that is gone is `invalid_grant`.
    */
-  prepare(request: { client: Client; grantType: string; grant: GrantSuccess; scopes: readonly string[]; familyId: string; jkt?: string | undefined }): Promise<{ handle: string; records: PersistedGrant[] }>;
+  prepare(request: { client: Client; grantType: string; grant: GrantSuccess; scopes: readonly string[]; familyId: string; jkt?: string | undefined; x5t?: string | undefined }): Promise<{ handle: string; records: PersistedGrant[] }>;
   /**
    * Checks the handle for this client without using it up, or throws `invalid_grant`.
    * `requestedScopes` beyond the original grant are refused with `invalid_scope`.
@@ -78,7 +80,7 @@ export function createRefreshTokenService({ store, clock, logger }: { store: Sto
   }
 
   return {
-    async prepare({ client, grantType, grant, scopes, familyId, jkt }) {
+    async prepare({ client, grantType, grant, scopes, familyId, jkt, x5t }) {
       const now = clock.now();
       const records: PersistedGrant[] = [];
       let family: PersistedGrant | undefined;
@@ -92,7 +94,7 @@ export function createRefreshTokenService({ store, clock, logger }: { store: Sto
       const shared = JSON.parse(family.data) as FamilyData;
       const sliding = client.slidingRefreshTokenLifetime;
       const expiresAt = sliding > 0 ? Math.min(family.expiresAt, now + sliding * 1000) : family.expiresAt;
-      const data: RefreshTokenData = { ...shared, authTime: grant.subject.kind === 'user' ? grant.subject.authTime : undefined, claims: grant.claims ?? {}, grantType, ...(jkt === undefined ? {} : { jkt }) };
+      const data: RefreshTokenData = { ...shared, authTime: grant.subject.kind === 'user' ? grant.subject.authTime : undefined, claims: grant.claims ?? {}, grantType, ...(jkt === undefined ? {} : { jkt }), ...(x5t === undefined ? {} : { x5t }) };
       const handle = newHandle();
       records.push({
         key: handle, type: 'refresh_token', clientId: client.clientId, subjectId: grant.subject.id,

@@ -153,10 +153,11 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
       scope: scopes.join(' '),
     };
     if (refreshable) {
-      // RFC 9449 §5: a public client's refresh token is bound to the DPoP key too (a confidential
-      // client's is bound by its authentication already).
-      const jkt = client.requireClientSecret ? undefined : request.cnf?.jkt;
-      const refresh = await refreshTokens.prepare({ client, grantType, grant, scopes, familyId: familyId!, jkt });
+      // A public client's refresh token is bound like its access token: to the DPoP key (RFC 9449
+      // §5) and to the client certificate (RFC 8705 §4). A confidential client's is bound by its
+      // authentication already.
+      const bind = client.requireClientSecret ? undefined : request.cnf;
+      const refresh = await refreshTokens.prepare({ client, grantType, grant, scopes, familyId: familyId!, jkt: bind?.jkt, x5t: bind?.['x5t#S256'] });
       records.push(...refresh.records);
       response.refresh_token = refresh.handle;
     }

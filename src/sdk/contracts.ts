@@ -177,9 +177,15 @@ export interface ValidatedTokenRequest {
   readonly remoteAddress?: string | undefined;
   /**
    * The request's DPoP proof (RFC 9449), already validated by the host: the issued tokens will be
-   * bound to its key. A grant that accepts a bound access token checks it with `requireDpopBinding`.
+   * bound to its key. A grant that accepts a bound access token checks it with `requireSenderBinding`.
    */
   readonly dpop?: DpopProofSummary | undefined;
+  /**
+   * The `x5t#S256` thumbprint of the TLS client certificate the request came with (mutual TLS,
+   * RFC 8705), when it came with one: its own handshake or a trusted proxy's header. A grant that
+   * accepts a certificate-bound access token checks it with `requireSenderBinding`.
+   */
+  readonly certificateThumbprint?: string | undefined;
 }
 
 /**

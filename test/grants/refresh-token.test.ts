@@ -86,3 +86,29 @@ describe('refresh_token grant', () => {
     await expect(setup(async () => { throw new StoreUnavailableError('down'); }).run({ refresh_token: 'rt' })).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 });
+
+describe('refresh_token grant: a public client refresh token bound to its client certificate (RFC 8705 §4)', () => {
+  const bound: RedeemedRefreshToken = { ...redeemed, x5t: 'partner-thumbprint' };
+  const refused = { error: 'invalid_grant', description: 'The refresh token is bound to a TLS client certificate this request does not present.' };
+  const grant = createRefreshTokenGrant({
+    refreshTokens: {
+      prepare: async () => ({ handle: 'unused', records: [] }),
+      refuseSpent: async () => new InvalidGrant('The refresh token is invalid.'),
+      redeem: async () => bound,
+    },
+  });
+  const run = async (certificateThumbprint: string | undefined) => {
+    const ctx = grantContext(client, 'refresh_token', { refresh_token: 'rt' }, [], { certificateThumbprint });
+    await settle(grant, ctx);
+    return ctx.result;
+  };
+
+  it('refreshes over a connection with the same certificate', async () => {
+    expect(await run('partner-thumbprint')).toMatchObject({ sessionId: 'fam-1', consumes: 'rt' });
+  });
+
+  it('refuses another certificate and no certificate with invalid_grant', async () => {
+    expect(await run('stranger-thumbprint')).toEqual(refused);
+    expect(await run(undefined)).toEqual(refused);
+  });
+});

@@ -23,15 +23,17 @@ const delegatedToken = accessToken({ sub: 'alice', client_id: 'api1.client', aut
 const clientToken = accessToken({ sub: 'm2m', client_id: 'm2m' });
 const backendToken = accessToken({ sub: 'alice', client_id: 'backend-app', auth_time: 1_899_999_000, aud: 'backend' });
 const bothToken = accessToken({ sub: 'alice', client_id: 'web', auth_time: 1_899_999_000, aud: ['backend', 'api1'] });
+const certificateBoundToken = accessToken({ sub: 'alice', client_id: 'web', auth_time: 1_899_999_000, cnf: { 'x5t#S256': 'partner' } });
 
 function setup() {
   const tokenValidator = fakeTokenValidator({
     'user-token': userToken, 'delegated-token': delegatedToken, 'client-token': clientToken, 'backend-token': backendToken, 'both-token': bothToken,
+    'bound-token': certificateBoundToken,
   });
   const logger = recordingLogger();
   const grant = createDelegationGrant({ tokenValidator, logger, config });
-  const run = async (raw: Record<string, string>) => {
-    const ctx = grantContext(client, 'delegation', { grant_type: 'delegation', scope: 'backend.read', ...raw }, ['backend.read']);
+  const run = async (raw: Record<string, string>, certificateThumbprint?: string) => {
+    const ctx = grantContext(client, 'delegation', { grant_type: 'delegation', scope: 'backend.read', ...raw }, ['backend.read'], { certificateThumbprint });
     await settle(grant, ctx);
     return ctx;
   };
@@ -116,5 +118,13 @@ describe('the delegation plugin at start-up', () => {
     expect(() => createDelegationGrant({ tokenValidator: fakeTokenValidator({}), logger: recordingLogger(), config: bare })).toThrow(
       'clients[0].allowedSubjectTokenAudiences: client "api1.client" may use the delegation grant but lists no API resource whose tokens it may exchange; list the APIs it fronts, e.g. ["api1"]',
     );
+  });
+
+  it('takes a certificate-bound token only from a request with that certificate (RFC 8705 §3): invalid_grant otherwise', async () => {
+    const { run } = setup();
+    expect((await run({ token: 'bound-token' }, 'partner')).result).toMatchObject({ subject: { kind: 'user', id: 'alice' } });
+    const refused = { error: 'invalid_grant', description: 'The token is bound to a TLS client certificate this request does not present.' };
+    expect((await run({ token: 'bound-token' }, 'stranger')).result).toEqual(refused);
+    expect((await run({ token: 'bound-token' })).result).toEqual(refused);
   });
 });

@@ -29,13 +29,14 @@ const tokens = {
   delegated: accessToken({ sub: 'alice', client_id: 'api1.client', auth_time: 1_899_999_000, act: { client_id: 'web' } }),
   service: accessToken({ sub: 'svc', client_id: 'svc' }),
   backend: accessToken({ sub: 'alice', client_id: 'backend-app', auth_time: 1_899_999_000, aud: 'backend' }),
+  bound: accessToken({ sub: 'alice', client_id: 'web', auth_time: 1_899_999_000, cnf: { 'x5t#S256': 'partner' } }),
 };
 
 function setup() {
   const tokenValidator = fakeTokenValidator(tokens);
   const grant = createTokenExchangeGrant({ tokenValidator, config, logger: recordingLogger() });
-  const run = async (raw: Record<string, string>, scopes = ['api1.read', 'backend.read']) => {
-    const ctx = grantContext(client, grantType, { grant_type: grantType, ...raw }, scopes);
+  const run = async (raw: Record<string, string>, scopes = ['api1.read', 'backend.read'], certificateThumbprint?: string) => {
+    const ctx = grantContext(client, grantType, { grant_type: grantType, ...raw }, scopes, { certificateThumbprint });
     await settle(grant, ctx);
     return ctx;
   };
@@ -127,5 +128,14 @@ describe('the token-exchange plugin at start-up', () => {
     expect(() => createTokenExchangeGrant({ tokenValidator: fakeTokenValidator({}), config: bare, logger: recordingLogger() })).toThrow(
       `clients[0].allowedSubjectTokenAudiences: client "exchanger" may use ${grantType} but lists no API resource whose tokens it may exchange; list the APIs it fronts, e.g. ["api1"]`,
     );
+  });
+
+  it('takes certificate-bound subject and actor tokens only from a request with that certificate (RFC 8705 §3): invalid_request otherwise (§2.2.2)', async () => {
+    const { run } = setup();
+    expect((await run({ subject_token: 'bound', subject_token_type: at }, undefined, 'partner')).result).toMatchObject({ subject: { kind: 'user', id: 'alice' } });
+    expect((await run({ subject_token: 'bound', subject_token_type: at }, undefined, 'stranger')).result)
+      .toEqual(invalidRequest('The subject_token is bound to a TLS client certificate this request does not present.'));
+    expect((await run({ subject_token: 'user', subject_token_type: at, actor_token: 'bound', actor_token_type: at })).result)
+      .toEqual(invalidRequest('The actor_token is bound to a TLS client certificate this request does not present.'));
   });
 });
