@@ -32,6 +32,9 @@ import { createRefreshTokenService, type RefreshTokenService } from '../oauth/re
 import { createIdTokenIssuer, type IdTokenIssuer } from '../oauth/id-token-issuer.js';
 import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
 import { createClientAuthenticator, type ClientAuthenticator } from '../oauth/client-authenticator.js';
+import { createClientDirectory, type ClientDirectory } from '../clients/client-directory.js';
+import { createEntryChecker } from '../clients/check-entry.js';
+import { databaseClientStore } from '../clients/database-client-store.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
 import { createPasswordThrottle, type PasswordThrottle } from '../oauth/password-throttle.js';
 import { memoryWindowLimit } from '../oauth/rate-limits.js';
@@ -92,6 +95,8 @@ export interface HostCradle extends ContainerInputs {
   /** Caps and credentials from what the host and every registered contribution declared. */
   parameterTable: ParameterTable;
   clientAuthenticator: ClientAuthenticator;
+  /** Every client and API resource, from the config and the stores; `create-app` loads it once the plugins are built. */
+  clientDirectory: ClientDirectory;
   scopeCatalog: ScopeCatalog;
   /** The app's one 'password' back-off, for the pages (the password grant counts in the same one). */
   passwordThrottle: PasswordThrottle;
@@ -133,10 +138,20 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     ).singleton(),
     metrics: asFunction(({ config }: HostCradle) => (config.metrics.enabled ? createMetrics() : undefined)).singleton(),
     parameterTable: asFunction(({ registry }: HostCradle) => buildParameterTable([...hostParameters, ...registry.parameters])).singleton(),
-    clientAuthenticator: asFunction(({ config, registry, clock, counters, events }: HostCradle) =>
+    clientDirectory: asFunction(({ config, registry, store, logger, clock }: HostCradle) =>
+      createClientDirectory({
+        config,
+        stores: [...(config.clientStores.database ? [databaseClientStore(store.clientRecords)] : []), ...registry.clientStores],
+        checker: createEntryChecker(config, registry),
+        logger,
+        clock,
+      }),
+    ).singleton(),
+    clientAuthenticator: asFunction(({ config, registry, clock, counters, events, clientDirectory }: HostCradle) =>
       createClientAuthenticator({
-        clients: new Map(config.clients.map((c) => [c.clientId, c])),
-        apiResources: new Map(config.apiResources.map((r) => [r.name, r])),
+        clients: clientDirectory.clients,
+        apiResources: clientDirectory.apiResources,
+        directory: clientDirectory,
         secretParsers: registry.secretParsers,
         secretValidators: registry.secretValidators,
         clock,
@@ -153,8 +168,8 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     passwordThrottle: asFunction(({ config, counters }: HostCradle) =>
       createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle)),
     ).singleton(),
-    signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle }: HostCradle) =>
-      createSignInPages({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle }),
+    signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle, clientDirectory }: HostCradle) =>
+      createSignInPages({ config, clients: clientDirectory.clients, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle }),
     ).singleton(),
     router: asFunction(createHostRouter).singleton(),
   });
@@ -188,7 +203,7 @@ function createHostRouter(cradle: HostCradle): Router {
         events,
       }),
       devicePage: createDevicePage({
-        config, store, clock, logger, resourceOwnerValidator, events,
+        config, clients: cradle.clientDirectory.clients, store, clock, logger, resourceOwnerValidator, events,
         failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
         passwordThrottle,
       }),

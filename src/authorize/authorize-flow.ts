@@ -18,6 +18,7 @@ import type { AuthorizationCodes } from './authorization-codes.js';
 import type { Interaction, Interactions } from './interactions.js';
 import type { SignInView } from './views.js';
 import type { PushedRequests } from './pushed-requests.js';
+import type { Lookup } from '../clients/client-directory.js';
 
 export interface BrowserContext {
   /** The id in the browser's valid cookie, if any. */
@@ -41,6 +42,8 @@ export interface FlowOutcome {
 
 export interface AuthorizeFlowDeps {
   config: ResolvedConfig;
+  /** Every client of every store; default: the config's. */
+  clients?: Lookup<Client>;
   validator: RequestValidator;
   sessions: SignInSessions;
   interactions: Interactions;
@@ -66,7 +69,7 @@ const messages = {
 
 export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   const { config, clock } = deps;
-  const clients = new Map(config.clients.map((c) => [c.clientId, c]));
+  const clients: Lookup<Client> = deps.clients ?? new Map(config.clients.map((c) => [c.clientId, c]));
   const throttle = deps.passwordThrottle;
   const clientName = (c: Client): string => c.clientName ?? c.clientId;
   const csrfFor = (browserId: string, interaction: string): string => deps.csrf.tokenFor(`${browserId}:${interaction}`);

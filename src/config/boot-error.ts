@@ -11,7 +11,8 @@ export type BootErrorCode =
   | 'PLUGIN_INVALID'
   | 'PLUGIN_CONFLICT'
   | 'STORE_UNAVAILABLE'
-  | 'KEYS_INVALID';
+  | 'KEYS_INVALID'
+  | 'CLIENT_CONFLICT';
 
 export class BootError extends Error {
   override readonly name = 'BootError';

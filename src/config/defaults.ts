@@ -61,6 +61,8 @@ export const defaults = {
   forwardedHeader: 'x-forwarded-for',
   counters: 'memory',
   counterKeyPrefix: 'svc:',
+  // The database store costs one indexed read per interval while nothing changes.
+  clientStores: { database: true, refreshInterval: 5 },
   limits: {
     bodyBytes: 64 * 1024,
     parameters: 50,

@@ -123,6 +123,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     forwardedHeader: user.forwardedHeader ?? defaults.forwardedHeader,
     counters: user.counters ?? defaults.counters,
     counterKeyPrefix: user.counterKeyPrefix ?? defaults.counterKeyPrefix,
+    clientStores: { ...defaults.clientStores, ...user.clientStores },
     workers: user.workers === 'auto' ? availableParallelism() : (user.workers ?? defaults.workers),
   });
 }

@@ -277,6 +277,23 @@ export interface UserConfig {
   counters?: string;
   /** Prefix of every key in Redis, so deployments can share a server. Default `"svc:"`. */
   counterKeyPrefix?: string;
+  /** Where clients and API resources come from besides this file (issue 19). */
+  clientStores?: ClientStoresConfig;
+}
+
+export interface ClientStoresConfig {
+  /**
+   * Clients and API resources kept in the store's database, managed with `svc clients` and
+   * `svc apis` while the service runs. Default `true` (an empty table changes nothing).
+   */
+  database?: boolean;
+  /**
+   * Seconds within which a change in a store (the database, a plugin's) reaches every node:
+   * each node asks the store for its version this often and reloads when it moved. Default 5.
+   *
+   * @example clientStores: { refreshInterval: 30 } // fewer reads, slower propagation
+   */
+  refreshInterval?: number;
 }
 
 // The registered model (secrets, clients, API scopes and resources, identity resources) is what
@@ -347,4 +364,5 @@ export interface ResolvedConfig {
   readonly forwardedHeader: 'x-forwarded-for' | 'forwarded';
   readonly counters: string;
   readonly counterKeyPrefix: string;
+  readonly clientStores: { readonly database: boolean; readonly refreshInterval: number };
 }

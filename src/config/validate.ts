@@ -17,7 +17,7 @@ const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
   'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics',
   'authThrottle', 'passwordThrottle', 'introspectionLimit', 'connections', 'trustedProxies', 'forwardedHeader',
-  'counters', 'counterKeyPrefix',
+  'counters', 'counterKeyPrefix', 'clientStores',
 ] as const;
 const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
@@ -438,6 +438,14 @@ function checkOperations(p: Problems, raw: Raw): void {
   });
   oneOf(p, 'forwardedHeader', raw.forwardedHeader, ['x-forwarded-for', 'forwarded']);
   checkCounters(p, raw);
+  if (raw.clientStores !== undefined) {
+    if (!isObject(raw.clientStores)) p.add('clientStores', `expected an object, got ${describe(raw.clientStores)}`);
+    else {
+      checkUnknownFields(p, 'clientStores', raw.clientStores, ['database', 'refreshInterval']);
+      bool(p, 'clientStores.database', raw.clientStores.database);
+      int(p, 'clientStores.refreshInterval', raw.clientStores.refreshInterval, 1, 3600);
+    }
+  }
   if (raw.limits !== undefined) {
     if (!isObject(raw.limits)) p.add('limits', `expected an object, got ${describe(raw.limits)}`);
     else {

@@ -14,6 +14,7 @@ import { isOAuthError } from '../oauth/errors.js';
 import type { PasswordThrottle } from '../oauth/password-throttle.js';
 import type { DeviceSession } from './session-cookie.js';
 import type { UserCodeScheme } from './user-code.js';
+import type { Lookup } from '../clients/client-directory.js';
 
 export interface PageRequest {
   readonly method: 'GET' | 'POST';
@@ -45,7 +46,7 @@ export interface VerificationPageDeps {
   csrf: Csrf;
   newSession(now: number, user?: { subject: string; authTime: number }): DeviceSession;
   users: ResourceOwnerValidator;
-  clients: ReadonlyMap<string, Client>;
+  clients: Lookup<Client>;
   scopeDescriptions: ReadonlyMap<string, string | undefined>;
   clock: Clock;
   logger: Logger;

@@ -23,9 +23,13 @@ import type { PageView } from '../../device/page-views.js';
 import { renderPage, type RenderOptions } from './templates.js';
 import { choosePageText, pageLanguageTags } from './text/index.js';
 import { cssHash } from './styles.js';
+import type { Lookup } from '../../clients/client-directory.js';
+import type { Client } from '../../sdk/model.js';
 
 export interface DevicePageDeps {
   config: ResolvedConfig;
+  /** Every client of every store; default: the config's. */
+  clients?: Lookup<Client>;
   store: Store;
   clock: Clock;
   logger: Logger;
@@ -83,7 +87,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
         csrf: createCsrf(secret),
         newSession: (now, user) => cookies.create(now, user),
         users: deps.resourceOwnerValidator,
-        clients: new Map(config.clients.map((c) => [c.clientId, c])),
+        clients: deps.clients ?? new Map(config.clients.map((c) => [c.clientId, c])),
         scopeDescriptions,
         clock,
         logger,

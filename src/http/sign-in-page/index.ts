@@ -30,9 +30,13 @@ import type { KeyRing } from '../../oauth/keys/key-ring.js';
 import { formBodyReader } from '../read-form.js';
 import { cssHash } from '../device-page/styles.js';
 import { renderFormPost, renderSignInPage, submitScriptHash, type SignInPaths } from './templates.js';
+import type { Lookup } from '../../clients/client-directory.js';
+import type { Client } from '../../sdk/model.js';
 
 export interface SignInPageDeps {
   config: ResolvedConfig;
+  /** Every client of every store (`src/clients`); default: the config's. */
+  clients?: Lookup<Client>;
   store: Store;
   clock: Clock;
   logger: Logger;
@@ -71,7 +75,7 @@ export function createSignInPages(deps: SignInPageDeps) {
   for (const r of config.identityResources) scopeDescriptions.set(r.name, r.description ?? scopeDescriptions.get(r.name));
   for (const s of config.apiScopes) scopeDescriptions.set(s.name, s.description);
   const readBody = formBodyReader(config.limits);
-  const clients = new Map(config.clients.map((c) => [c.clientId, c]));
+  const clients: Lookup<Client> = deps.clients ?? new Map(config.clients.map((c) => [c.clientId, c]));
   const validator = createRequestValidator({ clients, scopeCatalog: deps.scopeCatalog });
   const pushed = createPushedRequests({ store, clock });
 
@@ -82,7 +86,7 @@ export function createSignInPages(deps: SignInPageDeps) {
       const csrf = createCsrf(secret);
       const sessions = createSignInSessions({ store, clock, lifetimeSeconds: sessionLifetimeSeconds });
       const flow = createAuthorizeFlow({
-        config, validator, sessions, csrf, scopeDescriptions, clock, logger, events: deps.events,
+        config, clients, validator, sessions, csrf, scopeDescriptions, clock, logger, events: deps.events,
         interactions: createInteractions({ store, clock }),
         codes: createAuthorizationCodes({ store, clock }),
         pushed,
@@ -92,7 +96,7 @@ export function createSignInPages(deps: SignInPageDeps) {
         newBrowserId: cookies.newId,
       });
       const endSession = createEndSession({
-        config, sessions, csrf, logger, events: deps.events,
+        config, clients, sessions, csrf, logger, events: deps.events,
         readHint: (token) => readIdTokenHint(token, config.issuer, deps.keyRing),
       });
       return { cookies, csrf, sessions, flow, endSession };
