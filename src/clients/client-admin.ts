@@ -86,8 +86,11 @@ export function createClientAdmin(deps: ClientAdminDeps) {
      * confidential client and an API resource get a generated secret; `secrets` carries stored
      * hashes over as they are (moving an entry out of the config file).
      */
-    async add(kind: RecordKind, id: string, definition: Record<string, unknown>, options: { secrets?: readonly StoredSecret[]; disabled?: boolean } = {}): Promise<NewSecret | undefined> {
-      if (inConfig(kind, id)) {
+    async add(
+      kind: RecordKind, id: string, definition: Record<string, unknown>,
+      options: { secrets?: readonly StoredSecret[]; disabled?: boolean; /** Moving the config's own entry: the operator removes it there next. */ fromConfig?: boolean } = {},
+    ): Promise<NewSecret | undefined> {
+      if (inConfig(kind, id) && options.fromConfig !== true) {
         throw new ClientAdminError(`${label(kind, id)} is defined in the config file: remove it there first (a client id two stores define stops start-up).`);
       }
       const { [idField(kind)]: _id, [secretsField(kind)]: _secrets, ...body } = definition;
