@@ -38,7 +38,7 @@ export function diagnoseClientAuth(
     if (options.method === undefined || options.method === 'none') return { ok: true, findings };
   }
   const parsers = new Map(registry.secretParsers.map((p) => [p.authenticationMethod, p]));
-  const methods = options.method !== undefined ? [options.method] : (client.tokenEndpointAuthMethods ?? [...parsers.keys()]).filter((m) => m !== 'none');
+  const methods = options.method !== undefined ? [options.method] : (client.tokenEndpointAuthMethods ?? [...parsers.keys()].sort()).filter((m) => m !== 'none');
   let ok = false;
   for (const method of methods) {
     const pinned = client.tokenEndpointAuthMethods;
