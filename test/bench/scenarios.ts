@@ -6,6 +6,9 @@ import { randomBytes, sign } from 'node:crypto';
 import type { BenchFixture } from './fixture.js';
 import { deviceGrantType } from './fixture.js';
 import type { LoadSpec } from './measure.js';
+import { join } from 'node:path';
+import { hashSecret } from '../../src/sdk/hash.js';
+import { openSqlite } from '../../src/store/sql/sqlite.js';
 
 export type ServerKind = 'floor' | 'es256' | 'rs256' | 'memory' | 'warn';
 
@@ -257,13 +260,54 @@ const onMemory = (['cc-reference', 'private-key-jwt'] as const).map((id): Scenar
   return { ...base, id: `${id}-memory`, title: base.title.replace(' (SQLite)', '').concat(' — memory store'), server: 'memory', repeats: id };
 });
 
+/**
+ * The ES256 token row with a client from the database (issue 19) instead of the config file:
+ * added to the running server's SQLite file as `svc clients add` does, then used once the
+ * server's refresh picked it up. The request path reads the same in-memory map either way.
+ */
+const fromDatabase: Scenario = (() => {
+  const base = onSqlite.find((s) => s.id === 'cc-es256')!;
+  // No node-oidc-provider counterpart: the comparison that matters is with the cc-es256 row.
+  const { oidcProvider: _counterpart, ...ours } = base;
+  return {
+    ...ours,
+    id: 'cc-es256-database',
+    title: `${base.title} — client from the database`,
+    async prepare({ url, fixture }) {
+      const store = openSqlite(join(fixture.dir, 'es256', 'svc.db'));
+      const secret = randomBytes(18).toString('base64url');
+      try {
+        const now = Date.now();
+        if (!(await store.clientRecords.get('client', 'm2m-db'))) {
+          await store.clientRecords.add({
+            kind: 'client', id: 'm2m-db', definition: { allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'] }, disabled: false, createdAt: now,
+            secrets: [{ id: 'bench', type: 'SharedSecret', value: hashSecret(secret), description: undefined, createdAt: now, expiresAt: undefined }],
+          });
+        } else {
+          await store.clientRecords.removeSecret('client', 'm2m-db', 'bench');
+          await store.clientRecords.addSecret('client', 'm2m-db', { id: 'bench', type: 'SharedSecret', value: hashSecret(secret), description: undefined, createdAt: now, expiresAt: undefined });
+        }
+      } finally {
+        await store.close();
+      }
+      const authorization = basic('m2m-db', secret);
+      // The default refresh interval is 5 s. Waited out rather than polled: each refused poll
+      // would count towards the failed-authentication throttle of this client and address.
+      await new Promise((r) => setTimeout(r, 6000));
+      const probe = await postForm(`${url}/connect/token`, { grant_type: 'client_credentials' }, authorization);
+      if (probe.status !== 200) throw new Error(`the database client was not picked up within 6 s: ${probe.status} ${JSON.stringify(probe.body)}`);
+      return { spec: { ...clientCredentials(fixture, 'm2m'), headers: { ...form, authorization } } };
+    },
+  };
+})();
+
 /** The ES256 token row again with `logLevel: "warn"`: what logging at the default `info` costs. */
 const atWarn: Scenario = (() => {
   const base = onSqlite.find((s) => s.id === 'cc-es256')!;
   return { ...base, id: 'cc-es256-warn', title: `${base.title} — logLevel "warn"`, server: 'warn', repeats: 'cc-es256' };
 })();
 
-export const scenarios: readonly Scenario[] = [...onSqlite, ...onMemory, atWarn];
+export const scenarios: readonly Scenario[] = [...onSqlite, fromDatabase, ...onMemory, atWarn];
 
 /** The floor: the same form POST to bare Koa. */
 export const floorScenario: Scenario = {
