@@ -35,6 +35,9 @@ import { createClientAuthenticator, type ClientAuthenticator } from '../oauth/cl
 import { createClientDirectory, type ClientDirectory } from '../clients/client-directory.js';
 import { createEntryChecker } from '../clients/check-entry.js';
 import { databaseClientStore } from '../clients/database-client-store.js';
+import { createClientAdmin } from '../clients/client-admin.js';
+import { createRegistrationEndpoint } from '../endpoints/registration.js';
+import { createRegistrationTokens } from '../registration/registration-tokens.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
 import { createPasswordThrottle, type PasswordThrottle } from '../oauth/password-throttle.js';
 import { memoryWindowLimit } from '../oauth/rate-limits.js';
@@ -216,6 +219,17 @@ function createHostRouter(cradle: HostCradle): Router {
       discoveryJson: buildDiscoveryDocument(config, urls, registry),
       jwksJson: () => keyRing.jwksJson(),
       homePage: homePage(config.issuer),
+      ...(config.registration.enabled
+        ? {
+            registration: createRegistrationEndpoint({
+              config,
+              admin: createClientAdmin({ records: store.clientRecords, checker: createEntryChecker(config, registry), config, clock }),
+              tokens: createRegistrationTokens({ store, clock }),
+              clock,
+              refresh: () => cradle.clientDirectory.refresh(),
+            }),
+          }
+        : {}),
     },
     { ...config.limits, parameterTable },
   );

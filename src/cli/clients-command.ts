@@ -10,6 +10,7 @@ import { createEntryChecker } from '../clients/check-entry.js';
 import { ClientAdminError, createClientAdmin, type ClientAdmin, type NewSecret } from '../clients/client-admin.js';
 import { entryOf } from '../clients/database-client-store.js';
 import { diagnoseClientAuth } from '../clients/test-auth.js';
+import { createRegistrationTokens } from '../registration/registration-tokens.js';
 import { loadConfig } from '../config/load.js';
 import type { ResolvedConfig, UserConfig } from '../config/schema.js';
 import type { PluginRegistry } from '../plugin-host/plugin-registry.js';
@@ -116,7 +117,7 @@ function definitionOf(kind: RecordKind, values: Values): Record<string, unknown>
 }
 
 const usage = (noun: string): string =>
-  `use one of: add, list, show, update, disable, enable, remove, secret add|expire|remove${noun === 'clients' ? ', test-auth' : ''} (svc ${noun} --help)`;
+  `use one of: add, list, show, update, disable, enable, remove, secret add|expire|remove${noun === 'clients' ? ', test-auth, registration-token' : ''} (svc ${noun} --help)`;
 
 export async function clientsCommand(kind: RecordKind, values: Values, positionals: readonly string[]): Promise<number> {
   const noun = kind === 'client' ? 'clients' : 'apis';
@@ -128,7 +129,7 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
     return id;
   };
   if (action === undefined) throw new CliError(usage(noun));
-  const known = ['add', 'list', 'show', 'update', 'disable', 'enable', 'remove', 'secret', ...(kind === 'client' ? ['test-auth'] : [])];
+  const known = ['add', 'list', 'show', 'update', 'disable', 'enable', 'remove', 'secret', ...(kind === 'client' ? ['test-auth', 'registration-token'] : [])];
   if (!known.includes(action)) throw new CliError(`unknown action "${action}": ${usage(noun)}`);
   if (action === 'secret' && !['add', 'expire', 'remove'].includes(args[0] ?? '')) throw new CliError(`svc ${noun} secret takes add, expire or remove.`);
 
@@ -208,6 +209,12 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
         return secret(admin);
       case 'test-auth':
         return testAuth(config, registry, store);
+      case 'registration-token': {
+        if (!config.registration.enabled) process.stderr.write('svc: warning: registration.enabled is false in this config; the token works once it is on.\n');
+        const made = await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(parseDuration(str(values['expires-in']) ?? '30d', '--expires-in'));
+        out(json ? `${JSON.stringify({ initialAccessToken: made.token, expires: iso(made.expiresAt) })}\n` : `initial access token (expires ${iso(made.expiresAt)}): ${made.token}\n`);
+        return 0;
+      }
     }
     return 1;
   }

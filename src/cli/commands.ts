@@ -167,7 +167,12 @@ const registryDetails = (noun: 'clients' | 'apis'): string => {
     ['', 'a rotation: the new secret works at once, the old ones until the overlap ends'],
     [`secret expire ${id} <secret_id>`, '[--in 0]: expire it now, or after a delay'],
     [`secret remove ${id} <secret_id>`, ''],
-    ...(noun === 'clients' ? [[`test-auth ${id}`, '[--method <m>]: why its authentication would fail; exit 1 if it would'] as [string, string]] : []),
+    ...(noun === 'clients'
+      ? [
+          [`test-auth ${id}`, '[--method <m>]: why its authentication would fail; exit 1 if it would'],
+          ['registration-token', '[--expires-in 30d]: an initial access token for /connect/register (RFC 7591)'],
+        ] as Array<[string, string]>
+      : []),
     ['--json', 'machine-readable output'],
   ];
   const width = Math.max(...rows.map(([left]) => left.length)) + 2;
@@ -182,7 +187,7 @@ const registryDetails = (noun: 'clients' | 'apis'): string => {
 commands.push(
   {
     name: 'clients',
-    synopsis: 'add|list|show|update|disable|enable|remove|secret|test-auth [<client_id>] [options]',
+    synopsis: 'add|list|show|update|disable|enable|remove|secret|test-auth|registration-token [<client_id>] [options]',
     summary: 'manage clients and their secrets in the database',
     details: registryDetails('clients'),
     options: registryOptions,

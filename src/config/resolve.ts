@@ -124,6 +124,13 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     counters: user.counters ?? defaults.counters,
     counterKeyPrefix: user.counterKeyPrefix ?? defaults.counterKeyPrefix,
     clientStores: { ...defaults.clientStores, ...user.clientStores },
+    registration: {
+      enabled: user.registration?.enabled ?? defaults.registration.enabled,
+      allowedGrantTypes: [...(user.registration?.allowedGrantTypes ?? defaults.registration.allowedGrantTypes)],
+      allowedScopes: [...(user.registration?.allowedScopes ?? defaults.registration.allowedScopes)],
+      allowedAuthMethods: [...(user.registration?.allowedAuthMethods ?? defaults.registration.allowedAuthMethods)],
+      redirectUris: user.registration?.redirectUris ?? defaults.registration.redirectUris,
+    },
     workers: user.workers === 'auto' ? availableParallelism() : (user.workers ?? defaults.workers),
   });
 }

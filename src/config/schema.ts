@@ -279,6 +279,28 @@ export interface UserConfig {
   counterKeyPrefix?: string;
   /** Where clients and API resources come from besides this file (issue 19). */
   clientStores?: ClientStoresConfig;
+  /** Dynamic client registration (RFC 7591, RFC 7592) at `/connect/register`. Off by default. */
+  registration?: RegistrationConfig;
+}
+
+/**
+ * What a client may register itself as. Registration needs an initial access token, made with
+ * `svc clients registration-token`; a registered client lands in the database store.
+ */
+export interface RegistrationConfig {
+  /** Serve `/connect/register` and list it in discovery. Default `false`. */
+  enabled?: boolean;
+  /** Grant types a registered client may have. Default `["authorization_code", "refresh_token", "client_credentials"]`. */
+  allowedGrantTypes?: string[];
+  /** Scopes a registered client may have, e.g. `["openid", "api1.read"]`. Default `[]`: registration must list them. */
+  allowedScopes?: string[];
+  /** `token_endpoint_auth_method` values allowed. Default `["client_secret_basic", "client_secret_post"]`; add `"none"` for public clients. */
+  allowedAuthMethods?: string[];
+  /**
+   * Which redirect URIs are accepted: `"https"` (only `https://`), or `"https-or-loopback"`
+   * (default; also `http://127.0.0.1`/`[::1]` for native apps, RFC 8252 §7.3).
+   */
+  redirectUris?: 'https' | 'https-or-loopback';
 }
 
 export interface ClientStoresConfig {
@@ -365,4 +387,11 @@ export interface ResolvedConfig {
   readonly counters: string;
   readonly counterKeyPrefix: string;
   readonly clientStores: { readonly database: boolean; readonly refreshInterval: number };
+  readonly registration: {
+    readonly enabled: boolean;
+    readonly allowedGrantTypes: readonly string[];
+    readonly allowedScopes: readonly string[];
+    readonly allowedAuthMethods: readonly string[];
+    readonly redirectUris: 'https' | 'https-or-loopback';
+  };
 }
