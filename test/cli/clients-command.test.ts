@@ -5,6 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { hashSecret } from '../../src/sdk/hash.js';
@@ -223,6 +224,29 @@ describe('svc clients', () => {
     expect((await svc('clients', 'rename', 'x')).stderr).toMatch(/^svc: unknown action "rename": use one of: add, list, show/);
     expect((await svc('clients', 'secret', 'rotate', 'x')).stderr).toBe('svc: svc clients secret takes add, expire or remove.\n');
     expect((await svc('clients', 'secret', 'add', 'reports', '--expires-in', 'soon')).stderr).toBe('svc: --expires-in takes a duration such as 3600, 15m, 12h or 7d, got "soon".\n');
+  });
+});
+
+describe('svc clients registration-token', () => {
+  it('prints an initial access token once and stores only its hash, warning while registration is off', async () => {
+    const run = await svc('clients', 'registration-token', '--expires-in', '1d', '--json');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('svc: warning: registration.enabled is false in this config; the token works once it is on.\n');
+    const { initialAccessToken, expires } = JSON.parse(run.stdout) as { initialAccessToken: string; expires: string };
+    expect(initialAccessToken).toMatch(/^[\w-]{43}$/);
+    expect(Date.parse(expires) - Date.now()).toBeGreaterThan(86_400_000 - 60_000);
+    const store = openSqlite(join(dir, 'data', 'svc.db'));
+    try {
+      expect((await store.get(initialAccessToken))?.type).toBe('registration_initial_token');
+    } finally {
+      await store.close();
+    }
+    const rows = new BetterSqlite3(join(dir, 'data', 'svc.db'), { readonly: true });
+    try {
+      expect(JSON.stringify(rows.prepare('select * from persisted_grants').all())).not.toContain(initialAccessToken);
+    } finally {
+      rows.close();
+    }
   });
 });
 

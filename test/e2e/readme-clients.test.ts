@@ -34,7 +34,7 @@ afterAll(async () => {
 function readmeBlocks(): string[] {
   const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Clients at run time'), readme.indexOf('## Running it'));
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  return [...section.matchAll(/```(?:sh|ts)\n([\s\S]*?)```/g)].map((m) => m[1]!);
 }
 
 const run = (script: string) =>
@@ -68,4 +68,24 @@ describe('README "Clients at run time"', () => {
     const reply = await postForm(`${server.url}/connect/token`, { grant_type: 'client_credentials' }, { authorization: basic('m2m', 'm2m-secret') });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
   }, 60_000);
+
+  it('registration: the config snippet turns it on; register, use, read and delete a client', async () => {
+    const [, , snippet, commands] = readmeBlocks();
+    // The README's snippet is a property of the config object: evaluate it as one.
+    const { registration } = new Function(`return { ${snippet} };`)() as Pick<UserConfig, 'registration'>;
+    expect(registration).toEqual({ enabled: true, allowedScopes: ['openid', 'api1.read'] });
+    await server!.close();
+    server = undefined;
+    // After the move above, m2m lives in the database only.
+    const moved = { ...sample, clients: sample.clients!.filter((c) => c.clientId !== 'm2m'), registration };
+    server = await startServer(moved);
+    writeFileSync(configFile, JSON.stringify({ ...moved, issuer: server.url }));
+    const { stdout } = await run(commands!);
+    const lines = stdout.replace(/\}(?=[{\d])/g, '}\n').trim().split('\n');
+    const registered = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(registered).toMatchObject({ client_name: 'Reports', grant_types: ['client_credentials'], scope: 'api1.read', client_secret: expect.any(String), registration_access_token: expect.any(String) });
+    expect(JSON.parse(lines[1]!)).toMatchObject({ token_type: 'Bearer', scope: 'api1.read' });
+    expect(JSON.parse(lines[2]!)).toMatchObject({ client_id: registered.client_id, client_name: 'Reports' });
+    expect(lines[3]).toBe('204');
+  }, 90_000);
 });
