@@ -52,12 +52,9 @@ function jsonObject(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-/** The config's rules refused the definition: the first problem, without the internal label. */
+/** The config's rules refused the definition: which rule goes to the log, as descriptions never quote the request. */
 function refused(err: unknown): never {
-  if (err instanceof ClientAdminError) {
-    const first = err.message.split('\n')[1]?.trim() ?? err.message;
-    throw new InvalidClientMetadata(`The client metadata is not accepted: ${first.replace(/^client "[^"]*"\./, '')}`, { logDetail: err.message });
-  }
+  if (err instanceof ClientAdminError) throw new InvalidClientMetadata('The client metadata is not accepted.', { logDetail: err.message });
   throw err;
 }
 

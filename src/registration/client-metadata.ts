@@ -54,10 +54,14 @@ export function definitionFromMetadata(body: Record<string, unknown>, policy: Po
   }
   const grantTypes = stringList(body, 'grant_types') ?? ['authorization_code'];
   for (const g of grantTypes) {
-    if (!policy.allowedGrantTypes.includes(g)) throw new InvalidClientMetadata(`The grant type ${g} is not allowed here (allowed: ${policy.allowedGrantTypes.join(', ')}).`);
+    if (!policy.allowedGrantTypes.includes(g)) {
+      throw new InvalidClientMetadata(`A requested grant type is not allowed here (allowed: ${policy.allowedGrantTypes.join(', ')}).`, { logDetail: `grant type ${JSON.stringify(g)}` });
+    }
   }
   const responseTypes = stringList(body, 'response_types') ?? (grantTypes.includes('authorization_code') ? ['code'] : []);
-  for (const r of responseTypes) if (r !== 'code') throw new InvalidClientMetadata(`The response type ${r} is not supported (only code).`);
+  for (const r of responseTypes) {
+    if (r !== 'code') throw new InvalidClientMetadata('Only the response type code is supported.', { logDetail: `response type ${JSON.stringify(r)}` });
+  }
   // RFC 7591 §2.1: response_types and grant_types must agree.
   if (responseTypes.includes('code') !== grantTypes.includes('authorization_code')) {
     throw new InvalidClientMetadata('response_types code and grant_types authorization_code go together.');
@@ -66,11 +70,13 @@ export function definitionFromMetadata(body: Record<string, unknown>, policy: Po
   // RFC 7591 §2's default is client_secret_basic; a client that names no method is not pinned to
   // it, since libraries (openid-client) then send the secret in the body.
   const method = named ?? 'client_secret_basic';
-  if (!policy.allowedAuthMethods.includes(method)) throw new InvalidClientMetadata(`The token endpoint auth method ${method} is not allowed here (allowed: ${policy.allowedAuthMethods.join(', ')}).`);
+  if (!policy.allowedAuthMethods.includes(method)) {
+    throw new InvalidClientMetadata(`The token endpoint auth method is not allowed here (allowed: ${policy.allowedAuthMethods.join(', ')}).`, { logDetail: `method ${JSON.stringify(method)}` });
+  }
   const scopeText = text(body, 'scope');
   const scopes = scopeText === undefined ? [...policy.allowedScopes] : scopeText.split(' ').filter(Boolean);
   for (const s of scopes) {
-    if (s !== 'offline_access' && !policy.allowedScopes.includes(s)) throw new InvalidClientMetadata(`The scope ${s} is not allowed here.`);
+    if (s !== 'offline_access' && !policy.allowedScopes.includes(s)) throw new InvalidClientMetadata('A requested scope is not allowed here.', { logDetail: `scope ${JSON.stringify(s)}` });
   }
   if (scopes.filter((s) => s !== 'offline_access').length === 0) throw new InvalidClientMetadata('The client needs at least one scope.');
   const redirectUris = stringList(body, 'redirect_uris') ?? [];
