@@ -14,7 +14,9 @@ function decodeStoredHash(value: string): Digest | undefined {
 
 /**
  * Compares the hash of the presented secret with each stored hash in constant time. Stored
- * hashes are decoded once, at start-up; a value that is not a hash stops start-up.
+ * hashes are decoded once, at start-up; a value that is not a hash stops start-up. Secrets of
+ * clients from a store (the database, a plugin's) are decoded on their first use and kept while
+ * the store's copy lives, so they cost no more per request than the config's.
  */
 export function createHashedSecretValidator({ config }: Pick<PluginDependencies, 'config'>): SecretValidator {
   const digests = new Map<Secret, Digest>();
@@ -33,13 +35,22 @@ export function createHashedSecretValidator({ config }: Pick<PluginDependencies,
     });
   }
 
+  const fromStores = new WeakMap<Secret, Digest | null>();
+  const digestOf = (secret: Secret): Digest | undefined => {
+    const known = digests.get(secret) ?? fromStores.get(secret);
+    if (known !== undefined) return known ?? undefined;
+    const decoded = decodeStoredHash(secret.value);
+    fromStores.set(secret, decoded ?? null);
+    return decoded;
+  };
+
   return {
     parsedSecretTypes: ['SharedSecret'],
     secretTypes: ['SharedSecret'],
     validate({ parsed, secrets }) {
       const presented: Partial<Record<Digest['algorithm'], Buffer>> = {};
       for (const secret of secrets) {
-        const stored = digests.get(secret) ?? decodeStoredHash(secret.value);
+        const stored = digestOf(secret);
         if (!stored) continue;
         const digest = (presented[stored.algorithm] ??= hash(stored.algorithm, parsed.credential, 'buffer'));
         if (timingSafeEqual(digest, stored.bytes)) return { success: true };

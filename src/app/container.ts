@@ -34,6 +34,12 @@ import { createIdTokenIssuer, type IdTokenIssuer } from '../oauth/id-token-issue
 import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
 import { createClientAuthenticator, type ClientAuthenticator } from '../oauth/client-authenticator.js';
 import { certificateBinding } from '../oauth/certificate-binding.js';
+import { createClientDirectory, type ClientDirectory } from '../clients/client-directory.js';
+import { createEntryChecker } from '../clients/check-entry.js';
+import { databaseClientStore } from '../clients/database-client-store.js';
+import { createClientAdmin } from '../clients/client-admin.js';
+import { createRegistrationEndpoint } from '../endpoints/registration.js';
+import { createRegistrationTokens } from '../registration/registration-tokens.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
 import { createPasswordThrottle, type PasswordThrottle } from '../oauth/password-throttle.js';
 import { memoryWindowLimit } from '../oauth/rate-limits.js';
@@ -104,6 +110,8 @@ export interface HostCradle extends ContainerInputs {
   /** Caps and credentials from what the host and every registered contribution declared. */
   parameterTable: ParameterTable;
   clientAuthenticator: ClientAuthenticator;
+  /** Every client and API resource, from the config and the stores; `create-app` loads it once the plugins are built. */
+  clientDirectory: ClientDirectory;
   scopeCatalog: ScopeCatalog;
   /** The app's one 'password' back-off, for the pages (the password grant counts in the same one). */
   passwordThrottle: PasswordThrottle;
@@ -151,10 +159,20 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     ).singleton(),
     metrics: asFunction(({ config }: HostCradle) => (config.metrics.enabled ? createMetrics() : undefined)).singleton(),
     parameterTable: asFunction(({ registry }: HostCradle) => buildParameterTable([...hostParameters, ...registry.parameters])).singleton(),
-    clientAuthenticator: asFunction(({ config, registry, clock, counters, events, tracing }: HostCradle) =>
+    clientDirectory: asFunction(({ config, registry, store, logger, clock }: HostCradle) =>
+      createClientDirectory({
+        config,
+        stores: [...(config.clientStores.database ? [databaseClientStore(store.clientRecords)] : []), ...registry.clientStores],
+        checker: createEntryChecker(config, registry),
+        logger,
+        clock,
+      }),
+    ).singleton(),
+    clientAuthenticator: asFunction(({ config, registry, clock, counters, events, tracing, clientDirectory }: HostCradle) =>
       createClientAuthenticator({
-        clients: new Map(config.clients.map((c) => [c.clientId, c])),
-        apiResources: new Map(config.apiResources.map((r) => [r.name, r])),
+        clients: clientDirectory.clients,
+        apiResources: clientDirectory.apiResources,
+        directory: clientDirectory,
         secretParsers: registry.secretParsers,
         secretValidators: registry.secretValidators,
         clock,
@@ -173,8 +191,8 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
       createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle)),
     ).singleton(),
     pageParts: asFunction(({ config, store, clock }: HostCradle) => createPageParts({ config, store, clock })).singleton(),
-    signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle, pageParts }: HostCradle) =>
-      createSignInPages({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle, pageParts }),
+    signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle, pageParts, clientDirectory }: HostCradle) =>
+      createSignInPages({ config, clients: clientDirectory.clients, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle, pageParts }),
     ).singleton(),
     dpop: asFunction(({ config, store, clock }: HostCradle) => createDpopProofValidator({
       config, store, clock,
@@ -218,7 +236,7 @@ function createHostRouter(cradle: HostCradle): Router {
         events,
       }),
       devicePage: createDevicePage({
-        config, store, clock, logger, resourceOwnerValidator, events,
+        config, clients: cradle.clientDirectory.clients, store, clock, logger, resourceOwnerValidator, events,
         failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
         passwordThrottle,
         pageParts,
@@ -233,6 +251,17 @@ function createHostRouter(cradle: HostCradle): Router {
       discoveryJson: buildDiscoveryDocument(config, urls, registry),
       jwksJson: () => keyRing.jwksJson(),
       homePage: homePage(config.issuer),
+      ...(config.registration.enabled
+        ? {
+            registration: createRegistrationEndpoint({
+              config,
+              admin: createClientAdmin({ records: store.clientRecords, checker: createEntryChecker(config, registry), config, clock }),
+              tokens: createRegistrationTokens({ store, clock }),
+              clock,
+              refresh: () => cradle.clientDirectory.refresh(),
+            }),
+          }
+        : {}),
     },
     { ...config.limits, parameterTable },
   );

@@ -130,6 +130,9 @@ async function assemble(container: ServiceContainer, tls: TlsMaterial): Promise<
   }
   const registry = registerPluginContributions(container);
   checkConfigAgainstPlugins(config, registry);
+  // Before anything serves: a client id two stores define, or a stored entry the config's rules refuse, stops start-up.
+  const { clientDirectory } = container.cradle;
+  await clientDirectory.load();
   const { metrics, parameterTable, keyRing, tokenIssuer } = container.cradle;
   events.attach([...registry.eventSinks, ...(metrics ? [metrics.sink] : [])]);
   for (const p of registry.plugins) {
@@ -157,6 +160,7 @@ async function assemble(container: ServiceContainer, tls: TlsMaterial): Promise<
   koa.use(router.allowedMethods());
 
   keyRing.start();
+  clientDirectory.start();
   const sweeper = startExpiredGrantSweeper({
     store,
     intervalSeconds: config.cleanupInterval,
@@ -196,6 +200,7 @@ async function assemble(container: ServiceContainer, tls: TlsMaterial): Promise<
     },
     async close() {
       keyRing.stop();
+      clientDirectory.stop();
       sweeper.stop();
       await closeServer?.();
       await counters.close();

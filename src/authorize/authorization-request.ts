@@ -9,6 +9,7 @@ import { InvalidRequest, isOAuthError, OAuthError, UnauthorizedClient } from '..
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import { isRegisteredRedirectUri } from './redirect-uri.js';
 import type { UntrustedReason } from './views.js';
+import type { Lookup } from '../clients/client-directory.js';
 
 export type Prompt = 'none' | 'login' | 'consent';
 export type ResponseMode = 'query' | 'form_post';
@@ -67,7 +68,7 @@ const s256Challenge = /^[A-Za-z0-9_-]{43}$/;
 const prompts: ReadonlySet<string> = new Set<Prompt>(['none', 'login', 'consent']);
 
 export interface RequestValidatorDeps {
-  readonly clients: ReadonlyMap<string, Client>;
+  readonly clients: Lookup<Client>;
   readonly scopeCatalog: ScopeCatalog;
 }
 

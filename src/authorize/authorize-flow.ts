@@ -20,6 +20,7 @@ import type { AuthorizationCodes } from './authorization-codes.js';
 import type { Interaction, Interactions } from './interactions.js';
 import type { SignInMessageId, SignInNoticeId, SignInView } from './views.js';
 import type { PushedRequests } from './pushed-requests.js';
+import type { Lookup } from '../clients/client-directory.js';
 
 export interface BrowserContext {
   /** The id in the browser's valid cookie, if any. */
@@ -45,6 +46,8 @@ export interface FlowOutcome {
 
 export interface AuthorizeFlowDeps {
   config: ResolvedConfig;
+  /** Every client of every store; default: the config's. */
+  clients?: Lookup<Client>;
   validator: RequestValidator;
   sessions: SignInSessions;
   interactions: Interactions;
@@ -74,7 +77,7 @@ const signedInSubject = (result: SignInResult): boolean =>
 
 export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   const { config, clock } = deps;
-  const clients = new Map(config.clients.map((c) => [c.clientId, c]));
+  const clients: Lookup<Client> = deps.clients ?? new Map(config.clients.map((c) => [c.clientId, c]));
   const signInThrottle = createThrottledSignIn({ passwordThrottle: deps.passwordThrottle, clock });
   const clientName = (c: Client): string => c.clientName ?? c.clientId;
   const csrfFor = (browserId: string, interaction: string): string => deps.csrf.tokenFor(`${browserId}:${interaction}`);

@@ -14,9 +14,12 @@ import type { SignInSessions } from '../pages/sign-in-sessions.js';
 import type { IdTokenHint } from './id-token-hint.js';
 import type { BrowserContext, FlowOutcome } from './authorize-flow.js';
 import type { SignInMessageId } from './views.js';
+import type { Lookup } from '../clients/client-directory.js';
 
 export interface EndSessionDeps {
   config: ResolvedConfig;
+  /** Every client of every store; default: the config's. */
+  clients?: Lookup<Client>;
   sessions: SignInSessions;
   csrf: Csrf;
   readHint(token: string): Promise<IdTokenHint | undefined>;
@@ -27,7 +30,7 @@ export interface EndSessionDeps {
 const maxLength = 2000;
 
 export function createEndSession(deps: EndSessionDeps) {
-  const clients = new Map(deps.config.clients.map((c) => [c.clientId, c]));
+  const clients: Lookup<Client> = deps.clients ?? new Map(deps.config.clients.map((c) => [c.clientId, c]));
   const csrfFor = (browserId: string): string => deps.csrf.tokenFor(`logout:${browserId}`);
 
   return async function endSession(params: ReadonlyMap<string, string>, ctx: BrowserContext, method: 'GET' | 'POST'): Promise<FlowOutcome> {

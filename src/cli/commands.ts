@@ -10,7 +10,7 @@ import { readSecret } from './read-secret.js';
 import { CliError } from './user-facing-error.js';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
-export type OptionValues = Record<string, string | boolean | undefined>;
+export type OptionValues = Record<string, string | boolean | string[] | boolean[] | undefined>;
 
 export interface Command {
   readonly name: string;
@@ -28,7 +28,7 @@ export interface Command {
 const config = { config: { type: 'string', short: 'c' } } as const;
 const configHelp = '  --config, -c <path>   the config file (default: SVC_CONFIG, else cosmiconfig\'s search from here)';
 
-const text = (value: string | boolean | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
+const text = (value: OptionValues[string]): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** A port from `--port` or `PORT`, checked. */
 function portOverride(values: OptionValues): number | undefined {
@@ -47,7 +47,7 @@ async function secretArgument(positionals: readonly string[], what: string): Pro
   return given === undefined || given === '-' ? readSecret(what) : given;
 }
 
-export const commands: readonly Command[] = [
+export const commands: Command[] = [
   {
     name: 'init',
     synopsis: '[<folder>]',
@@ -159,6 +159,78 @@ export const commands: readonly Command[] = [
       }),
   },
 ];
+
+const registryOptions = {
+  ...config,
+  json: { type: 'boolean' },
+  name: { type: 'string' },
+  grant: { type: 'string', multiple: true },
+  scope: { type: 'string', multiple: true },
+  'redirect-uri': { type: 'string', multiple: true },
+  public: { type: 'boolean' },
+  definition: { type: 'string' },
+  disabled: { type: 'boolean' },
+  'from-config': { type: 'boolean' },
+  'expires-in': { type: 'string' },
+  'expire-others-in': { type: 'string' },
+  description: { type: 'string' },
+  in: { type: 'string' },
+  method: { type: 'string' },
+} as const;
+
+const registryDetails = (noun: 'clients' | 'apis'): string => {
+  const id = noun === 'clients' ? '<client_id>' : '<name>';
+  const rows: Array<[string, string]> = [
+    [`add ${id}`, noun === 'clients' ? '--grant <type>... --scope <scope>... [--name <n>] [--redirect-uri <uri>...] [--public]' : '--scope <scope>...'],
+    ['', "[--definition '<json of other config fields>'] [--disabled]"],
+    ...(noun === 'clients' ? [['', "or --from-config: copy the config file's entry, stored secret hashes and all"] as [string, string]] : []),
+    ['', 'a generated secret is printed once; only its SHA-256 hash is stored'],
+    ['list', `the ${noun === 'clients' ? 'clients' : 'API resources'} in the database (never a secret or hash)`],
+    [`show ${id}`, "one entry with its secrets' ids, types and expiries"],
+    [`update ${id}`, 'replace the fields the options name (same options as add)'],
+    [`disable|enable ${id}`, 'refuse or allow its authentication again'],
+    [`remove ${id}`, ''],
+    [`secret add ${id}`, '[--expires-in 90d] [--expire-others-in 7d] [--description <text>]'],
+    ['', 'a rotation: the new secret works at once, the old ones until the overlap ends'],
+    [`secret expire ${id} <secret_id>`, '[--in 0]: expire it now, or after a delay'],
+    [`secret remove ${id} <secret_id>`, ''],
+    ...(noun === 'clients'
+      ? [
+          [`test-auth ${id}`, '[--method <m>]: why its authentication would fail; exit 1 if it would'],
+          ['registration-token', '[--expires-in 30d]: an initial access token for /connect/register (RFC 7591)'],
+        ] as Array<[string, string]>
+      : []),
+    ['--json', 'machine-readable output'],
+  ];
+  const width = Math.max(...rows.map(([left]) => left.length)) + 2;
+  return [
+    ...rows.map(([left, right]) => `  ${left.padEnd(width)}${right}`.trimEnd()),
+    configHelp,
+    '  Works on the store the config names (SQLite or PostgreSQL) while the service runs; every',
+    '  node sees a change within clientStores.refreshInterval seconds.',
+  ].join('\n');
+};
+
+commands.push(
+  {
+    name: 'clients',
+    synopsis: 'add|list|show|update|disable|enable|remove|secret|test-auth|registration-token [<client_id>] [options]',
+    summary: 'manage clients and their secrets in the database',
+    details: registryDetails('clients'),
+    options: registryOptions,
+    positionals: 4,
+    run: async (values, positionals) => (await import('./clients-command.js')).clientsCommand('client', values, positionals),
+  },
+  {
+    name: 'apis',
+    synopsis: 'add|list|show|update|disable|enable|remove|secret [<name>] [options]',
+    summary: 'manage API resources and their secrets in the database',
+    details: registryDetails('apis'),
+    options: registryOptions,
+    positionals: 4,
+    run: async (values, positionals) => (await import('./clients-command.js')).clientsCommand('apiResource', values, positionals),
+  },
+);
 
 export function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -12,7 +12,8 @@ export type BootErrorCode =
   | 'PLUGIN_CONFLICT'
   | 'STORE_UNAVAILABLE'
   | 'KEYS_INVALID'
-  | 'TRACING_FAILED';
+  | 'TRACING_FAILED'
+  | 'CLIENT_CONFLICT';
 
 export class BootError extends Error {
   override readonly name = 'BootError';

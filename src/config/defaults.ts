@@ -79,6 +79,16 @@ export const defaults = {
     requireNonce: false,
     nonceLifetime: 300,
   },
+  // The database store costs one indexed read per interval while nothing changes.
+  clientStores: { database: true, refreshInterval: 5 },
+  // Off: opening registration is a decision, and even then only with an initial access token.
+  registration: {
+    enabled: false,
+    allowedGrantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
+    allowedScopes: [],
+    allowedAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    redirectUris: 'https-or-loopback',
+  },
   limits: {
     bodyBytes: 64 * 1024,
     parameters: 50,

@@ -20,6 +20,8 @@ const explorer = cosmiconfig('svc', {
 export interface LoadedConfig {
   filepath: string;
   config: ResolvedConfig;
+  /** The file's contents as read (validated), e.g. for copying a client entry as written. */
+  raw: UserConfig;
 }
 
 /** Reads a config file (or searches `cwd`), validates it and resolves defaults. */
@@ -45,7 +47,7 @@ export async function loadConfig(options: { path?: string | undefined; cwd?: str
   const raw = found.config ?? {};
   // `--port` / `PORT` win over the file's port (and so over the issuer derived from it).
   const withPort = options.port === undefined || !isPlainObject(raw) ? raw : { ...raw, port: options.port };
-  return { filepath: found.filepath, config: checkConfig(withPort, dirname(found.filepath)) };
+  return { filepath: found.filepath, config: checkConfig(withPort, dirname(found.filepath)), raw: withPort as UserConfig };
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

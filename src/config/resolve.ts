@@ -147,6 +147,14 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
       ...user.dpop,
       signingAlgValues: [...(user.dpop?.signingAlgValues ?? defaults.dpop.signingAlgValues)],
     },
+    clientStores: { ...defaults.clientStores, ...user.clientStores },
+    registration: {
+      enabled: user.registration?.enabled ?? defaults.registration.enabled,
+      allowedGrantTypes: [...(user.registration?.allowedGrantTypes ?? defaults.registration.allowedGrantTypes)],
+      allowedScopes: [...(user.registration?.allowedScopes ?? defaults.registration.allowedScopes)],
+      allowedAuthMethods: [...(user.registration?.allowedAuthMethods ?? defaults.registration.allowedAuthMethods)],
+      redirectUris: user.registration?.redirectUris ?? defaults.registration.redirectUris,
+    },
     workers: user.workers === 'auto' ? availableParallelism() : (user.workers ?? defaults.workers),
   });
 }

@@ -384,6 +384,45 @@ export interface UserConfig {
   /** Mutual TLS client certificates (RFC 8705). Default: none read. */
   mtls?: MtlsConfig;
   dpop?: DpopConfig;
+  /** Where clients and API resources come from besides this file (issue 19). */
+  clientStores?: ClientStoresConfig;
+  /** Dynamic client registration (RFC 7591, RFC 7592) at `/connect/register`. Off by default. */
+  registration?: RegistrationConfig;
+}
+
+/**
+ * What a client may register itself as. Registration needs an initial access token, made with
+ * `svc clients registration-token`; a registered client lands in the database store.
+ */
+export interface RegistrationConfig {
+  /** Serve `/connect/register` and list it in discovery. Default `false`. */
+  enabled?: boolean;
+  /** Grant types a registered client may have. Default `["authorization_code", "refresh_token", "client_credentials"]`. */
+  allowedGrantTypes?: string[];
+  /** Scopes a registered client may have, e.g. `["openid", "api1.read"]`. Default `[]`: registration must list them. */
+  allowedScopes?: string[];
+  /** `token_endpoint_auth_method` values allowed. Default `["client_secret_basic", "client_secret_post"]`; add `"none"` for public clients. */
+  allowedAuthMethods?: string[];
+  /**
+   * Which redirect URIs are accepted: `"https"` (only `https://`), or `"https-or-loopback"`
+   * (default; also `http://127.0.0.1`/`[::1]` for native apps, RFC 8252 §7.3).
+   */
+  redirectUris?: 'https' | 'https-or-loopback';
+}
+
+export interface ClientStoresConfig {
+  /**
+   * Clients and API resources kept in the store's database, managed with `svc clients` and
+   * `svc apis` while the service runs. Default `true` (an empty table changes nothing).
+   */
+  database?: boolean;
+  /**
+   * Seconds within which a change in a store (the database, a plugin's) reaches every node:
+   * each node asks the store for its version this often and reloads when it moved. Default 5.
+   *
+   * @example clientStores: { refreshInterval: 30 } // fewer reads, slower propagation
+   */
+  refreshInterval?: number;
 }
 
 // The registered model (secrets, clients, API scopes and resources, identity resources) is what
@@ -477,5 +516,13 @@ export interface ResolvedConfig {
     readonly clockSkew: number;
     readonly requireNonce: boolean;
     readonly nonceLifetime: number;
+  };
+  readonly clientStores: { readonly database: boolean; readonly refreshInterval: number };
+  readonly registration: {
+    readonly enabled: boolean;
+    readonly allowedGrantTypes: readonly string[];
+    readonly allowedScopes: readonly string[];
+    readonly allowedAuthMethods: readonly string[];
+    readonly redirectUris: 'https' | 'https-or-loopback';
   };
 }

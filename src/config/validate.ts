@@ -18,8 +18,7 @@ const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'packagePlugins', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
   'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics', 'tracing',
   'authThrottle', 'passwordThrottle', 'introspectionLimit', 'connections', 'trustedProxies', 'forwardedHeader',
-  'counters', 'counterKeyPrefix', 'tls', 'mtls',
-  'counters', 'counterKeyPrefix', 'dpop',
+  'counters', 'counterKeyPrefix', 'tls', 'mtls', 'dpop', 'clientStores', 'registration',
 ] as const;
 const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
@@ -458,6 +457,28 @@ function checkOperations(p: Problems, raw: Raw): void {
   oneOf(p, 'forwardedHeader', raw.forwardedHeader, ['x-forwarded-for', 'forwarded']);
   checkCounters(p, raw);
   checkDpop(p, raw.dpop, { describe, bool, int, stringList, isObject });
+  if (raw.clientStores !== undefined) {
+    if (!isObject(raw.clientStores)) p.add('clientStores', `expected an object, got ${describe(raw.clientStores)}`);
+    else {
+      checkUnknownFields(p, 'clientStores', raw.clientStores, ['database', 'refreshInterval']);
+      bool(p, 'clientStores.database', raw.clientStores.database);
+      int(p, 'clientStores.refreshInterval', raw.clientStores.refreshInterval, 1, 3600);
+    }
+  }
+  if (raw.registration !== undefined) {
+    if (!isObject(raw.registration)) p.add('registration', `expected an object, got ${describe(raw.registration)}`);
+    else {
+      checkUnknownFields(p, 'registration', raw.registration, ['enabled', 'allowedGrantTypes', 'allowedScopes', 'allowedAuthMethods', 'redirectUris']);
+      bool(p, 'registration.enabled', raw.registration.enabled);
+      stringList(p, 'registration.allowedGrantTypes', raw.registration.allowedGrantTypes, false);
+      stringList(p, 'registration.allowedScopes', raw.registration.allowedScopes, false);
+      stringList(p, 'registration.allowedAuthMethods', raw.registration.allowedAuthMethods, false);
+      oneOf(p, 'registration.redirectUris', raw.registration.redirectUris, ['https', 'https-or-loopback']);
+      if (raw.registration.enabled === true && raw.clientStores !== undefined && isObject(raw.clientStores) && raw.clientStores.database === false) {
+        p.add('registration.enabled', 'registered clients live in the database store: set clientStores.database to true, or leave registration off');
+      }
+    }
+  }
   if (raw.limits !== undefined) {
     if (!isObject(raw.limits)) p.add('limits', `expected an object, got ${describe(raw.limits)}`);
     else {

@@ -20,6 +20,7 @@ import type { NoticeId, PageView, ScopeLine, TimedMessageId } from './page-views
 import { createThrottledSignIn } from '../pages/throttled-sign-in.js';
 import type { PasswordThrottle } from '../oauth/password-throttle.js';
 import type { UserCodeScheme } from './user-code.js';
+import type { Lookup } from '../clients/client-directory.js';
 
 export interface PageRequest {
   readonly method: 'GET' | 'POST';
@@ -53,7 +54,7 @@ export interface VerificationPageDeps {
   sessions: SignInSessions;
   newBrowserId(): string;
   users: ResourceOwnerValidator;
-  clients: ReadonlyMap<string, Client>;
+  clients: Lookup<Client>;
   scopeDescriptions: ReadonlyMap<string, string | undefined>;
   clock: Clock;
   logger: Logger;

@@ -63,6 +63,7 @@ export function buildDiscoveryDocument(config: ResolvedConfig, urls: EndpointUrl
     userinfo_endpoint: config.issuer + paths.userinfo,
     end_session_endpoint: config.issuer + paths.endSession,
     pushed_authorization_request_endpoint: config.issuer + paths.par,
+    ...(config.registration.enabled ? { registration_endpoint: config.issuer + paths.register } : {}),
     require_pushed_authorization_requests: false,
     prompt_values_supported: ['none', 'login', 'consent'],
     claims_parameter_supported: false,

@@ -17,6 +17,7 @@ export const paths = {
   userinfo: '/connect/userinfo',
   endSession: '/connect/endsession',
   par: '/connect/par',
+  register: '/connect/register',
 } as const;
 
 export function endpointUrls(issuer: string): EndpointUrls {

@@ -4,6 +4,7 @@ import type { EventSink, ServiceEventType } from './service-event.js';
 
 const failures: readonly ServiceEventType[] = [
   'token.failed', 'client.authentication_failed', 'api.authentication_failed', 'user.sign_in_failed',
+  'client.disabled_used', 'client.expired_secret_used', 'api.disabled_used', 'api.expired_secret_used',
 ];
 const quieterThanInfo = new Set(['warn', 'error', 'fatal', 'silent']);
 

@@ -23,9 +23,13 @@ import { createVerificationPage, type PageOutcome, type VerificationPage } from 
 import type { PageView } from '../device/page-views.js';
 import { renderPage, type RenderOptions } from '../device/templates.js';
 import { choosePageText, pageLanguageTags } from '../pages/text/index.js';
+import type { Lookup } from '../clients/client-directory.js';
+import type { Client } from '../sdk/model.js';
 
 export interface DevicePageDeps {
   config: ResolvedConfig;
+  /** Every client of every store (`src/clients`); default: the config's. */
+  clients?: Lookup<Client>;
   store: Store;
   clock: Clock;
   logger: Logger;
@@ -68,7 +72,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
       sessions: parts.sessions,
       newBrowserId: parts.cookies.newId,
       users: deps.resourceOwnerValidator,
-      clients: new Map(config.clients.map((c) => [c.clientId, c])),
+      clients: deps.clients ?? new Map(config.clients.map((c) => [c.clientId, c])),
       scopeDescriptions,
       clock,
       logger,

@@ -11,6 +11,8 @@ import { InvalidRequest } from '../oauth/errors.js';
 import { formBodyReader, formOf, readForm, type FormLimits } from './read-form.js';
 import { notImplementedJson } from './not-implemented.js';
 import { clientCertificateOf } from './client-certificate.js';
+import { jsonBodyReader } from './read-json.js';
+import type { RegistrationAnswer, RegistrationEndpoint, RegistrationRequest } from '../endpoints/registration.js';
 
 export interface Endpoints {
   token(request: FormRequest): Promise<object>;
@@ -33,6 +35,8 @@ export interface Endpoints {
   jwksJson(): string;
   /** GET /: a page naming the service and linking discovery. */
   homePage?: Middleware;
+  /** POST /connect/register and GET/PUT/DELETE on a client's URI (RFC 7591, RFC 7592), when enabled. */
+  registration?: RegistrationEndpoint;
 }
 
 function sendJson(ctx: Context, json: string, cache: 'no-store' | 'public'): void {
@@ -110,6 +114,30 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
       })), 'no-store');
       await announceNonce(ctx);
     });
+  }
+
+  const registration = endpoints.registration;
+  if (registration) {
+    const readJson = jsonBodyReader(limits);
+    const answer = (ctx: Context, { status, body }: RegistrationAnswer): void => {
+      if (body === undefined) {
+        ctx.set('Cache-Control', 'no-store');
+        ctx.status = status;
+        return;
+      }
+      sendJson(ctx, JSON.stringify(body), 'no-store');
+      ctx.status = status;
+    };
+    const request = async (ctx: Context, withBody: boolean): Promise<RegistrationRequest> => ({
+      authorization: ctx.get('authorization') || undefined,
+      ...(withBody ? { body: await readJson(ctx) } : {}),
+      ...(ctx.params.clientId === undefined ? {} : { clientId: String(ctx.params.clientId) }),
+    });
+    router.post(paths.register, async (ctx) => answer(ctx, await registration.register(await request(ctx, true))));
+    const clientPath = `${paths.register}/:clientId`;
+    router.get(clientPath, async (ctx) => answer(ctx, await registration.read(await request(ctx, false))));
+    router.put(clientPath, async (ctx) => answer(ctx, await registration.update(await request(ctx, true))));
+    router.delete(clientPath, async (ctx) => answer(ctx, await registration.remove(await request(ctx, false))));
   }
 
   if (endpoints.homePage) router.get('/', endpoints.homePage);

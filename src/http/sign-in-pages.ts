@@ -27,6 +27,8 @@ import { createAuthorizeFlow, type AuthorizeFlow, type BrowserContext, type Flow
 import type { SignInView } from '../authorize/views.js';
 import { createEndSession } from '../authorize/end-session.js';
 import { readIdTokenHint } from '../authorize/id-token-hint.js';
+import type { Lookup } from '../clients/client-directory.js';
+import type { Client } from '../sdk/model.js';
 import type { KeyRing } from '../oauth/keys/key-ring.js';
 import { formBodyReader } from './read-form.js';
 import { renderFormPost, renderSignInPage, signInMessage, submitScriptHash, type SignInPaths } from '../authorize/templates.js';
@@ -34,6 +36,8 @@ import { choosePageText, type PageText } from '../pages/text/index.js';
 
 export interface SignInPageDeps {
   config: ResolvedConfig;
+  /** Every client of every store (`src/clients`); default: the config's. */
+  clients?: Lookup<Client>;
   store: Store;
   clock: Clock;
   logger: Logger;
@@ -67,7 +71,7 @@ export function createSignInPages(deps: SignInPageDeps) {
   for (const r of config.identityResources) scopeDescriptions.set(r.name, r.description);
   for (const s of config.apiScopes) scopeDescriptions.set(s.name, s.description);
   const readBody = formBodyReader(config.limits);
-  const clients = new Map(config.clients.map((c) => [c.clientId, c]));
+  const clients: Lookup<Client> = deps.clients ?? new Map(config.clients.map((c) => [c.clientId, c]));
   const validator = createRequestValidator({ clients, scopeCatalog: deps.scopeCatalog });
   const pushed = createPushedRequests({ store, clock });
 
@@ -75,7 +79,7 @@ export function createSignInPages(deps: SignInPageDeps) {
   function signInParts(): Promise<SignInParts> {
     parts ??= deps.pageParts().then(({ cookies, csrf, sessions }) => {
       const flow = createAuthorizeFlow({
-        config, validator, sessions, csrf, scopeDescriptions, clock, logger, events: deps.events,
+        config, clients, validator, sessions, csrf, scopeDescriptions, clock, logger, events: deps.events,
         interactions: createInteractions({ store, clock }),
         codes: createAuthorizationCodes({ store, clock }),
         pushed,
@@ -87,7 +91,7 @@ export function createSignInPages(deps: SignInPageDeps) {
         newBrowserId: cookies.newId,
       });
       const endSession = createEndSession({
-        config, sessions, csrf, logger, events: deps.events,
+        config, clients, sessions, csrf, logger, events: deps.events,
         readHint: (token) => readIdTokenHint(token, config.issuer, deps.keyRing),
       });
       return { cookies, csrf, sessions, flow, endSession };

@@ -11,6 +11,7 @@ import type { EventService } from '../events/event-service.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
 import type { AuthThrottle } from './auth-throttle.js';
 import { InvalidClient, InvalidRequest, isOAuthError, type OAuthError } from './errors.js';
+import type { ClientDirectory, Lookup } from '../clients/client-directory.js';
 
 export interface AuthenticatedClient {
   readonly client: Client;
@@ -44,11 +45,17 @@ interface Seen {
   counted?: boolean;
   /** What the validators observed, e.g. the assertion's audience form. */
   observations?: ValidationObservations | undefined;
+  /** The holder is disabled in its store. */
+  disabled?: boolean;
+  /** The credential matched one of the holder's expired secrets. */
+  expiredSecret?: boolean;
 }
 
 export interface ClientAuthenticatorDeps {
-  clients: ReadonlyMap<string, Client>;
-  apiResources: ReadonlyMap<string, ApiResource>;
+  clients: Lookup<Client>;
+  apiResources: Lookup<ApiResource>;
+  /** Disabled entries and last use, when clients come from stores (`src/clients`). */
+  directory?: Pick<ClientDirectory, 'isDisabled' | 'used'> | undefined;
   secretParsers: readonly SecretParser[];
   secretValidators: readonly SecretValidator[];
   clock: Clock;
@@ -141,7 +148,30 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     if (reasons.length === 0) {
       reasons.push(live.length < secrets.length ? 'no unexpired secret of a fitting type' : 'no secret of a fitting type');
     }
+    if (live.length < secrets.length && (await matchesExpired(found, holder, secrets.filter((s) => !live.includes(s)), source))) {
+      reasons.push('the secret presented is one that has expired');
+      seen.expiredSecret = true;
+    }
     throw denied(source, `${found.method} for "${found.parsed.id}": ${reasons.join('; ')}`, description);
+  }
+
+  /**
+   * Only after a failure, so the success path pays nothing: does the credential match a secret
+   * that has expired? Then a rotation was missed somewhere, which an operator wants to hear of.
+   * Shared secrets only: checking an assertion would spend its `jti` (RFC 7523 §3) on a refusal.
+   */
+  async function matchesExpired(found: { parsed: ParsedSecret }, holder: SecretHolder, expired: readonly Secret[], source: CredentialSource): Promise<boolean> {
+    if (found.parsed.type !== 'SharedSecret') return false;
+    for (const validator of validatorsByType.get(found.parsed.type) ?? []) {
+      const own = expired.filter((s) => validator.secretTypes.includes(s.type));
+      if (own.length === 0) continue;
+      try {
+        if ((await validator.validate({ parsed: found.parsed, secrets: own, holder, endpoint: source.endpoint })).success) return true;
+      } catch {
+        // A validator that throws on an old secret tells us nothing; the failure stands either way.
+      }
+    }
+    return false;
   }
 
   async function client(source: CredentialSource, seen: Seen): Promise<AuthenticatedClient> {
@@ -155,6 +185,10 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
         pinned(known, 'none', source);
         return { client: known, method: 'none' };
       }
+      if (claimedId !== undefined && deps.directory?.isDisabled('client', claimedId)) {
+        seen.disabled = true;
+        throw denied(source, `none for "${claimedId}": the client is disabled`);
+      }
       throw denied(source, claimedId === undefined ? 'no client credentials' : `no credentials for client "${claimedId}"`);
     }
     if (claimedId !== undefined && claimedId !== found.parsed.id) {
@@ -163,7 +197,13 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     const throttling = throttled(found.parsed.id, source, seen);
     if (throttling) await throttling;
     const holder = deps.clients.get(found.parsed.id);
-    if (!holder) throw denied(source, `${found.method}: unknown client`);
+    if (!holder) {
+      if (deps.directory?.isDisabled('client', found.parsed.id)) {
+        seen.disabled = true;
+        throw denied(source, `${found.method} for "${found.parsed.id}": the client is disabled`);
+      }
+      throw denied(source, `${found.method}: unknown client`);
+    }
     pinned(holder, found.method, source);
     await validate(found, { kind: 'client', client: holder }, holder.clientSecrets, source, seen, CLIENT_DENIED);
     return { client: holder, method: found.method, ...seen.observations, ...(found.fromConnection ? { fromConnection: true } : {}) };
@@ -177,6 +217,10 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
     const throttling = throttled(found.parsed.id, source, seen);
     if (throttling) await throttling;
     const holder = deps.apiResources.get(found.parsed.id);
+    if (!holder && deps.directory?.isDisabled('apiResource', found.parsed.id)) {
+      seen.disabled = true;
+      throw denied(source, `${found.method} for "${found.parsed.id}": the API resource is disabled`, API_DENIED);
+    }
     if (!holder) {
       // The log may say what the caller is not told: that the id is a client's.
       const what = deps.clients.has(found.parsed.id) ? 'a client, not an API resource' : 'unknown API resource';
@@ -208,9 +252,11 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
   }
 
   /** Counts failures for the throttle and reports both outcomes as events. */
-  async function observed<T>(source: CredentialSource, attempt: (seen: Seen) => Promise<T>, idOf: (r: T) => string, report: {
+  async function observed<T>(kind: 'client' | 'apiResource', source: CredentialSource, attempt: (seen: Seen) => Promise<T>, idOf: (r: T) => string, report: {
     success: (r: T) => void;
     failure: (id: string | undefined, method: string, reason: string, observations: ValidationObservations | undefined) => void;
+    /** A disabled holder, or an expired secret, was presented: worth an alert of its own. */
+    alarm: (id: string, method: string, what: 'disabled' | 'expired_secret') => void;
   }): Promise<T> {
     const seen: Seen = {};
     try {
@@ -220,11 +266,14 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
         if (reset) await reset;
       }
       report.success(result);
+      deps.directory?.used(kind, idOf(result));
       return result;
     } catch (err) {
       if (isOAuthError(err) && err.code === 'invalid_client' && err.status === 401) {
         const id = seen.id ?? source.params.get('client_id');
         report.failure(id, seen.method ?? 'none', err.logDetail ?? err.description, seen.observations);
+        if (id !== undefined && seen.disabled) report.alarm(id, seen.method ?? 'none', 'disabled');
+        if (id !== undefined && seen.expiredSecret) report.alarm(id, seen.method ?? 'none', 'expired_secret');
         if (deps.throttle && source.remoteAddress) {
           const counting = deps.throttle.failed(id, source.remoteAddress, deps.clock.now());
           if (counting) await counting;
@@ -255,7 +304,7 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
   };
 
   function authenticateClient(source: AuthenticationSource): Promise<AuthenticatedClient> {
-    return observed(source, (seen) => client(source, seen), (r) => r.client.clientId, {
+    return observed('client', source, (seen) => client(source, seen), (r) => r.client.clientId, {
       success: (r) =>
         deps.events?.raise(
           { type: 'client.authenticated', clientId: r.client.clientId, method: r.method, endpoint: source.endpoint, ...audienceOf(r) },
@@ -266,14 +315,21 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
           { type: 'client.authentication_failed', clientId, method, endpoint: source.endpoint, reason, ...audienceOf(observations) },
           source.requestId,
         ),
+      alarm: (clientId, method, what) =>
+        deps.events?.raise(
+          { type: what === 'disabled' ? 'client.disabled_used' : 'client.expired_secret_used', clientId, method, endpoint: source.endpoint },
+          source.requestId,
+        ),
     });
   }
 
   function authenticateApiResource(source: AuthenticationSource): Promise<AuthenticatedApi> {
-    return observed(source, (seen) => apiResource(source, seen), (r) => r.apiResource.name, {
+    return observed('apiResource', source, (seen) => apiResource(source, seen), (r) => r.apiResource.name, {
       success: (r) => deps.events?.raise({ type: 'api.authenticated', apiResource: r.apiResource.name, method: r.method }, source.requestId),
       failure: (name, method, reason) =>
         deps.events?.raise({ type: 'api.authentication_failed', apiResource: name, method, reason }, source.requestId),
+      alarm: (apiResource, method, what) =>
+        deps.events?.raise({ type: what === 'disabled' ? 'api.disabled_used' : 'api.expired_secret_used', apiResource, method }, source.requestId),
     });
   }
 }

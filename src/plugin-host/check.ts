@@ -3,12 +3,12 @@
  * Every message names the plugin folder and says what was expected and what was found.
  */
 import { BootError } from '../config/boot-error.js';
-import type { ExtensionGrantValidator, Plugin, ResourceOwnerValidator, SecretParser, SecretValidator } from '../sdk/contracts.js';
+import type { ClientStore, ExtensionGrantValidator, Plugin, ResourceOwnerValidator, SecretParser, SecretValidator } from '../sdk/contracts.js';
 import type { ServiceEventType } from '../sdk/events.js';
 import type { PluginFolder } from './discover.js';
 
-const pluginKeys = ['name', 'description', 'options', 'secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'resourceOwnerValidator', 'signInPage'];
-export const factoryLists = ['secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks'] as const;
+const pluginKeys = ['name', 'description', 'options', 'secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'resourceOwnerValidator', 'signInPage', 'clientStores'];
+export const factoryLists = ['secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'clientStores'] as const;
 export type FactoryList = (typeof factoryLists)[number];
 /** What a plugin can provide: a list of parts, or the one resource owner validator. */
 export type PluginPart = FactoryList | 'resourceOwnerValidator' | 'signInPage';
@@ -49,7 +49,8 @@ const eventTypes: ReadonlySet<string> = new Set(Object.keys({
   'api.authenticated': true, 'api.authentication_failed': true, 'token.introspected': true, 'token.revoked': true,
   'device.authorized': true, 'device.approved': true, 'device.denied': true, 'user.signed_in': true,
   'user.sign_in_failed': true, 'consent.given': true, 'consent.denied': true, 'code.issued': true, 'code.redeemed': true,
-  'user.signed_out': true, 'plugin.loaded': true,
+  'user.signed_out': true, 'client.disabled_used': true, 'client.expired_secret_used': true,
+  'api.disabled_used': true, 'api.expired_secret_used': true, 'plugin.loaded': true,
 } satisfies Record<ServiceEventType, true>));
 
 /** A contribution's `parameters`, when given: `{ name, maxLength, credential? }` each, no name twice. */
@@ -127,6 +128,14 @@ export function checkInstance(list: PluginPart, value: unknown): string | undefi
         return 'a signInPage must give at least one of render, authenticate, renderConsent, renderLogout or externalSignIn';
       }
       if (page.styleSrc !== undefined && (typeof page.styleSrc !== 'string' || /[;'"\n]/.test(page.styleSrc))) return 'styleSrc, when given, must be CSP sources without ; or quotes';
+      return undefined;
+    }
+    case 'clientStores': {
+      const c = value as Partial<ClientStore>;
+      if (typeof c.name !== 'string' || !c.name) return 'name must be a non-empty string';
+      if (typeof c.load !== 'function') return 'load must be a function';
+      if (c.version !== undefined && typeof c.version !== 'function') return 'version, when given, must be a function';
+      if (c.used !== undefined && typeof c.used !== 'function') return 'used, when given, must be a function';
       return undefined;
     }
     case 'extensionGrants': {

@@ -7,7 +7,7 @@
 import { BootError } from '../config/boot-error.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type {
-  Clock, EndpointUrls, ExtensionGrantValidator, Logger, ParameterDeclaration, Plugin, PluginConfig, PluginDependencies,
+  ClientStore, Clock, EndpointUrls, ExtensionGrantValidator, Logger, ParameterDeclaration, Plugin, PluginConfig, PluginDependencies,
   ResourceOwnerValidator, SecretParser, SecretValidator, SignInPage, TokenValidator,
 } from '../sdk/contracts.js';
 import type { EventSink } from '../sdk/events.js';
@@ -36,6 +36,8 @@ export interface PluginRegistry {
   readonly eventSinks: readonly EventSink[];
   /** Every form parameter the registered parsers and grants declared. */
   readonly parameters: readonly ParameterDeclaration[];
+  /** Plugins' sources of clients and API resources, in load order. */
+  readonly clientStores: readonly ClientStore[];
 }
 
 /** The host services plugins are given parts of. */
@@ -70,6 +72,8 @@ export function createPluginRegistrar(services: PluginHostServices) {
   const grants = new Map<string, ExtensionGrantValidator>();
   const eventSinks: EventSink[] = [];
   const parameters: ParameterDeclaration[] = [];
+  const clientStores: ClientStore[] = [];
+  const clientStoreOwner = new Map<string, string>();
   const methodOwner = new Map<string, string>();
   const grantOwner = new Map<string, string>();
   const names = new Map<string, string>();
@@ -172,6 +176,15 @@ export function createPluginRegistrar(services: PluginHostServices) {
       const validators = await build<SecretValidator>(plugin, source, 'secretValidators');
       const grantValidators = await build<ExtensionGrantValidator>(plugin, source, 'extensionGrants');
       const sinks = await build<EventSink>(plugin, source, 'eventSinks');
+      const stores = await build<ClientStore>(plugin, source, 'clientStores');
+      for (const c of stores) {
+        const owner = clientStoreOwner.get(c.name);
+        if (owner || c.name === 'config' || c.name === 'database') {
+          throw new BootError('PLUGIN_CONFLICT', `plugin "${plugin.name}" provides a client store named "${c.name}", a name ${owner ? `plugin "${owner}" uses` : 'the service uses'} (rename it)`);
+        }
+        clientStoreOwner.set(c.name, plugin.name);
+      }
+      clientStores.push(...stores);
       for (const p of parsers) {
         const owner = methodOwner.get(p.authenticationMethod);
         if (owner) throw new BootError('PLUGIN_CONFLICT', `plugins "${owner}" and "${plugin.name}" both provide the authentication method "${p.authenticationMethod}" (remove one)`);
@@ -198,7 +211,7 @@ export function createPluginRegistrar(services: PluginHostServices) {
       });
     },
     registry(): PluginRegistry {
-      return { plugins, secretParsers, secretValidators, grants, eventSinks, parameters };
+      return { plugins, secretParsers, secretValidators, grants, eventSinks, parameters, clientStores };
     },
   };
 }

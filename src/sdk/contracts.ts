@@ -521,6 +521,40 @@ export interface SignInPage {
   readonly styleSrc?: string;
 }
 
+/**
+ * What a client store holds now: entries in the shape of `svc.config.ts`'s `clients` and
+ * `apiResources` (shared secrets as stored hashes), each optionally with `disabled: true`. The
+ * host checks them with the config's own rules; an entry it refuses is named in the log.
+ */
+export interface ClientStoreSnapshot {
+  readonly clients: readonly unknown[];
+  readonly apiResources: readonly unknown[];
+}
+
+/**
+ * A source of clients and API resources besides the config file (IdentityServer's client and
+ * resource stores): a directory service, an HTTP registry, a file watched for changes. The host
+ * loads it at start-up, keeps what it returned in memory for the request path, and asks
+ * `version` every `clientStores.refreshInterval` seconds, reloading when the answer changed. A
+ * client id that two stores define stops start-up, or later is refused with a log line.
+ *
+ * @example
+ * const fromFile: ClientStore = {
+ *   name: 'clients-file',
+ *   load: async () => JSON.parse(await readFile(path, 'utf8')),
+ *   version: async () => (await stat(path)).mtimeMs,
+ * };
+ */
+export interface ClientStore {
+  /** Names the store in log lines and start-up errors. */
+  readonly name: string;
+  load(): Promise<ClientStoreSnapshot>;
+  /** A cheap value that changes whenever `load` would answer differently. Without it the store is loaded once. */
+  version?(): Promise<string | number>;
+  /** Told that a client or API resource authenticated, at most once a minute per id, e.g. to keep a last-used date. */
+  used?(kind: 'client' | 'apiResource', id: string, at: number): Promise<void>;
+}
+
 /** A factory is called once at start-up with the service's parts; do expensive work here. */
 export type Factory<T, Options = Readonly<Record<string, unknown>>> = (deps: PluginDependencies<Options>) => T | Promise<T>;
 
@@ -549,4 +583,6 @@ export interface Plugin<Options = Readonly<Record<string, unknown>>> {
   readonly resourceOwnerValidator?: Factory<ResourceOwnerValidator, Options>;
   /** The deployment's own sign-in, consent and logout pages, or an external identity provider. At most one plugin may provide it. */
   readonly signInPage?: Factory<SignInPage, Options>;
+  /** Sources of clients and API resources besides the config file and the database. */
+  readonly clientStores?: ReadonlyArray<Factory<ClientStore, Options>>;
 }

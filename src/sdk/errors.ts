@@ -29,7 +29,12 @@ export type OAuthErrorCode =
   | 'insufficient_scope'
   // DPoP (RFC 9449 §5, §7.1, §8).
   | 'invalid_dpop_proof'
-  | 'use_dpop_nonce';
+  | 'use_dpop_nonce'
+  // Dynamic client registration (RFC 7591 §3.2.2).
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata'
+  | 'invalid_software_statement'
+  | 'unapproved_software_statement';
 
 /**
  * The codes a grant may refuse a token request with (RFC 6749 §5.2, RFC 8707 §2, RFC 8628 §3.5,
@@ -77,6 +82,10 @@ const defaultStatus: Record<OAuthErrorCode, number> = {
   insufficient_scope: 403,
   invalid_dpop_proof: 400,
   use_dpop_nonce: 400,
+  invalid_redirect_uri: 400,
+  invalid_client_metadata: 400,
+  invalid_software_statement: 400,
+  unapproved_software_statement: 400,
 };
 
 /** RFC 6749 §5.2: `error_description` = *( %x20-21 / %x23-5B / %x5D-7E ). */
@@ -174,6 +183,38 @@ export class InvalidScope extends OAuthError {
   override readonly name = 'InvalidScope';
   constructor(description = 'The requested scope is invalid.', options?: OAuthErrorOptions) {
     super('invalid_scope', description, options);
+  }
+}
+
+/** RFC 7591 §3.2.2: a `redirect_uris` value the registration policy does not allow. */
+export class InvalidRedirectUri extends OAuthError {
+  override readonly name = 'InvalidRedirectUri';
+  constructor(description = 'A redirect URI is not allowed.', options?: OAuthErrorOptions) {
+    super('invalid_redirect_uri', description, options);
+  }
+}
+
+/** RFC 7591 §3.2.2: a client metadata value that is invalid or not allowed. */
+export class InvalidClientMetadata extends OAuthError {
+  override readonly name = 'InvalidClientMetadata';
+  constructor(description = 'The client metadata is invalid.', options?: OAuthErrorOptions) {
+    super('invalid_client_metadata', description, options);
+  }
+}
+
+/** RFC 7591 §3.2.2: a software statement that is not a valid JWT. */
+export class InvalidSoftwareStatement extends OAuthError {
+  override readonly name = 'InvalidSoftwareStatement';
+  constructor(description = 'The software statement is invalid.', options?: OAuthErrorOptions) {
+    super('invalid_software_statement', description, options);
+  }
+}
+
+/** RFC 7591 §3.2.2: a software statement the server does not accept. */
+export class UnapprovedSoftwareStatement extends OAuthError {
+  override readonly name = 'UnapprovedSoftwareStatement';
+  constructor(description = 'The software statement is not approved.', options?: OAuthErrorOptions) {
+    super('unapproved_software_statement', description, options);
   }
 }
 

@@ -17,7 +17,13 @@ export type ServiceEvent =
       /** Only when the assertion's signature verified with this client's key, so `clientId` is the client's. */
       assertionAudience?: AssertionAudienceForm;
     }
+  /** A disabled client presented credentials (an operator may want to know who still uses it). */
+  | { type: 'client.disabled_used'; clientId: string; method: string; endpoint: string }
+  /** A client presented a secret that matches one of its expired secrets: a rotation someone missed. */
+  | { type: 'client.expired_secret_used'; clientId: string; method: string; endpoint: string }
   | { type: 'api.authenticated'; apiResource: string; method: string }
+  | { type: 'api.disabled_used'; apiResource: string; method: string }
+  | { type: 'api.expired_secret_used'; apiResource: string; method: string }
   | { type: 'api.authentication_failed'; apiResource: string | undefined; method: string; reason: string }
   | { type: 'token.introspected'; apiResource: string; active: boolean; clientId: string | undefined }
   | { type: 'token.revoked'; clientId: string; tokenType: string }

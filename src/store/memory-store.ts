@@ -1,5 +1,6 @@
 import type { Clock } from '../sdk/contracts.js';
 import { hashKey } from './hash-key.js';
+import { createMemoryClientRecords } from './memory-client-records.js';
 import {
   DuplicateKeyError,
   type GrantFilter,
@@ -146,6 +147,8 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
     async removeSigningKey(kid) {
       signingKeys.delete(kid);
     },
+
+    clientRecords: createMemoryClientRecords(),
 
     async ping() {},
     async close() {},

@@ -16,6 +16,8 @@ export type GrantType =
   | 'assertion_jti'
   | (string & {});
 
+import type { ClientRecordStore } from './client-records.js';
+
 export interface PersistedGrant {
   /** The handle (plain on the way in; records read back carry the handle the caller asked with). */
   key: string;
@@ -95,6 +97,9 @@ export interface Store {
   /** Sets what `changes` names: `retiresAt` (`undefined` clears it), or the stored `privateJwk` (re-encryption). */
   updateSigningKey(kid: string, changes: SigningKeyChanges): Promise<void>;
   removeSigningKey(kid: string): Promise<void>;
+
+  /** Clients and API resources managed at run time (the CLI, registration); see `client-records.ts`. */
+  readonly clientRecords: ClientRecordStore;
 
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;

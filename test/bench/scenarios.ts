@@ -7,6 +7,9 @@ import type { BenchFixture } from './fixture.js';
 import { deviceGrantType, webRedirect } from './fixture.js';
 import { Browser, formsOf } from '../support/sign-in.js';
 import type { LoadSpec } from './measure.js';
+import { join } from 'node:path';
+import { hashSecret } from '../../src/sdk/hash.js';
+import { openSqlite } from '../../src/store/sql/sqlite.js';
 
 export type ServerKind = 'floor' | 'es256' | 'rs256' | 'memory' | 'warn' | 'postgres';
 
@@ -421,6 +424,47 @@ const onMemory = (['cc-reference', 'private-key-jwt', 'cc-dpop'] as const).map((
   return { ...base, id: `${id}-memory`, title: base.title.replace(' (SQLite)', '').concat(' — memory store'), server: 'memory', repeats: id };
 });
 
+/**
+ * The ES256 token row with a client from the database (issue 19) instead of the config file:
+ * added to the running server's SQLite file as `svc clients add` does, then used once the
+ * server's refresh picked it up. The request path reads the same in-memory map either way.
+ */
+const fromDatabase: Scenario = (() => {
+  const base = onSqlite.find((s) => s.id === 'cc-es256')!;
+  // No node-oidc-provider counterpart: the comparison that matters is with the cc-es256 row.
+  const { oidcProvider: _counterpart, ...ours } = base;
+  return {
+    ...ours,
+    id: 'cc-es256-database',
+    title: `${base.title} — client from the database`,
+    async prepare({ url, fixture }) {
+      const store = openSqlite(join(fixture.dir, 'es256', 'svc.db'));
+      const secret = randomBytes(18).toString('base64url');
+      try {
+        const now = Date.now();
+        if (!(await store.clientRecords.get('client', 'm2m-db'))) {
+          await store.clientRecords.add({
+            kind: 'client', id: 'm2m-db', definition: { allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'] }, disabled: false, createdAt: now,
+            secrets: [{ id: 'bench', type: 'SharedSecret', value: hashSecret(secret), description: undefined, createdAt: now, expiresAt: undefined }],
+          });
+        } else {
+          await store.clientRecords.removeSecret('client', 'm2m-db', 'bench');
+          await store.clientRecords.addSecret('client', 'm2m-db', { id: 'bench', type: 'SharedSecret', value: hashSecret(secret), description: undefined, createdAt: now, expiresAt: undefined });
+        }
+      } finally {
+        await store.close();
+      }
+      const authorization = basic('m2m-db', secret);
+      // The default refresh interval is 5 s. Waited out rather than polled: each refused poll
+      // would count towards the failed-authentication throttle of this client and address.
+      await new Promise((r) => setTimeout(r, 6000));
+      const probe = await postForm(`${url}/connect/token`, { grant_type: 'client_credentials' }, authorization);
+      if (probe.status !== 200) throw new Error(`the database client was not picked up within 6 s: ${probe.status} ${JSON.stringify(probe.body)}`);
+      return { spec: { ...clientCredentials(fixture, 'm2m'), headers: { ...form, authorization } } };
+    },
+  };
+})();
+
 /** The ES256 token row again with `logLevel: "warn"`: what logging at the default `info` costs. */
 const atWarn: Scenario = (() => {
   const base = onSqlite.find((s) => s.id === 'cc-es256')!;
@@ -437,7 +481,7 @@ const onPostgres = (['cc-reference', 'introspection', 'private-key-jwt'] as cons
   return { ...base, id: `${id}-pg`, title: `${base.title.replace(' (SQLite)', '')} — PostgreSQL`, server: 'postgres', repeats: id };
 });
 
-export const scenarios: readonly Scenario[] = [...onSqlite, ...onMemory, atWarn, ...onPostgres];
+export const scenarios: readonly Scenario[] = [...onSqlite, fromDatabase, ...onMemory, atWarn, ...onPostgres];
 
 /** The floor: the same form POST to bare Koa. */
 export const floorScenario: Scenario = {

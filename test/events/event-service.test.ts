@@ -69,6 +69,8 @@ describe('log event sink', () => {
   it('asks only for failures when the log level hides info', () => {
     expect(createLogEventSink({ logger: silent, config: { logLevel: 'warn' } }).types).toEqual([
       'token.failed', 'client.authentication_failed', 'api.authentication_failed', 'user.sign_in_failed',
+      // The alarms of issue 19: a disabled client or an expired secret still in use.
+      'client.disabled_used', 'client.expired_secret_used', 'api.disabled_used', 'api.expired_secret_used',
     ]);
     expect(createLogEventSink({ logger: silent, config: { logLevel: 'info' } }).types).toBeUndefined();
   });

@@ -90,4 +90,43 @@ export const migrations: readonly Migration[] = [
       await db.schema.createIndex('rate_counters_expires_at').on('rate_counters').column('expires_at').execute();
     },
   },
+  {
+    // Clients and API resources managed at run time (issue 19; src/store/client-records.ts).
+    id: '0004-client-records',
+    async up(db) {
+      await db.schema
+        .createTable('client_records')
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('definition', 'text', (c) => c.notNull())
+        .addColumn('disabled', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addColumn('last_used_at', 'bigint')
+        .addPrimaryKeyConstraint('client_records_pk', ['kind', 'id'])
+        .execute();
+      await db.schema
+        .createTable('client_secrets')
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('owner_id', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint')
+        .addPrimaryKeyConstraint('client_secrets_pk', ['kind', 'owner_id', 'id'])
+        .execute();
+      // One row: the version every node polls to see a change (see client-records.ts).
+      await db.schema
+        .createTable('client_records_version')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('version', 'bigint', (c) => c.notNull())
+        .execute();
+      await (db as unknown as Kysely<{ client_records_version: { id: number; version: number } }>)
+        .insertInto('client_records_version')
+        .values({ id: 1, version: 0 })
+        .execute();
+    },
+  },
 ];

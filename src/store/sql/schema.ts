@@ -31,7 +31,38 @@ export interface SchemaMigrationsTable {
   applied_at: Millis;
 }
 
+export interface ClientRecordsTable {
+  kind: string;
+  id: string;
+  /** JSON text: the config entry's fields but the id and the secrets. */
+  definition: string;
+  disabled: number;
+  created_at: Millis;
+  updated_at: Millis;
+  last_used_at: NullableMillis;
+}
+
+export interface ClientSecretsTable {
+  kind: string;
+  owner_id: string;
+  id: string;
+  type: string;
+  /** A hash for shared secrets; never the secret. */
+  value: string;
+  description: string | null;
+  created_at: Millis;
+  expires_at: NullableMillis;
+}
+
+export interface ClientRecordsVersionTable {
+  id: number;
+  version: ColumnType<number | string, number, number>;
+}
+
 export interface Database {
+  client_records: ClientRecordsTable;
+  client_secrets: ClientSecretsTable;
+  client_records_version: ClientRecordsVersionTable;
   persisted_grants: PersistedGrantsTable;
   signing_keys: SigningKeysTable;
   svc_schema_migrations: SchemaMigrationsTable;

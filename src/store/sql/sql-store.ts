@@ -12,6 +12,7 @@ import { connectivityReason, isUniqueViolation } from './connectivity-error.js';
 import { runMigrations } from './run-migrations.js';
 import { changedRows, kyselyRunner, prepareQuery, type StatementRunner } from './prepared-query.js';
 import type { Database, PersistedGrantsTable, SigningKeysTable } from './schema.js';
+import { createSqlClientRecords } from './sql-client-records.js';
 
 /** What differs between SQLite and PostgreSQL; everything else is shared SQL. */
 export interface SqlBackend {
@@ -297,6 +298,8 @@ export function createSqlStore(backend: SqlBackend): Store {
       guard('removeSigningKey', async () => {
         await db.deleteFrom('signing_keys').where('kid', '=', kid).execute();
       }),
+
+    clientRecords: createSqlClientRecords(db, guard),
 
     ping: () =>
       guard('ping', async () => {

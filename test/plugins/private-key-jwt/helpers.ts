@@ -2,6 +2,7 @@
  * Test fixtures for the private-key-jwt plugin: keys and certificates generated on the fly (no key
  * material in the repository), a plain deps object, a Map-backed fake store and signing helpers.
  */
+import { createMemoryClientRecords } from '../../../src/store/memory-client-records.js';
 import { KeyObject, createHmac, randomUUID, webcrypto } from 'node:crypto';
 import { SignJWT, base64url, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import { createSelfSignedCertificate } from '../../../src/cli/create-client-key.js';
@@ -154,6 +155,7 @@ export class FakeStore implements Store {
   removeSigningKey = unused('removeSigningKey');
   ping = unused('ping');
   close = unused('close');
+  readonly clientRecords = createMemoryClientRecords();
 }
 
 const noop = () => {};

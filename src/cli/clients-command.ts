@@ -1,0 +1,291 @@
+/**
+ * `svc clients ...` and `svc apis ...`: clients and API resources in the database the config's
+ * `store` names, managed while the service runs (every node picks a change up within
+ * `clientStores.refreshInterval`). Secrets are generated here, printed once, stored as hashes;
+ * nothing prints a stored secret or hash.
+ */
+import { Writable } from 'node:stream';
+import { createApp } from '../app/create-app.js';
+import { createEntryChecker } from '../clients/check-entry.js';
+import { ClientAdminError, createClientAdmin, type ClientAdmin, type NewSecret } from '../clients/client-admin.js';
+import { entryOf } from '../clients/database-client-store.js';
+import { diagnoseClientAuth } from '../clients/test-auth.js';
+import { createRegistrationTokens } from '../registration/registration-tokens.js';
+import { loadConfig } from '../config/load.js';
+import type { ResolvedConfig, UserConfig } from '../config/schema.js';
+import type { PluginRegistry } from '../plugin-host/plugin-registry.js';
+import type { RecordKind, StoredRecord, StoredSecret } from '../store/client-records.js';
+import { createStore } from '../store/create-store.js';
+import { createMemoryStore } from '../store/memory-store.js';
+import type { Store } from '../store/store.js';
+import { table } from './table.js';
+import { CliError } from './user-facing-error.js';
+
+export type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
+
+interface Context {
+  readonly config: ResolvedConfig;
+  readonly raw: UserConfig;
+  readonly registry: PluginRegistry;
+  readonly store: Store;
+  readonly admin: ClientAdmin;
+}
+
+const quiet = new Writable({ write: (_c, _e, done) => done() });
+const out = (text: string): void => void process.stdout.write(text);
+const iso = (ms: number | undefined): string => (ms === undefined ? '-' : new Date(ms).toISOString());
+const str = (v: Values[string]): string | undefined => (typeof v === 'string' ? v : undefined);
+const list = (v: Values[string]): string[] | undefined => (Array.isArray(v) ? (v as unknown[]).map(String) : typeof v === 'string' ? [v] : undefined);
+
+/** `30`, `30s`, `15m`, `12h`, `7d`: seconds. */
+export function parseDuration(value: string, option: string): number {
+  const m = /^(\d+)([smhd]?)$/.exec(value);
+  if (!m) throw new CliError(`${option} takes a duration such as 3600, 15m, 12h or 7d, got "${value}".`);
+  return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86_400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+}
+
+/** Loads the config, builds the plugins (against a throw-away store) for the checks, and opens the database. */
+async function open(configPath: string | undefined): Promise<Context> {
+  const { config, raw } = await loadConfig({ path: configPath });
+  if (config.store === 'memory') {
+    throw new CliError('the config\'s store is "memory": nothing written here would reach the service. Use "sqlite:<path>" or "postgres://...".');
+  }
+  const app = await createApp({ ...config, logLevel: 'silent', clientStores: { ...config.clientStores, database: false } }, { store: createMemoryStore(), logDestination: quiet });
+  await app.close();
+  const store = await createStore(config.store, config.configDir);
+  try {
+    await store.migrate();
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+  const admin = createClientAdmin({ records: store.clientRecords, checker: createEntryChecker(config, app.registry), config, clock: { now: () => Date.now() } });
+  return { config, raw, registry: app.registry, store, admin };
+}
+
+/** A secret as `show` and `--json` give it: never its value. */
+const secretView = (s: StoredSecret) => ({ id: s.id, type: s.type, description: s.description ?? null, created: iso(s.createdAt), expires: s.expiresAt === undefined ? null : iso(s.expiresAt) });
+
+function recordView(r: StoredRecord) {
+  return {
+    [r.kind === 'client' ? 'clientId' : 'name']: r.id,
+    disabled: r.disabled,
+    created: iso(r.createdAt),
+    updated: iso(r.updatedAt),
+    lastUsed: r.lastUsedAt === undefined ? null : iso(r.lastUsedAt),
+    ...r.definition,
+    secrets: r.secrets.map(secretView),
+  };
+}
+
+function printSecret(kind: RecordKind, id: string, secret: NewSecret, json: boolean): void {
+  if (json) {
+    out(`${JSON.stringify({ [kind === 'client' ? 'clientId' : 'name']: id, secretId: secret.id, secret: secret.value, expires: secret.expiresAt === undefined ? null : iso(secret.expiresAt) })}\n`);
+    return;
+  }
+  out(`secret ${secret.id}${secret.expiresAt === undefined ? '' : ` (expires ${iso(secret.expiresAt)})`}: ${secret.value}\n`);
+  process.stderr.write('svc: the secret is shown this once; only its hash is stored.\n');
+}
+
+/** The definition fields the options name; `--set field=<json>` for any other config field. */
+function definitionOf(kind: RecordKind, values: Values): Record<string, unknown> {
+  const def: Record<string, unknown> = {};
+  const json = str(values.definition);
+  if (json !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch {
+      throw new CliError('--definition takes a JSON object of config fields, e.g. \'{"accessTokenLifetime": 600}\'.');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError('--definition takes a JSON object of config fields.');
+    Object.assign(def, parsed);
+  }
+  const scopes = list(values.scope);
+  if (kind === 'apiResource') {
+    if (scopes) def.scopes = scopes;
+    return def;
+  }
+  if (scopes) def.allowedScopes = scopes;
+  const grants = list(values.grant);
+  if (grants) def.allowedGrantTypes = grants;
+  const redirects = list(values['redirect-uri']);
+  if (redirects) def.redirectUris = redirects;
+  if (str(values.name) !== undefined) def.clientName = str(values.name);
+  if (values.public === true) def.requireClientSecret = false;
+  return def;
+}
+
+const usage = (noun: string): string =>
+  `use one of: add, list, show, update, disable, enable, remove, secret add|expire|remove${noun === 'clients' ? ', test-auth, registration-token' : ''} (svc ${noun} --help)`;
+
+export async function clientsCommand(kind: RecordKind, values: Values, positionals: readonly string[]): Promise<number> {
+  const noun = kind === 'client' ? 'clients' : 'apis';
+  const [action, ...args] = positionals;
+  const json = values.json === true;
+  const needId = (what = kind === 'client' ? '<client_id>' : '<name>'): string => {
+    const id = args[action === 'secret' ? 1 : 0];
+    if (id === undefined || id === '') throw new CliError(`svc ${noun} ${action === 'secret' ? `secret ${args[0]}` : action} needs ${what}.`);
+    return id;
+  };
+  if (action === undefined) throw new CliError(usage(noun));
+  const known = ['add', 'list', 'show', 'update', 'disable', 'enable', 'remove', 'secret', ...(kind === 'client' ? ['test-auth', 'registration-token'] : [])];
+  if (!known.includes(action)) throw new CliError(`unknown action "${action}": ${usage(noun)}`);
+  if (action === 'secret' && !['add', 'expire', 'remove'].includes(args[0] ?? '')) throw new CliError(`svc ${noun} secret takes add, expire or remove.`);
+
+  const ctx = await open(str(values.config));
+  try {
+    return await run(ctx);
+  } catch (err) {
+    if (err instanceof ClientAdminError) throw new CliError(err.message);
+    throw err;
+  } finally {
+    await ctx.store.close();
+  }
+
+  async function run({ admin, config, raw, registry, store }: Context): Promise<number> {
+    switch (action) {
+      case 'add': {
+        const id = needId();
+        if (values['from-config'] === true) return fromConfig(admin, raw, id);
+        const secret = await admin.add(kind, id, definitionOf(kind, values), { disabled: values.disabled === true });
+        if (!json) out(`${kind === 'client' ? 'client' : 'API resource'} "${id}" added to the database.\n`);
+        if (secret) printSecret(kind, id, secret, json);
+        else if (json) out(`${JSON.stringify({ [kind === 'client' ? 'clientId' : 'name']: id })}\n`);
+        return 0;
+      }
+      case 'list': {
+        const records = await admin.list(kind);
+        if (json) out(`${JSON.stringify(records.map(recordView))}\n`);
+        else if (records.length === 0) out(`no ${kind === 'client' ? 'clients' : 'API resources'} in the database\n`);
+        else {
+          const now = Date.now();
+          const header = kind === 'client' ? ['client_id', 'name', 'grant types', 'scopes', 'secrets', 'state', 'last used'] : ['name', 'scopes', 'secrets', 'state', 'last used'];
+          out(table([header, ...records.map((r) => {
+            const live = r.secrets.filter((s) => s.expiresAt === undefined || s.expiresAt > now).length;
+            const common = [`${live} live of ${r.secrets.length}`, r.disabled ? 'disabled' : 'enabled', iso(r.lastUsedAt)];
+            const d = r.definition as { clientName?: string; allowedGrantTypes?: string[]; allowedScopes?: string[]; scopes?: string[] };
+            return kind === 'client'
+              ? [r.id, d.clientName ?? '-', (d.allowedGrantTypes ?? []).join(','), (d.allowedScopes ?? []).join(','), ...common]
+              : [r.id, (d.scopes ?? []).join(','), ...common];
+          })]));
+        }
+        return 0;
+      }
+      case 'show': {
+        const record = await admin.show(kind, needId());
+        const view = recordView(record);
+        if (json) {
+          out(`${JSON.stringify(view)}\n`);
+          return 0;
+        }
+        const { secrets, ...fields } = view;
+        out(Object.entries(fields).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n') + '\n');
+        out(secrets.length === 0 ? 'secrets: none\n' : `secrets:\n${table([['id', 'type', 'created', 'expires', 'description'], ...secrets.map((s) => [s.id, s.type, s.created, s.expires ?? '-', s.description ?? '-'])]).replace(/^(?=.)/gm, '  ')}`);
+        return 0;
+      }
+      case 'update': {
+        const id = needId();
+        const changes = definitionOf(kind, values);
+        if (Object.keys(changes).length === 0) throw new CliError(`svc ${noun} update ${id}: name what to change (--scope, ${kind === 'client' ? '--grant, --name, --redirect-uri, ' : ''}--definition '<json>').`);
+        await admin.update(kind, id, changes);
+        if (!json) out(`${kind === 'client' ? 'client' : 'API resource'} "${id}" updated.\n`);
+        return 0;
+      }
+      case 'disable':
+      case 'enable': {
+        const id = needId();
+        await admin.setDisabled(kind, id, action === 'disable');
+        if (!json) out(`${kind === 'client' ? 'client' : 'API resource'} "${id}" ${action}d; every node follows within ${config.clientStores.refreshInterval}s.\n`);
+        return 0;
+      }
+      case 'remove': {
+        const id = needId();
+        await admin.remove(kind, id);
+        if (!json) out(`${kind === 'client' ? 'client' : 'API resource'} "${id}" removed.\n`);
+        return 0;
+      }
+      case 'secret':
+        return secret(admin);
+      case 'test-auth':
+        return testAuth(config, registry, store);
+      case 'registration-token': {
+        if (!config.registration.enabled) process.stderr.write('svc: warning: registration.enabled is false in this config; the token works once it is on.\n');
+        const made = await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(parseDuration(str(values['expires-in']) ?? '30d', '--expires-in'));
+        out(json ? `${JSON.stringify({ initialAccessToken: made.token, expires: iso(made.expiresAt) })}\n` : `initial access token (expires ${iso(made.expiresAt)}): ${made.token}\n`);
+        return 0;
+      }
+    }
+    return 1;
+  }
+
+  async function secret(admin: ClientAdmin): Promise<number> {
+    const id = needId();
+    switch (args[0]) {
+      case 'add': {
+        const expiresIn = str(values['expires-in']);
+        const others = str(values['expire-others-in']);
+        const made = await admin.addSecret(kind, id, {
+          ...(expiresIn === undefined ? {} : { expiresIn: parseDuration(expiresIn, '--expires-in') }),
+          ...(others === undefined ? {} : { expireOthersIn: parseDuration(others, '--expire-others-in') }),
+          ...(str(values.description) === undefined ? {} : { description: str(values.description)! }),
+        });
+        printSecret(kind, id, made, json);
+        return 0;
+      }
+      case 'expire': {
+        const secretId = args[2];
+        if (secretId === undefined) throw new CliError(`svc ${noun} secret expire needs <id> <secret_id> (see svc ${noun} show <id>).`);
+        const at = await admin.expireSecret(kind, id, secretId, parseDuration(str(values.in) ?? '0', '--in'));
+        out(json ? `${JSON.stringify({ secretId, expires: iso(at) })}\n` : `secret ${secretId} of "${id}" expires ${iso(at)}.\n`);
+        return 0;
+      }
+      default: {
+        const secretId = args[2];
+        if (secretId === undefined) throw new CliError(`svc ${noun} secret remove needs <id> <secret_id> (see svc ${noun} show <id>).`);
+        await admin.removeSecret(kind, id, secretId);
+        if (!json) out(`secret ${secretId} of "${id}" removed.\n`);
+        return 0;
+      }
+    }
+  }
+
+  async function testAuth(config: ResolvedConfig, registry: PluginRegistry, store: Store): Promise<number> {
+    const id = needId();
+    const fromConfig = config.clients.find((c) => c.clientId === id);
+    let found: Parameters<typeof diagnoseClientAuth>[1];
+    let refused: readonly string[] = [];
+    if (fromConfig) found = { client: fromConfig, source: 'config file', disabled: false };
+    else {
+      const record = await store.clientRecords.get('client', id);
+      if (record) {
+        const checker = createEntryChecker(config, registry);
+        const checked = checker.client(entryOf(record), []);
+        if (checked.ok) found = { client: checked.value, source: 'database', disabled: record.disabled };
+        else refused = checked.problems;
+      }
+    }
+    const method = str(values.method);
+    const diagnosis = refused.length > 0
+      ? { ok: false, findings: [`client "${id}" comes from the database`, 'every node refuses the stored entry:', ...refused.map((p) => `  ${p}`)] }
+      : diagnoseClientAuth(id, found, registry, { method, now: Date.now() });
+    out(json ? `${JSON.stringify(diagnosis)}\n` : `${diagnosis.findings.join('\n')}\n${diagnosis.ok ? 'would authenticate' : 'would fail'}\n`);
+    return diagnosis.ok ? 0 : 1;
+  }
+}
+
+/** Copies a config file's entry, hashed secrets and all, into the database. */
+async function fromConfig(admin: ClientAdmin, raw: UserConfig, id: string): Promise<number> {
+  const entry = raw.clients?.find((c) => c.clientId === id);
+  if (!entry) throw new CliError(`--from-config: the config file defines no client "${id}".`);
+  const { clientId: _id, clientSecrets = [], ...definition } = entry;
+  const now = Date.now();
+  const secrets: StoredSecret[] = clientSecrets.map((s, i) => ({
+    id: `config-${i + 1}`, type: s.type ?? 'SharedSecret', value: s.value, description: s.description, createdAt: now,
+    expiresAt: s.expiration === undefined ? undefined : Date.parse(s.expiration),
+  }));
+  await admin.add('client', id, definition as Record<string, unknown>, { secrets, fromConfig: true });
+  out(`client "${id}" copied to the database with its ${secrets.length} stored secret${secrets.length === 1 ? '' : 's'}.\n`);
+  process.stderr.write(`svc: now remove "${id}" from the config file before any node restarts: a client id two stores define stops start-up.\n`);
+  return 0;
+}

@@ -1,0 +1,115 @@
+/**
+ * RFC 7591 §2 client metadata to and from a client definition, under the deployment's
+ * registration policy (`registration` in the config). Unknown metadata is ignored (§2); a value
+ * of the wrong type or outside the policy is `invalid_client_metadata`, a redirect URI outside it
+ * `invalid_redirect_uri` (§3.2.2). The definition is then checked with the config's own rules.
+ */
+import type { ResolvedConfig } from '../config/schema.js';
+import { InvalidClientMetadata, InvalidRedirectUri, InvalidSoftwareStatement, UnapprovedSoftwareStatement } from '../oauth/errors.js';
+
+type Policy = ResolvedConfig['registration'];
+
+const maxString = 2000;
+const maxItems = 20;
+
+function stringList(body: Record<string, unknown>, name: string): string[] | undefined {
+  const value = body[name];
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length > maxItems || !value.every((v) => typeof v === 'string' && v.length > 0 && v.length <= maxString)) {
+    throw new InvalidClientMetadata(`${name} must be an array of at most ${maxItems} non-empty strings.`);
+  }
+  return value as string[];
+}
+
+function text(body: Record<string, unknown>, name: string, max = maxString): string | undefined {
+  const value = body[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length === 0 || value.length > max) throw new InvalidClientMetadata(`${name} must be a non-empty string of at most ${max} characters.`);
+  return value;
+}
+
+const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+function checkRedirectUri(uri: string, policy: Policy): void {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new InvalidRedirectUri('A redirect URI is not an absolute URI.');
+  }
+  // RFC 6749 §3.1.2: no fragment.
+  if (url.hash !== '' || uri.includes('#')) throw new InvalidRedirectUri('A redirect URI must not have a fragment.');
+  if (url.protocol === 'https:') return;
+  if (url.protocol === 'http:' && policy.redirectUris === 'https-or-loopback' && loopbackHosts.has(url.hostname)) return;
+  throw new InvalidRedirectUri(policy.redirectUris === 'https' ? 'Redirect URIs must use https.' : 'Redirect URIs must use https, or http on a loopback address.');
+}
+
+/** The definition (config fields) a registration or update asks for; throws the RFC 7591 error when it is not allowed. */
+export function definitionFromMetadata(body: Record<string, unknown>, policy: Policy): Record<string, unknown> {
+  const statement = body.software_statement;
+  if (statement !== undefined) {
+    // RFC 7591 §3.1.1: a software statement is a JWT; this server trusts no statement issuer.
+    if (typeof statement !== 'string' || !/^[\w-]+\.[\w-]+\.[\w-]*$/.test(statement)) throw new InvalidSoftwareStatement('The software statement is not a JWT.');
+    throw new UnapprovedSoftwareStatement('Software statements are not accepted here.');
+  }
+  const grantTypes = stringList(body, 'grant_types') ?? ['authorization_code'];
+  for (const g of grantTypes) {
+    if (!policy.allowedGrantTypes.includes(g)) {
+      throw new InvalidClientMetadata(`A requested grant type is not allowed here (allowed: ${policy.allowedGrantTypes.join(', ')}).`, { logDetail: `grant type ${JSON.stringify(g)}` });
+    }
+  }
+  const responseTypes = stringList(body, 'response_types') ?? (grantTypes.includes('authorization_code') ? ['code'] : []);
+  for (const r of responseTypes) {
+    if (r !== 'code') throw new InvalidClientMetadata('Only the response type code is supported.', { logDetail: `response type ${JSON.stringify(r)}` });
+  }
+  // RFC 7591 §2.1: response_types and grant_types must agree.
+  if (responseTypes.includes('code') !== grantTypes.includes('authorization_code')) {
+    throw new InvalidClientMetadata('response_types code and grant_types authorization_code go together.');
+  }
+  const named = text(body, 'token_endpoint_auth_method', 100);
+  // RFC 7591 §2's default is client_secret_basic; a client that names no method is not pinned to
+  // it, since libraries (openid-client) then send the secret in the body.
+  const method = named ?? 'client_secret_basic';
+  if (!policy.allowedAuthMethods.includes(method)) {
+    throw new InvalidClientMetadata(`The token endpoint auth method is not allowed here (allowed: ${policy.allowedAuthMethods.join(', ')}).`, { logDetail: `method ${JSON.stringify(method)}` });
+  }
+  const scopeText = text(body, 'scope');
+  const scopes = scopeText === undefined ? [...policy.allowedScopes] : scopeText.split(' ').filter(Boolean);
+  for (const s of scopes) {
+    if (s !== 'offline_access' && !policy.allowedScopes.includes(s)) throw new InvalidClientMetadata('A requested scope is not allowed here.', { logDetail: `scope ${JSON.stringify(s)}` });
+  }
+  if (scopes.filter((s) => s !== 'offline_access').length === 0) throw new InvalidClientMetadata('The client needs at least one scope.');
+  const redirectUris = stringList(body, 'redirect_uris') ?? [];
+  for (const uri of redirectUris) checkRedirectUri(uri, policy);
+  if (grantTypes.includes('authorization_code') && redirectUris.length === 0) {
+    throw new InvalidRedirectUri('redirect_uris is required for the authorization_code grant.');
+  }
+  const name = text(body, 'client_name', 200);
+  return {
+    ...(name === undefined ? {} : { clientName: name }),
+    allowedGrantTypes: grantTypes,
+    allowedScopes: scopes.filter((s) => s !== 'offline_access'),
+    ...(scopes.includes('offline_access') || grantTypes.includes('refresh_token') ? { allowOfflineAccess: true } : {}),
+    ...(redirectUris.length > 0 ? { redirectUris } : {}),
+    ...(named === undefined ? {} : { tokenEndpointAuthMethods: [named] }),
+    ...(method === 'none' ? { requireClientSecret: false } : {}),
+    properties: { registered: 'true' },
+  };
+}
+
+/** The metadata a registration answers with (RFC 7591 §3.2.1), from what is stored. */
+export function metadataOf(clientId: string, definition: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const d = definition as {
+    clientName?: string; allowedGrantTypes?: string[]; allowedScopes?: string[]; allowOfflineAccess?: boolean; redirectUris?: string[]; tokenEndpointAuthMethods?: string[];
+  };
+  const grantTypes = d.allowedGrantTypes ?? [];
+  return {
+    client_id: clientId,
+    ...(d.clientName === undefined ? {} : { client_name: d.clientName }),
+    grant_types: grantTypes,
+    response_types: grantTypes.includes('authorization_code') ? ['code'] : [],
+    redirect_uris: d.redirectUris ?? [],
+    token_endpoint_auth_method: d.tokenEndpointAuthMethods?.[0] ?? 'client_secret_basic',
+    scope: [...(d.allowedScopes ?? []), ...(d.allowOfflineAccess ? ['offline_access'] : [])].join(' '),
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * Dynamic client registration (RFC 7591) and its management (RFC 7592), issue 19: raw requests
+ * for the happy path and every error of RFC 7591 §3.2.2, then oauth4webapi and openid-client
+ * registering and using a client. Off by default.
+ */
+import * as oauth from 'oauth4webapi';
+import * as openid from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UserConfig } from '../../src/config/schema.js';
+import { createRegistrationTokens } from '../../src/registration/registration-tokens.js';
+import { hashSecret } from '../../src/sdk/hash.js';
+import { createMemoryStore } from '../../src/store/memory-store.js';
+import { basic, postForm, startServer, type TestServer } from '../support/server.js';
+
+const config: UserConfig = {
+  apiScopes: [{ name: 'api1.read' }, { name: 'api1.write' }],
+  apiResources: [{ name: 'api1', scopes: ['api1.read', 'api1.write'] }],
+  identityResources: [{ name: 'openid', claims: ['sub'] }],
+  clients: [{ clientId: 'm2m', clientSecrets: [{ value: hashSecret('m2m-secret') }], allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'] }],
+  registration: { enabled: true, allowedGrantTypes: ['client_credentials', 'authorization_code', 'refresh_token'], allowedScopes: ['openid', 'api1.read'] },
+};
+
+let server: TestServer;
+let initial: string;
+
+beforeAll(async () => {
+  const store = createMemoryStore();
+  server = await startServer(config, { store });
+  initial = (await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(3600)).token;
+});
+afterAll(() => server?.close());
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(server.url + path, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+}
+const register = (body: unknown, token = initial) => call('POST', '/connect/register', body, { authorization: `Bearer ${token}` });
+const m2mMetadata = { grant_types: ['client_credentials'], scope: 'api1.read', client_name: 'Reports' };
+
+describe('registration', () => {
+  it('is listed in discovery', async () => {
+    const discovery = await call('GET', '/.well-known/openid-configuration');
+    expect(discovery.body!.registration_endpoint).toBe(`${server.url}/connect/register`);
+  });
+
+  it('registers a client that authenticates at once; GET, PUT and DELETE with its registration access token', async () => {
+    const reply = await register(m2mMetadata);
+    expect(reply.status).toBe(201);
+    expect(reply.headers.get('cache-control')).toBe('no-store');
+    const body = reply.body!;
+    expect(body).toEqual({
+      client_id: expect.stringMatching(/^[\w-]{22}$/),
+      client_name: 'Reports',
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'api1.read',
+      client_secret: expect.stringMatching(/^[\w-]{43}$/),
+      client_secret_expires_at: 0,
+      client_id_issued_at: expect.any(Number),
+      registration_access_token: expect.stringMatching(/^[\w-]{43}$/),
+      registration_client_uri: `${server.url}/connect/register/${String(body.client_id)}`,
+    });
+    const id = String(body.client_id);
+    const path = `/connect/register/${id}`;
+    const rat = { authorization: `Bearer ${String(body.registration_access_token)}` };
+    const token = await postForm(`${server.url}/connect/token`, { grant_type: 'client_credentials' }, { authorization: basic(id, String(body.client_secret)) });
+    expect(token.status).toBe(200);
+
+    const read = await call('GET', path, undefined, rat);
+    expect(read).toMatchObject({ status: 200, body: { client_id: id, client_name: 'Reports', scope: 'api1.read', registration_client_uri: `${server.url}${path}` } });
+    expect(read.body).not.toHaveProperty('client_secret');
+
+    const updated = await call('PUT', path, { client_id: id, grant_types: ['client_credentials'], scope: 'api1.read', client_name: 'Reports v2' }, rat);
+    expect(updated).toMatchObject({ status: 200, body: { client_id: id, client_name: 'Reports v2' } });
+    expect((await call('GET', path, undefined, rat)).body!.client_name).toBe('Reports v2');
+    expect(await call('PUT', path, { client_id: 'other', scope: 'api1.read', grant_types: ['client_credentials'] }, rat)).toMatchObject({
+      status: 400, body: { error: 'invalid_request', error_description: 'client_id in the body must be the client being updated.' },
+    });
+
+    // Another client's token opens nothing here.
+    const other = (await register(m2mMetadata)).body!;
+    expect(await call('GET', path, undefined, { authorization: `Bearer ${String(other.registration_access_token)}` })).toMatchObject({ status: 401, body: { error: 'invalid_token' } });
+
+    expect(await call('DELETE', path, undefined, rat)).toMatchObject({ status: 204, body: undefined });
+    expect(await call('GET', path, undefined, rat)).toMatchObject({ status: 401, body: { error: 'invalid_token', error_description: 'The access token is missing or invalid.' } });
+    const after = await postForm(`${server.url}/connect/token`, { grant_type: 'client_credentials' }, { authorization: basic(id, String(body.client_secret)) });
+    expect(after.status).toBe(401);
+  });
+
+  it('refuses a missing, unknown or other kind of initial access token with 401 invalid_token', async () => {
+    const missing = await call('POST', '/connect/register', m2mMetadata);
+    expect(missing).toMatchObject({ status: 401, body: { error: 'invalid_token', error_description: 'The access token is missing or invalid.' } });
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect(await register(m2mMetadata, 'x'.repeat(43))).toMatchObject({ status: 401, body: { error: 'invalid_token' } });
+    const registered = (await register(m2mMetadata)).body!;
+    expect(await register(m2mMetadata, String(registered.registration_access_token))).toMatchObject({ status: 401, body: { error: 'invalid_token' } });
+  });
+
+  describe('RFC 7591 §3.2.2 errors', () => {
+    it.each([
+      ['a redirect URI over plain http', { redirect_uris: ['http://app.example.com/cb'], scope: 'openid' }, 'invalid_redirect_uri', 'Redirect URIs must use https, or http on a loopback address.'],
+      ['a redirect URI with a fragment', { redirect_uris: ['https://app.example.com/cb#x'], scope: 'openid' }, 'invalid_redirect_uri', 'A redirect URI must not have a fragment.'],
+      ['a redirect URI that is not absolute', { redirect_uris: ['/cb'], scope: 'openid' }, 'invalid_redirect_uri', 'A redirect URI is not an absolute URI.'],
+      ['authorization_code without redirect URIs', { scope: 'openid' }, 'invalid_redirect_uri', 'redirect_uris is required for the authorization_code grant.'],
+      ['a grant type the policy does not allow', { grant_types: ['password'], scope: 'api1.read' }, 'invalid_client_metadata', 'A requested grant type is not allowed here (allowed: client_credentials, authorization_code, refresh_token).'],
+      ['a scope the policy does not allow', { grant_types: ['client_credentials'], scope: 'api1.write' }, 'invalid_client_metadata', 'A requested scope is not allowed here.'],
+      ['an auth method the policy does not allow', { grant_types: ['client_credentials'], scope: 'api1.read', token_endpoint_auth_method: 'none' }, 'invalid_client_metadata', 'The token endpoint auth method is not allowed here (allowed: client_secret_basic, client_secret_post).'],
+      ['grant_types of the wrong type', { grant_types: 'client_credentials' }, 'invalid_client_metadata', 'grant_types must be an array of at most 20 non-empty strings.'],
+      ['response types that contradict the grant types', { grant_types: ['client_credentials'], response_types: ['code'], scope: 'api1.read' }, 'invalid_client_metadata', 'response_types code and grant_types authorization_code go together.'],
+      ['an implicit response type', { response_types: ['token'], redirect_uris: ['https://app.example.com/cb'] }, 'invalid_client_metadata', 'Only the response type code is supported.'],
+      ['an array instead of an object', [], 'invalid_client_metadata', 'The request body must be a JSON object of client metadata.'],
+      ['JSON that does not parse', '{"grant_types": [', 'invalid_client_metadata', 'The request body is not valid JSON.'],
+      ['a software statement that is not a JWT', { ...m2mMetadata, software_statement: 'not a jwt' }, 'invalid_software_statement', 'The software statement is not a JWT.'],
+      ['a software statement from an issuer nobody approved', { ...m2mMetadata, software_statement: 'eyJhbGciOiJub25lIn0.eyJzb2Z0d2FyZV9pZCI6IngifQ.' }, 'unapproved_software_statement', 'Software statements are not accepted here.'],
+    ])('%s', async (_case, body, error, description) => {
+      const reply = await register(body);
+      expect(reply).toMatchObject({ status: 400, body: { error, error_description: description } });
+      expect(Object.keys(reply.body!).sort()).toEqual(['error', 'error_description']);
+    });
+
+    it('a body that is not JSON is invalid_request', async () => {
+      const reply = await call('POST', '/connect/register', undefined, { authorization: `Bearer ${initial}`, 'content-type': 'application/x-www-form-urlencoded' });
+      expect(reply).toMatchObject({ status: 400, body: { error: 'invalid_request', error_description: 'The request body must be application/json.' } });
+    });
+  });
+});
+
+describe('interop', () => {
+  it('oauth4webapi registers a client and uses its credentials', async () => {
+    const as = await oauth.processDiscoveryResponse(new URL(server.url), await oauth.discoveryRequest(new URL(server.url), { [oauth.allowInsecureRequests]: true }));
+    const response = await oauth.dynamicClientRegistrationRequest(as, { grant_types: ['client_credentials'], scope: 'api1.read', token_endpoint_auth_method: 'client_secret_post' }, {
+      initialAccessToken: initial,
+      [oauth.allowInsecureRequests]: true,
+    });
+    const client = await oauth.processDynamicClientRegistrationResponse(response);
+    expect(client.token_endpoint_auth_method).toBe('client_secret_post');
+    const tokenResponse = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(String(client.client_secret)), new URLSearchParams({ scope: 'api1.read' }), {
+      [oauth.allowInsecureRequests]: true,
+    });
+    const tokens = await oauth.processClientCredentialsResponse(as, client, tokenResponse);
+    expect(tokens.scope).toBe('api1.read');
+  });
+
+  // openid-client sends a registered secret in the body unless told otherwise; a client that
+  // named no method may use either secret method, so its default works.
+  it('openid-client registers a client and uses its credentials', async () => {
+    const configuration = await openid.dynamicClientRegistration(new URL(server.url), { grant_types: ['client_credentials'], scope: 'api1.read' }, undefined, {
+      initialAccessToken: initial,
+      execute: [openid.allowInsecureRequests],
+    });
+    const metadata = configuration.clientMetadata();
+    expect(metadata.client_id).toMatch(/^[\w-]{22}$/);
+    expect(metadata.registration_client_uri).toBe(`${server.url}/connect/register/${metadata.client_id}`);
+    const tokens = await openid.clientCredentialsGrant(configuration, { scope: 'api1.read' });
+    expect(tokens.scope).toBe('api1.read');
+  });
+});
+
+describe('registration off (the default)', () => {
+  it('answers 404 and is not in discovery', async () => {
+    const off = await startServer({ ...config, registration: undefined });
+    try {
+      const discovery = (await fetch(`${off.url}/.well-known/openid-configuration`).then((r) => r.json())) as Record<string, unknown>;
+      expect(discovery).not.toHaveProperty('registration_endpoint');
+      const reply = await fetch(`${off.url}/connect/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(reply.status).toBe(404);
+    } finally {
+      await off.close();
+    }
+  });
+});
