@@ -127,8 +127,9 @@ describe.skipIf(skip)('two nodes sharing one PostgreSQL database', () => {
       [schema.name],
     );
     expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(['persisted_grants', 'signing_keys']));
-    expect(a!.output()).toContain('svc listening');
-    expect(b!.output()).toContain('svc listening');
+    // Log lines are written asynchronously (at the latest 100 ms later): wait for the line, do not race it.
+    await expect.poll(() => a!.output(), { timeout: 5000 }).toContain('svc listening');
+    await expect.poll(() => b!.output(), { timeout: 5000 }).toContain('svc listening');
   });
 
   it('introspects on node B a reference token that node A issued', async () => {
