@@ -3,41 +3,27 @@
  * config. Only the base URL is swapped for the test server's, and `npx svc` for this checkout's
  * `bin/svc.mjs`, run from a temporary folder.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import { importDefault } from '../../src/config/module-loader.js';
-import type { UserConfig } from '../../src/config/schema.js';
-import { repoRoot, startServer, type TestServer } from '../support/server.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { readmeSection, runReadmeScript, sampleConfig, shellBlocks } from '../support/readme.js';
 
 let server: TestServer;
-const dir = mkdtempSync(join(tmpdir(), 'svc-readme-dpop-'));
+const dir = mkdtempSync(join(tmpdir(), 'svc-readme-'));
 beforeAll(async () => {
-  const sample = (await importDefault(join(repoRoot, 'svc.config.ts'))) as UserConfig;
-  const { port: _port, store: _store, ...rest } = sample;
-  server = await startServer(rest);
+  server = await startServer(await sampleConfig());
 });
 afterAll(async () => {
   await server?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-function readmeBlock(): string {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Sender-constrained tokens: DPoP'));
-  return /```sh\n([\s\S]*?)```/.exec(section)![1]!;
-}
-
 describe('README "Sender-constrained tokens: DPoP"', () => {
   it('works verbatim against the sample config', async () => {
-    const script = readmeBlock()
-      .replaceAll('http://localhost:5000', server.url)
-      .replaceAll('npx svc', `${JSON.stringify(process.execPath)} ${JSON.stringify(join(repoRoot, 'bin/svc.mjs'))}`);
-    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { cwd: dir, timeout: 60_000 });
+    const stdout = await runReadmeScript(shellBlocks(readmeSection('## Sender-constrained tokens: DPoP'))[0]!, { url: server.url, cwd: dir });
     // curl -s prints no newline after a body: the answers follow each other on one line.
     const userinfoAt = stdout.indexOf('{"sub"');
     const bearerAt = stdout.indexOf('HTTP/1.1 ');
