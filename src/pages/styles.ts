@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
  *
  * WCAG 2.2 SC 1.4.11 (non-text contrast): what identifies a control or its state stands at 3:1
  * or more against what is next to it. Ratios computed with the WCAG relative-luminance formula
- * (test/e2e/device-browser.test.ts measures them again in Chromium):
+ * (test/e2e/device-browser.test.ts and sign-in-browser.test.ts measure them again in Chromium):
  * - focus ring `--focus` #2357d9 (3px, 2px off the control): 6.11 on the white card, 5.55 on
  *   the page's #f2f4f7 (was #9db7f5: 2.00);
  * - input and secondary-button borders `--control-border` #767f8c: 4.05 on white, 3.68 on

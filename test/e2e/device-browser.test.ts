@@ -6,13 +6,13 @@
  * (printed); with DEVICE_SCREENSHOT_DOCS=1 the consent page is also copied to docs/device-flow.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { repoRoot, startServer, type TestServer } from '../support/server.js';
+import { axeContext, axeViolations, computedStyle, expectBorder, expectFocusRing } from '../support/accessibility.js';
 import { alice, bob, codesFor, deviceConfig, manualClock, poll } from '../device/helpers.js';
 
 const executablePath = '/usr/bin/chromium';
@@ -130,35 +130,16 @@ describe.skipIf(chromiumMissing)('device flow in Chromium', () => {
   });
 
   describe('accessibility', () => {
-    const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-    // axe is injected by the test; the page's CSP (no scripts at all) would refuse it otherwise.
-    const axeContext = (locale?: string): Promise<BrowserContext> =>
-      browser.newContext({ bypassCSP: true, ...(locale === undefined ? {} : { locale }) });
-
-    /** axe-core's WCAG 2.x A/AA rules and best practices; the serious and critical findings, readable. */
-    async function violations(page: Page): Promise<string[]> {
-      await page.evaluate(axeSource);
-      const results = await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } })`) as {
-        passes: unknown[];
-        violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown[] }> }>;
-      };
-      // A check that ran no rule would pass anything.
-      expect(results.passes.length).toBeGreaterThan(10);
-      return results.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    }
-
     it('has no serious or critical axe-core violations in any state, in English and in German', async () => {
       const codes = await codesFor(server, { client_id: 'tv', scope: 'openid profile offline_access api1.read' });
       const denied = await codesFor(server, { client_id: 'tv', scope: 'api1.read' });
       const found: Record<string, string[]> = {};
-      const context = await axeContext();
+      const context = await axeContext(browser);
       try {
         const page = await context.newPage();
         const check = async (state: string, heading: string) => {
           await expect.poll(() => page.locator('h1').textContent()).toBe(heading);
-          found[state] = await violations(page);
+          found[state] = await axeViolations(page);
         };
         await page.goto(`${server.url}/device`);
         await check('enter code', 'Connect a device');
@@ -200,52 +181,18 @@ describe.skipIf(chromiumMissing)('device flow in Chromium', () => {
       expect(Object.keys(found)).toHaveLength(10);
     });
 
-    /** WCAG 2.x relative luminance contrast of two computed `rgb()` colours. */
-    function contrast(a: string, b: string): number {
-      const luminance = (rgb: string) => {
-        const [r, g, bl] = (rgb.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((c) => {
-          const v = Number(c) / 255;
-          return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-        });
-        return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
-      };
-      const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-      return (hi! + 0.05) / (lo! + 0.05);
-    }
-
     it('draws the focus ring, input borders and the error notice\'s border at 3:1 or more (WCAG 2.2, 1.4.11)', async () => {
-      const context = await axeContext();
+      const context = await axeContext(browser);
       try {
         const page = await context.newPage();
         await page.goto(`${server.url}/device`);
         await page.getByLabel('Code').fill('BBBB-BBBB');
         await page.getByRole('button', { name: 'Continue' }).click();
         await expect.poll(() => page.getByRole('alert').count()).toBe(1);
-        // These functions run in the page (serialized, no closure); the test's tsconfig has no DOM types.
-        type Window = { getComputedStyle(el: unknown): { getPropertyValue(name: string): string }; document: { activeElement: unknown } };
-        const style = (selector: string, property: string) =>
-          page.locator(selector).evaluate((el, p) => (globalThis as unknown as Window).getComputedStyle(el).getPropertyValue(p), property);
-        const card = await style('main', 'background-color');
-
-        const input = await style('#user_code', 'border-top-color');
-        expect(contrast(input, card), `input border ${input} on ${card}`).toBeGreaterThanOrEqual(3);
-        expect(contrast(input, await style('#user_code', 'background-color'))).toBeGreaterThanOrEqual(3);
-
-        const noticeBorder = await style('.notice', 'border-top-color');
-        expect(contrast(noticeBorder, card), `notice border ${noticeBorder} on ${card}`).toBeGreaterThanOrEqual(3);
-        expect(contrast(noticeBorder, await style('.notice', 'background-color'))).toBeGreaterThanOrEqual(3);
-
-        // The ring is drawn with a gap (outline-offset) on the card: it must stand out from the card.
-        // Reached with the keyboard, as a keyboard user does: that is when :focus-visible applies.
-        for (const target of ['#user_code', 'button[type=submit]']) {
-          for (let i = 0; i < 5 && !(await page.locator(target).evaluate((el) => el === (globalThis as unknown as Window).document.activeElement)); i++) {
-            await page.keyboard.press('Tab');
-          }
-          expect(await page.locator(target).evaluate((el) => el.matches(':focus-visible')), target).toBe(true);
-          const ring = await style(target, 'outline-color');
-          expect(await style(target, 'outline-style')).toBe('solid');
-          expect(contrast(ring, card), `focus ring ${ring} of ${target} on ${card}`).toBeGreaterThanOrEqual(3);
-        }
+        const card = await computedStyle(page, 'main', 'background-color');
+        await expectBorder(page, '#user_code', card);
+        await expectBorder(page, '.notice', card);
+        for (const target of ['#user_code', 'button[type=submit]']) await expectFocusRing(page, target, card);
       } finally {
         await context.close();
       }

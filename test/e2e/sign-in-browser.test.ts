@@ -3,7 +3,8 @@
  * A web client starts the flow, the person signs in (and consents), the browser lands on the
  * redirect URI (answered by a route in the browser: the client's site is not running), and the
  * client trades the code for tokens. Also: deny, prompt=none with and without a session,
- * form_post with JavaScript, logout. Screenshots of every page go to a temp folder (printed);
+ * form_post with JavaScript, logout; axe-core and the non-text contrasts on every page state, in
+ * English and German. Screenshots of every page go to a temp folder (printed);
  * with SIGNIN_SCREENSHOT_DOCS=1 the sign-in page is also copied to docs/sign-in.png.
  */
 import { createServer, type Server } from 'node:http';
@@ -17,7 +18,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { repoRoot, startServer, type TestServer } from '../support/server.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { postForm } from '../support/server.js';
-import { alice, authorizeUrl, signInClients, signInConfig, webRequest } from '../support/sign-in.js';
+import { alice, authorizeUrl, bob, signInClients, signInConfig, webRequest } from '../support/sign-in.js';
+import { axeContext, axeViolations, computedStyle, expectBorder, expectFocusRing } from '../support/accessibility.js';
 
 const executablePath = '/usr/bin/chromium';
 const chromiumMissing = !existsSync(executablePath) && process.env.CI !== 'true';
@@ -186,5 +188,105 @@ describe.skipIf(chromiumMissing)('sign-in in Chromium', () => {
     } finally {
       await context.close();
     }
+  });
+
+  describe('accessibility', () => {
+    /** What the walk clicks and expects, per language (`src/pages/text`). */
+    const words = {
+      en: {
+        signIn: 'Sign in', username: 'Username', password: 'Password', consent: 'Allow access?', approve: 'Approve',
+        logout: 'Sign out?', signOut: 'Sign out', signedOut: 'You are signed out', invalidLink: 'This sign-in link is not valid', continue: 'Continue',
+      },
+      de: {
+        signIn: 'Anmelden', username: 'Benutzername', password: 'Passwort', consent: 'Zugriff erlauben?', approve: 'Erlauben',
+        logout: 'Abmelden?', signOut: 'Abmelden', signedOut: 'Sie sind abgemeldet', invalidLink: 'Dieser Anmeldelink ist ungültig', continue: 'Weiter',
+      },
+    } as const;
+
+    /**
+     * Every state of the sign-in pages, in one fresh profile. German is chosen with `ui_locales`
+     * (OIDC Core §3.1.2.1), which the forms carry on. The form_post page is loaded with scripts
+     * off, so it stays put and shows its button (as to a person without JavaScript); they are
+     * turned back on before axe is injected.
+     */
+    async function walk(lang: keyof typeof words): Promise<Record<string, string[]>> {
+      const t = words[lang];
+      const locales: Record<string, string> = lang === 'en' ? {} : { ui_locales: lang };
+      const found: Record<string, string[]> = {};
+      const context = await axeContext(browser);
+      try {
+        const page = await context.newPage();
+        const check = async (state: string, heading: string) => {
+          await expect.poll(() => page.locator('h1').textContent()).toBe(heading);
+          expect(await page.locator('html').getAttribute('lang')).toBe(lang);
+          await shoot(page, `a11y-${lang}-${Object.keys(found).length + 1}-${state.replace(/\W+/g, '-')}`);
+          found[state] = await axeViolations(page);
+        };
+
+        await page.goto(authorizeUrl(server, webRequest({ scope: 'openid api1.read', ...locales }, 'browser-spa', spaRedirect).params));
+        await check('sign in', t.signIn);
+        await page.getByLabel(t.username).fill(alice.username);
+        await page.getByLabel(t.password).fill('wrong-password');
+        await page.getByRole('button', { name: t.signIn }).click();
+        await expect.poll(() => page.getByRole('alert').count()).toBe(1);
+        await check('sign in, with an error notice', t.signIn);
+        await page.getByLabel(t.password).fill(alice.password);
+        await page.getByRole('button', { name: t.signIn }).click();
+        await check('consent', t.consent);
+        await page.getByRole('button', { name: t.approve }).click();
+        await expect.poll(() => landedOn(page).searchParams.has('code')).toBe(true);
+
+        const cdp = await context.newCDPSession(page);
+        await cdp.send('Emulation.setScriptExecutionDisabled', { value: true });
+        await page.goto(authorizeUrl(server, web({ response_mode: 'form_post', ...locales }).params));
+        await cdp.send('Emulation.setScriptExecutionDisabled', { value: false });
+        await check('form_post', t.continue);
+        expect(await page.getByRole('button', { name: t.continue }).count()).toBe(1);
+
+        await page.goto(`${server.url}/connect/endsession?${new URLSearchParams(locales)}`);
+        await check('logout confirmation', t.logout);
+        await page.getByRole('button', { name: t.signOut }).click();
+        await check('signed out', t.signedOut);
+
+        await page.goto(authorizeUrl(server, { ...web(locales).params, client_id: 'no-such-client' }));
+        await check('error (unknown client)', t.invalidLink);
+      } finally {
+        await context.close();
+      }
+      return found;
+    }
+
+    it.each(['en', 'de'] as const)('has no serious or critical axe-core violations on any sign-in page (%s)', async (lang) => {
+      const found = await walk(lang);
+      expect(found).toEqual(Object.fromEntries(Object.keys(found).map((state) => [state, []])));
+      expect(Object.keys(found)).toHaveLength(7);
+    });
+
+    it('draws the focus ring, input and button borders and the error notice\'s border at 3:1 or more (WCAG 2.2, 1.4.11)', async () => {
+      const context = await axeContext(browser);
+      try {
+        const page = await context.newPage();
+        await page.goto(authorizeUrl(server, webRequest({ scope: 'openid api1.read' }, 'browser-spa', spaRedirect).params));
+        // Bob here, Alice in the walks: no pair comes near the throttle's threshold.
+        await page.getByLabel('Username').fill(bob.username);
+        await page.getByLabel('Password').fill('wrong-password');
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await expect.poll(() => page.getByRole('alert').count()).toBe(1);
+        const card = await computedStyle(page, 'main', 'background-color');
+        await expectBorder(page, '#username', card);
+        await expectBorder(page, '#password', card);
+        await expectBorder(page, '.notice', card);
+        for (const target of ['#username', '#password', 'button[type=submit]']) await expectFocusRing(page, target, card);
+
+        // Consent's second button is white on the white card: its border is what shows it is a button.
+        await page.getByLabel('Password').fill(bob.password);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await expect.poll(() => page.locator('h1').textContent()).toBe('Allow access?');
+        await expectBorder(page, 'button.secondary', card);
+        for (const target of ['button[value=approve]', 'button.secondary']) await expectFocusRing(page, target, card);
+      } finally {
+        await context.close();
+      }
+    });
   });
 });
