@@ -118,6 +118,11 @@ describe('mutual TLS for a client from the database', () => {
     expect((await token()).status).toBe(200);
 
     await admin.removeSecret('client', 'stored-native', added.id);
-    expect(await within(2500, token, 401)).toMatchObject({ status: 401, body: denied });
+    const refused = await within(2500, token, 401);
+    expect({ status: refused.status, body: refused.body }).toEqual({ status: 401, body: denied });
+    // Left with a shared secret only, the client's certificate can only bind tokens (RFC 8705 §4):
+    // no certificate method is tried for it, as for a config client holding no certificate secret.
+    const line = s.logs.find((l) => l.reqId === refused.headers['x-request-id'] && l.msg === 'request rejected');
+    expect(line).toMatchObject({ error: 'invalid_client', detail: 'no credentials for client "stored-native"' });
   });
 });
