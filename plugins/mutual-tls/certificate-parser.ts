@@ -6,19 +6,22 @@
  * `tls_client_auth` (§2.1). Both are `fromConnection`: a client that sends credentials in the
  * request (a secret, an assertion) authenticates with those, and its certificate only binds tokens.
  *
- * A parser answers only for a caller that holds certificate secrets: a public client, or a client
- * with shared secrets only, may present a certificate just to bind its tokens (RFC 8705 §4).
+ * A parser does not answer for a config client or API resource without certificate secrets: a
+ * public client, or one with shared secrets only, may present a certificate just to bind its
+ * tokens (RFC 8705 §4). An id the config does not know may be a client from a store (issue 19):
+ * the parser answers, and the host, which holds that client, applies the same rule to it.
  */
 import type { ClientCertificate, PluginDependencies, SecretParser } from 'svc/sdk';
 import { CERTIFICATE_SECRET_TYPES, PARSED_CERTIFICATE } from './secret-types.js';
 
 type Method = 'tls_client_auth' | 'self_signed_tls_client_auth';
 
-function holdersOfCertificateSecrets(config: PluginDependencies['config']): { clients: ReadonlySet<string>; apis: ReadonlySet<string> } {
-  const holds = (secrets: readonly { type: string }[]): boolean => secrets.some((s) => CERTIFICATE_SECRET_TYPES.includes(s.type));
+/** The config's ids that hold no certificate secret, by kind. */
+function configIdsWithoutCertificates(config: PluginDependencies['config']): { clients: ReadonlySet<string>; apis: ReadonlySet<string> } {
+  const lacks = (secrets: readonly { type: string }[]): boolean => !secrets.some((s) => CERTIFICATE_SECRET_TYPES.includes(s.type));
   return {
-    clients: new Set(config.clients.filter((c) => holds(c.clientSecrets)).map((c) => c.clientId)),
-    apis: new Set(config.apiResources.filter((r) => holds(r.secrets)).map((r) => r.name)),
+    clients: new Set(config.clients.filter((c) => lacks(c.clientSecrets)).map((c) => c.clientId)),
+    apis: new Set(config.apiResources.filter((r) => lacks(r.secrets)).map((r) => r.name)),
   };
 }
 
@@ -31,7 +34,7 @@ export function isSelfIssued(certificate: ClientCertificate['certificate']): boo
 }
 
 function createParser(method: Method, { config }: Pick<PluginDependencies, 'config'>): SecretParser {
-  const holders = holdersOfCertificateSecrets(config);
+  const without = configIdsWithoutCertificates(config);
   const selfSigned = method === 'self_signed_tls_client_auth';
   return {
     authenticationMethod: method,
@@ -40,7 +43,7 @@ function createParser(method: Method, { config }: Pick<PluginDependencies, 'conf
     parse({ params, clientCertificate, endpoint }) {
       if (clientCertificate === undefined) return undefined;
       const id = params.get('client_id');
-      if (id === undefined || !(endpoint === 'introspection' ? holders.apis : holders.clients).has(id)) return undefined;
+      if (id === undefined || (endpoint === 'introspection' ? without.apis : without.clients).has(id)) return undefined;
       if (isSelfIssued(clientCertificate.certificate) !== selfSigned) return undefined;
       return { id, credential: clientCertificate.thumbprint, type: PARSED_CERTIFICATE, decoded: clientCertificate };
     },

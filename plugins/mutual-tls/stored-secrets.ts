@@ -50,9 +50,13 @@ const parsers: Readonly<Record<string, (value: string) => string>> = {
   [CERTIFICATE_SECRET]: certificateThumbprintOf,
 };
 
-/** The stored values of one secret type, by secret: a thumbprint (base64url) or a canonical name. */
+/**
+ * The stored values of one secret type, by secret: a thumbprint (base64url) or a canonical name.
+ * A store's client (the database, a plugin's) arrives as a frozen object that lives until the
+ * store reloads: its secrets are parsed on first use and kept by object, failures included.
+ */
 export class StoredValues {
-  readonly #bySecret = new WeakMap<Secret, string>();
+  readonly #bySecret = new WeakMap<Secret, string | null>();
   readonly #parse: (value: string) => string;
 
   private constructor(readonly type: string) {
@@ -82,11 +86,15 @@ export class StoredValues {
   /** The parsed value; a secret not seen at start-up is parsed now, and one that does not parse is `undefined`. */
   of(secret: Secret): string | undefined {
     const known = this.#bySecret.get(secret);
-    if (known !== undefined) return known;
+    if (known !== undefined) return known ?? undefined;
+    let parsed: string | null;
     try {
-      return this.#parse(secret.value);
+      parsed = this.#parse(secret.value);
     } catch {
-      return undefined;
+      parsed = null;
     }
+    // A secret that is not frozen could change under the cache: it is parsed on every use.
+    if (Object.isFrozen(secret)) this.#bySecret.set(secret, parsed);
+    return parsed ?? undefined;
   }
 }

@@ -139,11 +139,16 @@ function parseSecret(secret: Secret): VerificationKey {
   return secret.type === CERTIFICATE_SECRET ? fromCertificate(secret.value) : fromJwk(secret.value);
 }
 
-/** Verification keys by secret, built at start-up; keyed by type and value, so copies of a Secret hit too. */
+/**
+ * Verification keys by secret. The config's are parsed at start-up (keyed by type and value too,
+ * so copies of a config Secret hit). A store's client (the database, a plugin's) arrives as a
+ * frozen object that lives until the store reloads: its secrets are parsed on first use and kept
+ * by object, failures included, so a stored key costs one parse per loaded copy and a replaced
+ * copy is forgotten with it.
+ */
 export class ClientKeys {
   readonly #keys = new Map<string, VerificationKey>();
-  /** By secret object: config secrets are frozen, so a request finds its key without rebuilding the text key. */
-  readonly #bySecret = new WeakMap<Secret, VerificationKey>();
+  readonly #bySecret = new WeakMap<Secret, VerificationKey | Error>();
 
   /** Parses every key secret of every client and API resource; throws naming the first bad one. */
   static fromConfig(config: Pick<PluginConfig, 'clients' | 'apiResources'>): ClientKeys {
@@ -156,7 +161,9 @@ export class ClientKeys {
       holder.secrets.forEach((secret, index) => {
         if (!KEY_SECRET_TYPES.includes(secret.type)) return;
         try {
-          keys.#load(secret);
+          const key = parseSecret(secret);
+          keys.#keys.set(textKey(secret), key);
+          if (Object.isFrozen(secret)) keys.#bySecret.set(secret, key);
         } catch (error) {
           throw new Error(`plugin private-key-jwt: ${holder.name}[${index}] (${secret.type}): ${(error as Error).message}`, {
             cause: error,
@@ -167,22 +174,25 @@ export class ClientKeys {
     return keys;
   }
 
+  /** The secret's key; throws the parse error (remembered too) for one that does not parse. */
   #load(secret: Secret): VerificationKey {
-    let key = this.#bySecret.get(secret);
-    if (key !== undefined) return key;
-    const cacheKey = `${secret.type}\n${secret.value}`;
-    key = this.#keys.get(cacheKey);
-    if (key === undefined) {
-      key = parseSecret(secret);
-      this.#keys.set(cacheKey, key);
+    let found = this.#bySecret.get(secret) ?? this.#keys.get(textKey(secret));
+    if (found === undefined) {
+      try {
+        found = parseSecret(secret);
+      } catch (error) {
+        found = error as Error;
+      }
     }
-    if (Object.isFrozen(secret)) this.#bySecret.set(secret, key);
-    return key;
+    // A secret that is not frozen could change under the cache: it is parsed on every use.
+    if (Object.isFrozen(secret)) this.#bySecret.set(secret, found);
+    if (found instanceof Error) throw found;
+    return found;
   }
 
   /**
-   * The keys of a holder's secrets. A secret not seen at start-up (a host that adds clients at
-   * run time) is parsed once and cached; one that does not parse is reported, not used.
+   * The keys of a holder's secrets. A secret not seen at start-up (a client from a store) is
+   * parsed on first use and cached with its object; one that does not parse is reported, not used.
    */
   keysFor(secrets: readonly Secret[]): { keys: CandidateKey[]; unusable: string[] } {
     const keys: CandidateKey[] = [];
@@ -199,3 +209,5 @@ export class ClientKeys {
     return { keys, unusable };
   }
 }
+
+const textKey = (secret: Secret): string => `${secret.type}\n${secret.value}`;

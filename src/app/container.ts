@@ -47,7 +47,7 @@ import type { ScopeCatalog } from '../oauth/scopes.js';
 import { buildParameterTable, hostParameters, type ParameterTable } from '../oauth/form-params.js';
 import { createPluginRegistrar, type PluginRegistry } from '../plugin-host/plugin-registry.js';
 import { standardGrants } from '../grants/index.js';
-import { buildDiscoveryDocument } from '../endpoints/discovery.js';
+import { discoveryDocument } from '../endpoints/discovery.js';
 import { createTokenEndpoint } from '../endpoints/token.js';
 import { createIntrospectionEndpoint } from '../endpoints/introspection.js';
 import { createRevocationEndpoint } from '../endpoints/revocation.js';
@@ -211,7 +211,9 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
 function createHostRouter(cradle: HostCradle): Router {
   const { config, store, clock, logger, events, keyRing, urls, registry, counters, metrics, parameterTable } = cradle;
   const { clientAuthenticator, tokenIssuer, tokenValidator, scopeCatalog, resourceOwnerValidator, passwordThrottle, signInPages, dpop, pageParts } = cradle;
-  const corsOrigins = new Set(config.clients.flatMap((c) => c.allowedCorsOrigins));
+  const { clientDirectory } = cradle;
+  // With a client store a stored client may bring origins later, so the middleware is always there.
+  const corsNeeded = clientDirectory.dynamic || clientDirectory.facts().corsOrigins.size > 0;
   const router = createRouter(
     {
       token: createTokenEndpoint({
@@ -236,7 +238,7 @@ function createHostRouter(cradle: HostCradle): Router {
         events,
       }),
       devicePage: createDevicePage({
-        config, clients: cradle.clientDirectory.clients, store, clock, logger, resourceOwnerValidator, events,
+        config, clients: clientDirectory.clients, store, clock, logger, resourceOwnerValidator, events,
         failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
         passwordThrottle,
         pageParts,
@@ -247,8 +249,8 @@ function createHostRouter(cradle: HostCradle): Router {
       }),
       userInfo: createUserInfoEndpoint({ config, tokenValidator, users: resourceOwnerValidator, dpop }),
       dpopNonce: () => dpop.currentNonce(),
-      ...(corsOrigins.size > 0 ? { cors: corsForClients(corsOrigins) } : {}),
-      discoveryJson: buildDiscoveryDocument(config, urls, registry),
+      ...(corsNeeded ? { cors: corsForClients(() => clientDirectory.facts().corsOrigins) } : {}),
+      discoveryJson: discoveryDocument(config, urls, registry, () => clientDirectory.facts()),
       jwksJson: () => keyRing.jwksJson(),
       homePage: homePage(config.issuer),
       ...(config.registration.enabled

@@ -4,6 +4,7 @@
  * `clientStores.refreshInterval`). Secrets are generated here, printed once, stored as hashes;
  * nothing prints a stored secret or hash.
  */
+import { readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { createApp } from '../app/create-app.js';
 import { createEntryChecker } from '../clients/check-entry.js';
@@ -223,6 +224,8 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
     const id = needId();
     switch (args[0]) {
       case 'add': {
+        const certificateFile = str(values.certificate);
+        if (certificateFile !== undefined) return addCertificate(admin, id, certificateFile);
         const expiresIn = str(values['expires-in']);
         const others = str(values['expire-others-in']);
         const made = await admin.addSecret(kind, id, {
@@ -248,6 +251,25 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
         return 0;
       }
     }
+  }
+
+  /** `secret add <id> --certificate <pem file>`: the client's certificate, for private_key_jwt or self-signed mutual TLS. */
+  async function addCertificate(admin: ClientAdmin, id: string, file: string): Promise<number> {
+    let text: Buffer;
+    try {
+      text = await readFile(file);
+    } catch (err) {
+      throw new CliError(`--certificate: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+    }
+    const expiresIn = str(values['expires-in']);
+    const added = await admin.addCertificate(kind, id, text, {
+      ...(expiresIn === undefined ? {} : { expiresIn: parseDuration(expiresIn, '--expires-in') }),
+      ...(str(values.description) === undefined ? {} : { description: str(values.description)! }),
+    });
+    out(json
+      ? `${JSON.stringify({ [kind === 'client' ? 'clientId' : 'name']: id, secretId: added.id, type: 'X509CertificateBase64', thumbprint: added.thumbprint, expires: iso(added.expiresAt) })}\n`
+      : `certificate secret ${added.id} of "${id}" added (x5t#S256 ${added.thumbprint}, expires ${iso(added.expiresAt)}).\n`);
+    return 0;
   }
 
   async function testAuth(config: ResolvedConfig, registry: PluginRegistry, store: Store): Promise<number> {

@@ -174,6 +174,7 @@ const registryOptions = {
   'expires-in': { type: 'string' },
   'expire-others-in': { type: 'string' },
   description: { type: 'string' },
+  certificate: { type: 'string' },
   in: { type: 'string' },
   method: { type: 'string' },
 } as const;
@@ -192,6 +193,8 @@ const registryDetails = (noun: 'clients' | 'apis'): string => {
     [`remove ${id}`, ''],
     [`secret add ${id}`, '[--expires-in 90d] [--expire-others-in 7d] [--description <text>]'],
     ['', 'a rotation: the new secret works at once, the old ones until the overlap ends'],
+    [`secret add ${id} --certificate <pem file>`, '[--expires-in 90d] [--description <text>]: the certificate as an'],
+    ['', 'X509CertificateBase64 secret (private_key_jwt, self_signed_tls_client_auth)'],
     [`secret expire ${id} <secret_id>`, '[--in 0]: expire it now, or after a delay'],
     [`secret remove ${id} <secret_id>`, ''],
     ...(noun === 'clients'

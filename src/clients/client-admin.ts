@@ -4,7 +4,7 @@
  * config entry meets (`check-entry.ts`); a generated secret is returned once and stored only as
  * its SHA-256 hash in IdentityServer's encoding (`hashSecret`), so it cannot be shown again.
  */
-import { randomBytes } from 'node:crypto';
+import { X509Certificate, createHash, randomBytes } from 'node:crypto';
 import type { ApiResource, Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock } from '../sdk/contracts.js';
 import { hashSecret } from '../sdk/hash.js';
@@ -149,6 +149,33 @@ export function createClientAdmin(deps: ClientAdminDeps) {
         }
       }
       return made.shown;
+    },
+    /**
+     * A client's certificate as an `X509CertificateBase64` secret (base64 DER), for
+     * `private_key_jwt` (RFC 7523) and `self_signed_tls_client_auth` (RFC 8705 §2.2). Nothing is
+     * secret here, so nothing is printed; the secret expires with the certificate unless
+     * `expiresIn` says sooner. Checked as a node will check it: a type no loaded plugin validates
+     * is refused.
+     */
+    async addCertificate(kind: RecordKind, id: string, certificate: string | Buffer, options: { expiresIn?: number; description?: string } = {}): Promise<{ id: string; expiresAt: number; thumbprint: string }> {
+      let parsed: X509Certificate;
+      try {
+        parsed = new X509Certificate(certificate);
+      } catch (err) {
+        throw new ClientAdminError(`not a PEM or DER X.509 certificate (${(err as Error).message}).`);
+      }
+      const record = await existing(kind, id);
+      const now = clock.now();
+      const notAfter = Date.parse(parsed.validTo);
+      if (!(notAfter > now)) throw new ClientAdminError(`the certificate expired at ${new Date(notAfter).toISOString()}.`);
+      const expiresAt = options.expiresIn === undefined ? notAfter : Math.min(notAfter, now + options.expiresIn * 1000);
+      const stored: StoredSecret = {
+        id: randomBytes(4).toString('hex'), type: 'X509CertificateBase64', value: parsed.raw.toString('base64'),
+        description: options.description, createdAt: now, expiresAt,
+      };
+      await check({ ...record, secrets: [...record.secrets, stored] });
+      if (!(await records.addSecret(kind, id, stored))) throw new ClientAdminError(`${label(kind, id)} is not in the database.`);
+      return { id: stored.id, expiresAt, thumbprint: createHash('sha256').update(parsed.raw).digest('base64url') };
     },
     /** Sets a secret's expiry: `inSeconds` 0 expires it now. */
     async expireSecret(kind: RecordKind, id: string, secretId: string, inSeconds: number): Promise<number> {

@@ -1,12 +1,15 @@
 /**
  * GET /.well-known/openid-configuration (OpenID Connect Discovery 1.0, RFC 8414). The document
- * depends only on config and loaded plugins, so it is serialized once at start-up.
+ * depends on config, loaded plugins and two facts over the enabled clients (is one public, may
+ * one ask for `offline_access`); it is serialized at start-up and again only when a client
+ * store's reload changed those facts (issue 19), so a stored public client makes `none` appear.
  */
 import type { ResolvedConfig } from '../config/schema.js';
 import type { EndpointUrls, JsonValue } from '../sdk/contracts.js';
 import type { PluginRegistry } from '../plugin-host/plugin-registry.js';
 import { paths } from './urls.js';
 import { receivesClientCertificates } from '../http/tls.js';
+import type { ClientFacts } from '../clients/client-directory.js';
 
 /**
  * RFC 8705 §5: where a client using mutual TLS sends its requests. The same URLs when the
@@ -24,7 +27,29 @@ function mtlsEndpointAliases(base: string): Record<string, JsonValue> {
   };
 }
 
-export function buildDiscoveryDocument(config: ResolvedConfig, urls: EndpointUrls, registry: PluginRegistry): string {
+/** The document for the current facts, re-serialized only when the directory handed out new facts. */
+export function discoveryDocument(config: ResolvedConfig, urls: EndpointUrls, registry: PluginRegistry, facts: () => ClientFacts): () => string {
+  let seen: Pick<ClientFacts, 'anyPublicClient' | 'anyOfflineAccess'> | undefined;
+  let json = '';
+  return () => {
+    const now = facts();
+    if (now !== seen) {
+      if (seen === undefined || now.anyPublicClient !== seen.anyPublicClient || now.anyOfflineAccess !== seen.anyOfflineAccess) {
+        json = buildDiscoveryDocument(config, urls, registry, now);
+      }
+      seen = now;
+    }
+    return json;
+  };
+}
+
+export function buildDiscoveryDocument(
+  config: ResolvedConfig, urls: EndpointUrls, registry: PluginRegistry,
+  facts: Pick<ClientFacts, 'anyPublicClient' | 'anyOfflineAccess'> = {
+    anyPublicClient: config.clients.some((c) => !c.requireClientSecret),
+    anyOfflineAccess: config.clients.some((c) => c.allowOfflineAccess),
+  },
+): string {
   const mtls = receivesClientCertificates(config);
   // A method that reads the TLS client certificate is offered only when a certificate can arrive.
   const parsers = registry.secretParsers.filter((p) => mtls || p.fromConnection !== true);
@@ -34,9 +59,9 @@ export function buildDiscoveryDocument(config: ResolvedConfig, urls: EndpointUrl
   const scopes = [
     ...config.identityResources.map((r) => r.name),
     ...config.apiScopes.map((s) => s.name),
-    ...(config.clients.some((c) => c.allowOfflineAccess) ? ['offline_access'] : []),
+    ...(facts.anyOfflineAccess ? ['offline_access'] : []),
   ];
-  const withNone = config.clients.some((c) => !c.requireClientSecret) ? [...authMethods, 'none'] : authMethods;
+  const withNone = facts.anyPublicClient ? [...authMethods, 'none'] : authMethods;
   // Plugin metadata first: it adds members, it never overrides the core's.
   const doc: Record<string, JsonValue> = {
     ...metadata,

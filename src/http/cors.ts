@@ -2,20 +2,23 @@
  * CORS for browser-based clients. The token, revocation and device authorization endpoints
  * answer an `Origin` listed in some client's `allowedCorsOrigins` (the client is not known
  * before the body is read, so the union is used, as IdentityServer does); discovery and JWKS
- * are public documents readable from anywhere.
+ * are public documents readable from anywhere. `allowedOrigins` is asked on each request: the
+ * client directory hands out the set it rebuilt at its last reload, so stored clients count too.
  */
 import type { Context, Next } from 'koa';
 import { InvalidRequest } from '../oauth/errors.js';
 
-export function corsForClients(allowedOrigins: ReadonlySet<string>) {
+export function corsForClients(allowedOrigins: () => ReadonlySet<string>) {
   return async function cors(ctx: Context, next: Next): Promise<void> {
     const origin = ctx.get('origin');
-    // Without Origin this is no CORS request: an OPTIONS gets the router's usual `Allow` answer.
-    if (!origin) {
+    const allowed = allowedOrigins();
+    // Without Origin this is no CORS request, and with no client listing an origin the service
+    // does no CORS at all: either way an OPTIONS gets the router's usual `Allow` answer.
+    if (!origin || allowed.size === 0) {
       await next();
       return;
     }
-    if (!allowedOrigins.has(origin)) {
+    if (!allowed.has(origin)) {
       if (ctx.method === 'OPTIONS') throw new InvalidRequest('The origin is not allowed to call this endpoint.', { status: 403 });
       await next();
       return;

@@ -31,7 +31,8 @@ export interface Endpoints {
   dpopNonce?(): Promise<string | undefined>;
   /** CORS for the endpoints browser-based clients call. */
   cors?: Middleware;
-  discoveryJson: string;
+  /** The discovery document, serialized; a function, as stored clients can change what it lists. */
+  discoveryJson: () => string;
   jwksJson(): string;
   /** GET /: a page naming the service and linking discovery. */
   homePage?: Middleware;
@@ -141,8 +142,8 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
   }
 
   if (endpoints.homePage) router.get('/', endpoints.homePage);
-  router.get(paths.discovery, (ctx) => sendJson(ctx, endpoints.discoveryJson, 'public'));
-  router.get(paths.oauthMetadata, (ctx) => sendJson(ctx, endpoints.discoveryJson, 'public'));
+  router.get(paths.discovery, (ctx) => sendJson(ctx, endpoints.discoveryJson(), 'public'));
+  router.get(paths.oauthMetadata, (ctx) => sendJson(ctx, endpoints.discoveryJson(), 'public'));
   router.get(paths.jwks, (ctx) => {
     sendJson(ctx, endpoints.jwksJson(), 'public');
     ctx.type = 'application/jwk-set+json';

@@ -99,10 +99,21 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
 
   type Found = { parsed: ParsedSecret; method: string; fromConnection: boolean };
 
-  async function parse(source: CredentialSource, description: string): Promise<Found | undefined> {
+  async function parse(source: CredentialSource, description: string, secretsOf: (id: string) => readonly Secret[] | undefined): Promise<Found | undefined> {
     const inRequest = await parseWith(requestParsers, source, description);
     // A certificate at the TLS layer only authenticates when the request itself carries no credentials.
-    return inRequest ?? (connectionParsers.length > 0 ? await parseWith(connectionParsers, source, description) : undefined);
+    if (inRequest || connectionParsers.length === 0) return inRequest;
+    const found = await parseWith(connectionParsers, source, description);
+    // RFC 8705 §4: a holder with no secret that could judge the certificate (a public client, one
+    // with shared secrets only) presents it only to bind its tokens. Decided here, over the holder
+    // the directory resolved, so a client from any store is treated like a config client.
+    const secrets = found && secretsOf(found.parsed.id);
+    if (found && secrets !== undefined && !secrets.some((s) => judges(found.parsed.type, s.type))) return undefined;
+    return found;
+  }
+
+  function judges(parsedType: string, secretType: string): boolean {
+    return (validatorsByType.get(parsedType) ?? []).some((v) => v.secretTypes.includes(secretType));
   }
 
   async function parseWith(parsers: readonly SecretParser[], source: CredentialSource, description: string): Promise<Found | undefined> {
@@ -175,7 +186,7 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
   }
 
   async function client(source: CredentialSource, seen: Seen): Promise<AuthenticatedClient> {
-    const found = await parse(source, CLIENT_DENIED);
+    const found = await parse(source, CLIENT_DENIED, (id) => deps.clients.get(id)?.clientSecrets);
     seen.id = found?.parsed.id;
     seen.method = found?.method;
     const claimedId = source.params.get('client_id');
@@ -210,7 +221,7 @@ export function createClientAuthenticator(deps: ClientAuthenticatorDeps): Client
   }
 
   async function apiResource(source: CredentialSource, seen: Seen): Promise<AuthenticatedApi> {
-    const found = await parse(source, API_DENIED);
+    const found = await parse(source, API_DENIED, (id) => deps.apiResources.get(id)?.secrets);
     seen.id = found?.parsed.id;
     seen.method = found?.method;
     if (!found) throw denied(source, 'no API credentials', API_DENIED);

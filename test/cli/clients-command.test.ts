@@ -2,6 +2,7 @@
  * `svc clients` and `svc apis` (issue 19), run through the CLI's own entry (`main`) in process
  * against a SQLite file, as the server would read it. One spawned run checks the real binary.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { openSqlite } from '../../src/store/sql/sqlite.js';
 import type { StoredRecord } from '../../src/store/client-records.js';
 import { firstPartyPlugins } from '../support/server.js';
 import { runCli } from '../support/svc-process.js';
+import { certificateOf, makeKey } from '../plugins/private-key-jwt/helpers.js';
 
 let dir: string;
 let configFile: string;
@@ -148,6 +150,33 @@ describe('svc clients', () => {
     expect(last.code).toBe(1);
     expect(last.stderr).toContain('client "reports".clientSecrets: a confidential client needs at least one secret');
     expect((await stored('client', 'reports'))!.secrets.map((s) => s.id)).toEqual([id]);
+  });
+
+  it('secret add --certificate stores a PEM certificate as an X509CertificateBase64 secret, expiring with it', async () => {
+    const key = await makeKey('P-256');
+    const notAfter = Math.floor(Date.now() / 1000 + 30 * 86_400) * 1000;
+    const der = Buffer.from(await certificateOf(key, { notBefore: Date.now() - 86_400_000, notAfter }));
+    const pemFile = join(dir, 'laptop.pem');
+    writeFileSync(pemFile, `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{64}/g, '$&\n')}\n-----END CERTIFICATE-----\n`);
+    const thumbprint = createHash('sha256').update(der).digest('base64url');
+
+    expect((await svc('clients', 'add', 'keyed', '--grant', 'client_credentials', '--scope', 'api1.read')).code).toBe(0);
+    const run = await svc('clients', 'secret', 'add', 'keyed', '--certificate', pemFile, '--description', 'laptop');
+    expect(run.stderr).toBe('');
+    const [, id] = /^certificate secret ([0-9a-f]{8}) of "keyed" added \(x5t#S256 (\S+), expires (\S+)\)\.\n$/.exec(run.stdout) ?? [];
+    expect(run.stdout).toBe(`certificate secret ${id} of "keyed" added (x5t#S256 ${thumbprint}, expires ${new Date(notAfter).toISOString()}).\n`);
+    expect((await stored('client', 'keyed'))!.secrets.find((s) => s.id === id)).toMatchObject({
+      type: 'X509CertificateBase64', value: der.toString('base64'), description: 'laptop', expiresAt: notAfter,
+    });
+    expect((await svc('clients', 'test-auth', 'keyed', '--method', 'private_key_jwt')).stdout).toContain('private_key_jwt: ok');
+
+    const json = await svc('clients', 'secret', 'add', 'keyed', '--certificate', pemFile, '--expires-in', '1d', '--json');
+    expect(JSON.parse(json.stdout)).toEqual({ clientId: 'keyed', secretId: expect.stringMatching(/^[0-9a-f]{8}$/), type: 'X509CertificateBase64', thumbprint, expires: expect.stringMatching(/Z$/) });
+    expect(await svc('clients', 'secret', 'add', 'keyed', '--certificate', join(dir, 'missing.pem'))).toEqual({
+      code: 1, stdout: '', stderr: `svc: --certificate: cannot read ${join(dir, 'missing.pem')} (ENOENT).\n`,
+    });
+    expect(await svc('clients', 'secret', 'add', 'keyed', '--certificate', configFile)).toMatchObject({ code: 1, stderr: expect.stringMatching(/^svc: not a PEM or DER X\.509 certificate \(/) });
+    expect((await svc('clients', 'remove', 'keyed')).code).toBe(0);
   });
 
   it('disable and enable', async () => {

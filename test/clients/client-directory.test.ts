@@ -11,7 +11,8 @@ import type { EntryChecker } from '../../src/clients/check-entry.js';
 import { createClientDirectory } from '../../src/clients/client-directory.js';
 import type { ClientStore, Logger } from '../../src/sdk/contracts.js';
 
-const client = (clientId: string, scope = 'api'): Client => ({ clientId, allowedScopes: [scope] }) as unknown as Client;
+const client = (clientId: string, scope = 'api'): Client =>
+  ({ clientId, allowedScopes: [scope], allowedCorsOrigins: [`https://${clientId}.example`], requireClientSecret: scope !== 'public', allowOfflineAccess: false }) as unknown as Client;
 
 /** Accepts `{ clientId, scope? , disabled? }`; refuses an entry whose scope is "bad". */
 const checker: EntryChecker = {
@@ -52,6 +53,21 @@ function recordingLogger() {
 const config = { clients: [client('app')], apiResources: [], clientStores: { database: true, refreshInterval: 5 } };
 
 describe('client directory', () => {
+  it('rebuilds its facts (CORS origins, any public client) with each reload that changed something', async () => {
+    const db = memoryStore('database', [{ clientId: 'db-app' }]);
+    const dir = createClientDirectory({ config, stores: [db.store], checker, logger: recordingLogger().logger, clock: { now: () => 0 } });
+    expect([...dir.facts().corsOrigins]).toEqual(['https://app.example']);
+    await dir.load();
+    const loaded = dir.facts();
+    expect(loaded).toEqual({ corsOrigins: new Set(['https://app.example', 'https://db-app.example']), anyPublicClient: false, anyOfflineAccess: false });
+    await dir.refresh();
+    expect(dir.facts()).toBe(loaded);
+    db.state.entries = [{ clientId: 'native', scope: 'public' }];
+    db.state.version = 2;
+    await dir.refresh();
+    expect(dir.facts()).toEqual({ corsOrigins: new Set(['https://app.example', 'https://native.example']), anyPublicClient: true, anyOfflineAccess: false });
+  });
+
   it('serves the config first, then each store in order; a disabled entry is known but not served', async () => {
     const db = memoryStore('database', [{ clientId: 'db-app' }, { clientId: 'off', disabled: true }]);
     const dir = createClientDirectory({ config, stores: [db.store], checker, logger: recordingLogger().logger, clock: { now: () => 0 } });

@@ -101,6 +101,22 @@ describe('ClientKeys', () => {
     expect(again.keys[1]!.key).toBe(first.keys[1]!.key);
   });
 
+  it("keeps a store's frozen secret by object: parsed once per loaded copy, a new copy parsed anew", async () => {
+    const keys = ClientKeys.fromConfig(makeConfig([]));
+    const stored = Object.freeze({ ...(await certificateSecret(ec)) });
+    const first = keys.keysFor([stored]).keys[0]!.key;
+    expect(keys.keysFor([stored]).keys[0]!.key).toBe(first);
+    // The store reloaded: an equal secret in a new object is its own entry, the old one can be collected.
+    const reloaded = Object.freeze({ ...stored });
+    const fresh = keys.keysFor([reloaded]).keys[0]!.key;
+    expect(fresh).not.toBe(first);
+    expect(fresh.kids).toEqual(first.kids);
+    // A value that does not parse is remembered as unusable, with the same reason each time.
+    const broken = Object.freeze(secret('JsonWebKey', '[]'));
+    expect(keys.keysFor([broken]).unusable).toEqual(['secret #0: not a JSON object']);
+    expect(keys.keysFor([broken]).unusable).toEqual(['secret #0: not a JSON object']);
+  });
+
   it('reports a secret it cannot use that was not in the config, by description', () => {
     const keys = ClientKeys.fromConfig(makeConfig([]));
     const { keys: usable, unusable } = keys.keysFor([secret('JsonWebKey', '[]', 'old key'), secret('SharedSecret', 'x')]);
