@@ -67,14 +67,14 @@ describe('private_key_jwt for a client from the database', () => {
     const record = await admin.show('client', 'stored-jwt');
     expect(record.secrets.find((x) => x.id === added.id)).toMatchObject({ type: 'X509CertificateBase64', value: der.toString('base64'), description: 'laptop' });
 
-    const ok = await within(2500, () => token(s, 'stored-jwt'), 200);
+    const ok = await within(6000, () => token(s, 'stored-jwt'), 200);
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.body).toMatchObject({ token_type: 'Bearer', scope: 'api' });
     // The parsed key is kept with the loaded client: a second assertion verifies as well.
     expect((await token(s, 'stored-jwt')).status).toBe(200);
 
     await admin.removeSecret('client', 'stored-jwt', added.id);
-    const refused = await within(2500, () => token(s, 'stored-jwt'), 401);
+    const refused = await within(6000, () => token(s, 'stored-jwt'), 401);
     expect({ status: refused.status, body: refused.body }).toEqual({ status: 401, body: denied });
     expect(s.logText()).toContain('private_key_jwt for \\"stored-jwt\\": no secret of a fitting type');
   });
@@ -112,13 +112,13 @@ describe('mutual TLS for a client from the database', () => {
     await admin.add('client', 'stored-native', m2m);
     const added = await admin.addCertificate('client', 'stored-native', pki.selfSigned.certificatePem);
     expect(added.thumbprint).toBe(pki.selfSigned.thumbprint);
-    const ok = await within(2500, token, 200);
+    const ok = await within(6000, token, 200);
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.body).toMatchObject({ token_type: 'Bearer', scope: 'api' });
     expect((await token()).status).toBe(200);
 
     await admin.removeSecret('client', 'stored-native', added.id);
-    const refused = await within(2500, token, 401);
+    const refused = await within(6000, token, 401);
     expect({ status: refused.status, body: refused.body }).toEqual({ status: 401, body: denied });
     // Left with a shared secret only, the client's certificate can only bind tokens (RFC 8705 §4):
     // no certificate method is tried for it, as for a config client holding no certificate secret.
