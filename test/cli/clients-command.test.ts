@@ -157,7 +157,7 @@ describe('svc clients', () => {
     const notAfter = Math.floor(Date.now() / 1000 + 30 * 86_400) * 1000;
     const der = Buffer.from(await certificateOf(key, { notBefore: Date.now() - 86_400_000, notAfter }));
     const pemFile = join(dir, 'laptop.pem');
-    writeFileSync(pemFile, `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{64}/g, '$&\n')}\n-----END CERTIFICATE-----\n`);
+    writeFileSync(pemFile, `-----BEGIN CERTIFICATE-----\n${der.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`);
     const thumbprint = createHash('sha256').update(der).digest('base64url');
 
     expect((await svc('clients', 'add', 'keyed', '--grant', 'client_credentials', '--scope', 'api1.read')).code).toBe(0);

@@ -62,7 +62,7 @@ describe('private_key_jwt for a client from the database', () => {
   it('authenticates with the stored certificate, and not after its secret is removed', async () => {
     const { server: s, admin } = await start({});
     await admin.add('client', 'stored-jwt', m2m);
-    const pem = `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{64}/g, '$&\n')}\n-----END CERTIFICATE-----\n`;
+    const pem = `-----BEGIN CERTIFICATE-----\n${der.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
     const added = await admin.addCertificate('client', 'stored-jwt', pem, { description: 'laptop' });
     const record = await admin.show('client', 'stored-jwt');
     expect(record.secrets.find((x) => x.id === added.id)).toMatchObject({ type: 'X509CertificateBase64', value: der.toString('base64'), description: 'laptop' });
