@@ -257,8 +257,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       return respondError(request, new AccessDenied('The user denied the request.'));
     }
     if (decision !== 'approve') return proceed(request, ctx, id, interaction);
-    const given = new Set([...(session.consents[request.clientId] ?? []), ...request.scopes]);
-    await deps.sessions.update(ctx.browserId!, { ...session, consents: { ...session.consents, [request.clientId]: [...given] } });
+    await deps.sessions.consentGiven(ctx.browserId!, request.clientId, request.scopes);
     deps.events?.raise({ type: 'consent.given', clientId: request.clientId, subject: session.subject, scopes: request.scopes }, ctx.requestId);
     const next: Interaction = { ...interaction, consented: true };
     return proceed(request, ctx, id, next);

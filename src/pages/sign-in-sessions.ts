@@ -29,7 +29,10 @@ export interface SignInSession {
 
 /** Bounds the record; far more codes than one person's sign-in session asks for. */
 export const maxFamilies = 256;
-/** Compare-and-set retries for concurrent authorizations in one browser. */
+/**
+ * Compare-and-set retries when another node writes the same session at the same time; on one
+ * node, writes to a session wait their turn (`inTurn`) and never race each other.
+ */
 const casAttempts = 10;
 
 const recordType = 'sign_in_session';
@@ -43,7 +46,8 @@ export interface SignInSessions {
    * revokes their tokens.
    */
   start(browserId: string, subject: string, previous?: SignInSession): Promise<SignInSession>;
-  update(browserId: string, session: SignInSession): Promise<void>;
+  /** Adds scopes the user consented to for a client to those given before. */
+  consentGiven(browserId: string, clientId: string, scopes: readonly string[]): Promise<void>;
   /** Notes a code issued in the session: its client, and the family its tokens will carry. */
   codeIssued(browserId: string, clientId: string, familyId: string): Promise<void>;
   /** Ends the session without touching its tokens (a sign-in replacing it). */
@@ -63,6 +67,34 @@ export function createSignInSessions({ store, clock, lifetimeSeconds }: { store:
     return { session: JSON.parse(record.data) as SignInSession, version: record.data };
   }
 
+  // Codes issued at once in one browser (tabs, a page that starts several flows) would all
+  // read the same version and all but one retry; queued per browser, each reads the last one's
+  // write. Without this, 32 concurrent authorizations in one session ran out of retries.
+  const queues = new Map<string, Promise<unknown>>();
+  function inTurn<T>(browserId: string, write: () => Promise<T>): Promise<T> {
+    const turn = (queues.get(browserId) ?? Promise.resolve()).then(write, write);
+    const settled = turn.then(() => undefined, () => undefined);
+    queues.set(browserId, settled);
+    void settled.then(() => {
+      if (queues.get(browserId) === settled) queues.delete(browserId);
+    });
+    return turn;
+  }
+
+  /**
+   * Changes the stored session by `edit`, in turn on this node and by compare-and-set against
+   * other nodes, so a consent and the codes issued at the same moment never drop each other.
+   */
+  const change = (browserId: string, edit: (session: SignInSession) => SignInSession): Promise<void> =>
+    inTurn(browserId, async () => {
+      for (let attempt = 0; attempt < casAttempts; attempt++) {
+        const current = await read(browserId);
+        if (!current) return;
+        if (await store.update(keyOf(browserId), { data: JSON.stringify(edit(current.session)), expectedData: current.version })) return;
+      }
+      throw new Error('sign-in session: too much contention recording a change');
+    });
+
   return {
     async get(browserId) {
       return (await read(browserId))?.session;
@@ -79,24 +111,17 @@ export function createSignInSessions({ store, clock, lifetimeSeconds }: { store:
       });
       return session;
     },
-    async update(browserId, session) {
-      await store.update(keyOf(browserId), { data: JSON.stringify(session) });
-    },
-    async codeIssued(browserId, clientId, familyId) {
-      // Compare-and-set: two tabs authorizing at once must not lose each other's family.
-      for (let attempt = 0; attempt < casAttempts; attempt++) {
-        const current = await read(browserId);
-        if (!current) return;
-        const { session } = current;
-        const next: SignInSession = {
-          ...session,
-          clients: session.clients.includes(clientId) ? session.clients : [...session.clients, clientId],
-          families: [...(session.families ?? []), familyId].slice(-maxFamilies),
-        };
-        if (await store.update(keyOf(browserId), { data: JSON.stringify(next), expectedData: current.version })) return;
-      }
-      throw new Error('sign-in session: too much contention recording an issued code');
-    },
+    consentGiven: (browserId, clientId, scopes) =>
+      change(browserId, (session) => ({
+        ...session,
+        consents: { ...session.consents, [clientId]: [...new Set([...(session.consents[clientId] ?? []), ...scopes])] },
+      })),
+    codeIssued: (browserId, clientId, familyId) =>
+      change(browserId, (session) => ({
+        ...session,
+        clients: session.clients.includes(clientId) ? session.clients : [...session.clients, clientId],
+        families: [...(session.families ?? []), familyId].slice(-maxFamilies),
+      })),
     async end(browserId) {
       await store.remove(keyOf(browserId));
     },
