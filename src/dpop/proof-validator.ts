@@ -13,7 +13,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { Clock } from '../sdk/contracts.js';
 import { accessTokenHash, type DpopProofSummary } from '../sdk/dpop.js';
 import { InvalidDpopProof, UseDpopNonce, type OAuthError } from '../sdk/errors.js';
-import { isJwsAlgorithm, MalformedJws, parseCompactJws, verifyCompactJws, type JwsAlgorithm } from '../sdk/jws.js';
+import { decodeJwsHeader, isJwsAlgorithm, MalformedJws, splitCompactJws, verifyCompactJws, withDecodedHeader, type CompactJws, type JwsAlgorithm } from '../sdk/jws.js';
 import { isDuplicateKeyError } from '../sdk/store-errors.js';
 import type { Store } from '../store/store.js';
 import { comparableHtu } from './htu.js';
@@ -21,7 +21,7 @@ import type { DpopNonces } from './nonces.js';
 
 /** A request a proof may accompany. */
 export interface DpopRequest {
-  /** Every `DPoP` header value as sent (Node's `headersDistinct`); `undefined` when there is none. */
+  /** The `DPoP` header; several sent are one value joined with ", " (Node's `headers`), or several values. `undefined` when there is none. */
   readonly headers: readonly string[] | undefined;
   readonly method: string;
   /** The service's public URL of the endpoint (issuer + path). */
@@ -50,17 +50,24 @@ const reject = (reason: string): never => {
   throw new ProofRejected(reason);
 };
 
+/** A proof the JWS reader refused: the reader's message is the log's reason. */
+const rejectMalformed = (err: unknown): never => reject(err instanceof MalformedJws ? `malformed proof: ${err.message}` : 'malformed proof');
+
 const maxProofLength = 8192;
 const maxJtiLength = 256;
 /** RFC 7517/7518 private key members: a proof carries the public key only (RFC 9449 §4.3 check 7). */
 const privateMembers = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const curveOf: Readonly<Partial<Record<JwsAlgorithm, string>>> = { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521', EdDSA: 'Ed25519', Ed25519: 'Ed25519' };
 const minRsaBits = 2048;
-/** Imported keys by their JWK text: a client signs many proofs with one key. */
-const maxCachedKeys = 1000;
+/** Checked headers kept: a client signs many proofs with one key, and so sends one header. */
+const maxCachedHeaders = 1000;
 
-interface ImportedKey {
+/** What a proof's JOSE header settles: checked once per distinct header part. */
+interface CheckedHeader {
+  readonly header: Readonly<Record<string, unknown>>;
+  readonly alg: JwsAlgorithm;
   readonly key: KeyObject;
+  /** RFC 7638 thumbprint of the key (RFC 9449 §6.1). */
   readonly jkt: string;
 }
 
@@ -81,7 +88,9 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
   const { signingAlgValues, proofMaxAge, clockSkew, requireNonce } = config.dpop;
   const allowed: ReadonlySet<string> = new Set(signingAlgValues);
   const algs = signingAlgValues.join(' ');
-  const keys = new Map<string, ImportedKey>();
+  // By the header's base64url text: the same text is the same typ, alg and jwk, so a header
+  // that passed checks 4, 5 and 7 once passes them again; only the signature is per proof.
+  const checkedHeaders = new Map<string, CheckedHeader>();
   // The service's own endpoint URLs, a handful: parsed once each.
   const endpointHtu = new Map<string, string | undefined>();
   const htuOf = (url: string): string | undefined => {
@@ -89,14 +98,23 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
     return endpointHtu.get(url);
   };
 
-  async function importKey(jwk: unknown): Promise<ImportedKey> {
+  async function checkHeader(part: string): Promise<CheckedHeader> {
+    let header: Record<string, unknown>;
+    try {
+      header = decodeJwsHeader(part);
+    } catch (err) {
+      return rejectMalformed(err);
+    }
+    // Checks 4 and 5: the type, and an asymmetric algorithm this service accepts.
+    if (header.typ !== 'dpop+jwt') reject('typ is not dpop+jwt');
+    if (!isJwsAlgorithm(header.alg) || !allowed.has(header.alg)) reject(`alg ${JSON.stringify(header.alg)?.slice(0, 20)} is not accepted`);
+    const alg = header.alg as JwsAlgorithm;
+    // Check 7: a public key that fits the algorithm.
+    const jwk = header.jwk;
     if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return reject('jwk is missing or not an object');
     const members = jwk as Record<string, unknown>;
     const privateMember = privateMembers.find((m) => m in members);
     if (privateMember !== undefined) reject(`jwk has the private member "${privateMember}"`);
-    const text = JSON.stringify(jwk);
-    const cached = keys.get(text);
-    if (cached) return cached;
     if (members.kty !== 'RSA' && members.kty !== 'EC' && members.kty !== 'OKP') reject('jwk kty is not RSA, EC or OKP');
     let key: KeyObject;
     let jkt: string;
@@ -106,10 +124,11 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
     } catch {
       return reject('jwk is not a usable public key');
     }
-    if (keys.size >= maxCachedKeys) keys.delete(keys.keys().next().value!);
-    const imported = { key, jkt };
-    keys.set(text, imported);
-    return imported;
+    if (!keyFits(members, key, alg)) reject(`jwk does not fit alg ${alg}`);
+    if (checkedHeaders.size >= maxCachedHeaders) checkedHeaders.delete(checkedHeaders.keys().next().value!);
+    const checked = { header, alg, key, jkt };
+    checkedHeaders.set(part, checked);
+    return checked;
   }
 
   async function validate(request: DpopRequest): Promise<DpopProofSummary | undefined> {
@@ -119,27 +138,29 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
     if (values.length > 1 || values[0]!.includes(',')) reject('more than one DPoP header');
     const proof = values[0]!.trim();
     if (proof.length > maxProofLength) reject('proof is too long');
-    let jws;
+    let parts;
     try {
-      jws = parseCompactJws(proof);
+      parts = splitCompactJws(proof);
     } catch (err) {
-      return reject(err instanceof MalformedJws ? `malformed proof: ${err.message}` : 'malformed proof');
+      return rejectMalformed(err);
     }
-    const { header, claims } = jws;
-    // Checks 4 and 5: the type, and an asymmetric algorithm this service accepts.
-    if (header.typ !== 'dpop+jwt') reject('typ is not dpop+jwt');
-    if (!isJwsAlgorithm(header.alg) || !allowed.has(header.alg)) reject(`alg ${JSON.stringify(header.alg)?.slice(0, 20)} is not accepted`);
-    const alg = header.alg as JwsAlgorithm;
-    const { key, jkt } = await importKey(header.jwk);
-    if (!keyFits(header.jwk as Record<string, unknown>, key, alg)) reject(`jwk does not fit alg ${alg}`);
+    const { header, alg, key, jkt } = checkedHeaders.get(parts.header) ?? (await checkHeader(parts.header));
+    let jws: CompactJws;
+    try {
+      jws = withDecodedHeader(parts, header);
+    } catch (err) {
+      return rejectMalformed(err);
+    }
     // Check 6.
     if (!verifyCompactJws(jws, alg, key)) reject('signature does not verify with the proof jwk');
+    const { claims } = jws;
     // Check 3: the claims the proof must have.
     const { jti, htm, htu, iat, ath, nonce } = claims;
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > maxJtiLength) reject('jti is missing or not a string of 1 to 256 characters');
     // Checks 8 and 9.
     if (htm !== request.method) reject('htm does not match the request method');
-    if (typeof htu !== 'string' || comparableHtu(htu) !== htuOf(request.url)) reject('htu does not match the endpoint URL');
+    // The exact URL (what clients send) needs no parsing; any other spelling is compared parsed.
+    if (typeof htu !== 'string' || (htu !== request.url && comparableHtu(htu) !== htuOf(request.url))) reject('htu does not match the endpoint URL');
     // Check 11: a short-lived proof.
     const now = clock.now() / 1000;
     if (typeof iat !== 'number' || !Number.isFinite(iat)) reject('iat is missing or not a number');

@@ -8,7 +8,7 @@ import { paths } from '../endpoints/urls.js';
 import type { FormRequest } from '../endpoints/form-request.js';
 import type { UserInfoRequest } from '../endpoints/userinfo.js';
 import { InvalidRequest } from '../oauth/errors.js';
-import { formBodyReader, formOf, readForm, type FormLimits } from './read-form.js';
+import { dpopHeaderOf, formBodyReader, formOf, readForm, type FormLimits } from './read-form.js';
 import { notImplementedJson } from './not-implemented.js';
 import { clientCertificateOf } from './client-certificate.js';
 import { jsonBodyReader } from './read-json.js';
@@ -99,10 +99,9 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
   if (userInfo) {
     const cors = endpoints.cors;
     if (cors) router.options(paths.userinfo, cors);
-    const dpop = (ctx: Context): readonly string[] | undefined => ctx.req.headersDistinct.dpop;
     router.get(paths.userinfo, ...(cors ? [cors] : []), async (ctx) => {
       sendJson(ctx, JSON.stringify(await userInfo({
-        authorization: ctx.get('authorization') || undefined, params: new Map(), method: 'GET', dpop: dpop(ctx), clientCertificate: clientCertificateOf(ctx),
+        authorization: ctx.get('authorization') || undefined, params: new Map(), method: 'GET', dpop: dpopHeaderOf(ctx), clientCertificate: clientCertificateOf(ctx),
       })), 'no-store');
       await announceNonce(ctx);
     });
@@ -111,7 +110,7 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
     router.post(paths.userinfo, ...(cors ? [cors] : []), async (ctx) => {
       const params = ctx.request.is('application/x-www-form-urlencoded') ? await readBody(ctx) : new Map<string, string>();
       sendJson(ctx, JSON.stringify(await userInfo({
-        authorization: ctx.get('authorization') || undefined, params, method: 'POST', dpop: dpop(ctx), clientCertificate: clientCertificateOf(ctx),
+        authorization: ctx.get('authorization') || undefined, params, method: 'POST', dpop: dpopHeaderOf(ctx), clientCertificate: clientCertificateOf(ctx),
       })), 'no-store');
       await announceNonce(ctx);
     });

@@ -96,22 +96,50 @@ function jsonObject(bytes: Buffer, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** Splits and decodes; verifies nothing. Throws `MalformedJws`. */
-export function parseCompactJws(token: string): CompactJws {
+/** The three base64url parts of a compact JWS, split at the dots; nothing decoded. */
+export interface CompactJwsParts {
+  readonly header: string;
+  readonly payload: string;
+  readonly signature: string;
+  /** `header '.' payload`, what the signature covers. */
+  readonly signingInput: string;
+}
+
+/** Splits at the dots; decodes nothing. Throws `MalformedJws`. */
+export function splitCompactJws(token: string): CompactJwsParts {
   const first = token.indexOf('.');
   const second = token.indexOf('.', first + 1);
   if (first < 0 || second < 0 || token.includes('.', second + 1)) throw new MalformedJws('not three dot-separated parts');
-  const header = jsonObject(decode(token.slice(0, first), 'header'), 'header');
+  return { header: token.slice(0, first), payload: token.slice(first + 1, second), signature: token.slice(second + 1), signingInput: token.slice(0, second) };
+}
+
+/** Decodes a JOSE header part. Throws `MalformedJws`. */
+export function decodeJwsHeader(part: string): Record<string, unknown> {
+  const header = jsonObject(decode(part, 'header'), 'header');
   // RFC 7515 §4.1.11: extensions the recipient does not understand make the JWS invalid, and
   // this reader understands none (RFC 7797's unencoded payload has no place in a JWT).
   if (header.crit !== undefined) throw new MalformedJws('header has crit; no extension is understood');
+  return header;
+}
+
+/**
+ * The JWS of `parts` with `header` already decoded: a caller that has met the same header part
+ * before (a DPoP client signs every proof with one key) decodes it once. Throws `MalformedJws`.
+ */
+export function withDecodedHeader(parts: CompactJwsParts, header: Readonly<Record<string, unknown>>): CompactJws {
   return {
     header,
-    claims: jsonObject(decode(token.slice(first + 1, second), 'payload'), 'payload'),
-    signingInput: Buffer.from(token.slice(0, second), 'latin1'),
+    claims: jsonObject(decode(parts.payload, 'payload'), 'payload'),
+    signingInput: Buffer.from(parts.signingInput, 'latin1'),
     // Empty for `alg: none`, which the caller then refuses by name.
-    signature: second === token.length - 1 ? Buffer.alloc(0) : decode(token.slice(second + 1), 'signature'),
+    signature: parts.signature === '' ? Buffer.alloc(0) : decode(parts.signature, 'signature'),
   };
+}
+
+/** Splits and decodes; verifies nothing. Throws `MalformedJws`. */
+export function parseCompactJws(token: string): CompactJws {
+  const parts = splitCompactJws(token);
+  return withDecodedHeader(parts, decodeJwsHeader(parts.header));
 }
 
 /**

@@ -88,4 +88,38 @@ describe('DPoP proof validator', () => {
     // The genuine proof with that jti still passes: the forgery burnt nothing.
     expect(await v.check({ headers: [proof(privateKey, 'ES256', jwk, { jti })], method: 'POST', url }, 'token')).toBeDefined();
   });
+
+  it('trusts a header met before for its key only: every later proof with it is verified, and its claims checked', async () => {
+    const v = validator();
+    const { privateKey, jwk } = ec('P-256');
+    const other = ec('P-256');
+    expect(await v.check({ headers: [proof(privateKey, 'ES256', jwk)], method: 'POST', url }, 'token')).toBeDefined();
+    // The same header part again, signed by another key: the checked header does not vouch for the signature.
+    const forged = proof(other.privateKey, 'ES256', jwk);
+    expect((await refusal(v.check({ headers: [forged], method: 'POST', url }, 'token'))).detail).toBe('signature does not verify with the proof jwk');
+    // The same header with a payload that is not JSON, or a stale iat: refused as before.
+    const [header] = forged.split('.');
+    const notJson = `${header}.${Buffer.from('not json').toString('base64url')}.${forged.split('.')[2]}`;
+    expect((await refusal(v.check({ headers: [notJson], method: 'POST', url }, 'token'))).detail).toBe('malformed proof: payload is not JSON');
+    const stale = proof(privateKey, 'ES256', jwk, { iat: Math.floor(Date.now() / 1000) - 3600 });
+    expect((await refusal(v.check({ headers: [stale], method: 'POST', url }, 'token'))).detail).toBe('iat is too old');
+  });
+
+  it('refuses a header again after refusing it once (a refused header is not remembered as checked)', async () => {
+    const v = validator();
+    const { privateKey, jwk } = ec('P-256');
+    const withPrivate = { ...jwk, d: 'x' };
+    for (let i = 0; i < 2; i++) {
+      expect((await refusal(v.check({ headers: [proof(privateKey, 'ES256', withPrivate)], method: 'POST', url }, 'token'))).detail)
+        .toBe('jwk has the private member "d"');
+    }
+  });
+
+  it('accepts htu spelled otherwise (case, default port) and refuses another path', async () => {
+    const v = validator();
+    const { privateKey, jwk } = ec('P-256');
+    expect(await v.check({ headers: [proof(privateKey, 'ES256', jwk, { htu: 'HTTPS://ID.example.com:443/connect/token' })], method: 'POST', url }, 'token')).toBeDefined();
+    expect((await refusal(v.check({ headers: [proof(privateKey, 'ES256', jwk, { htu: 'https://id.example.com/connect/token2' })], method: 'POST', url }, 'token'))).detail)
+      .toBe('htu does not match the endpoint URL');
+  });
 });
