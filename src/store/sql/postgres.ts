@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Store } from '../store.js';
 import type { Database } from './schema.js';
 import { createSqlStore } from './sql-store.js';
+import { postgresStatementRunner } from './postgres-statement-runner.js';
 
 export interface PostgresOptions {
   /** Schema to use instead of the server's default `search_path`, e.g. one per test run. */
@@ -45,6 +46,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Store 
   return createSqlStore({
     name: 'PostgreSQL',
     db,
+    statements: postgresStatementRunner(pool),
     exclusiveTransaction: (fn) =>
       db.transaction().execute(async (trx) => {
         // Per schema, so separate deployments (or test runs) sharing a database do not queue.
