@@ -18,7 +18,8 @@ export const webRedirect = 'https://web.example/callback';
 export interface BenchFixture {
   readonly dir: string;
   readonly secrets: Readonly<Record<'m2m' | 'reference' | 'web' | 'delegation' | 'api1' | 'webapp', string>>;
-  readonly user: { readonly username: string; readonly password: string };
+  /** The one user; `subjectId` is node-oidc-provider's accountId for the same person. */
+  readonly user: { readonly subjectId: string; readonly username: string; readonly password: string };
   /** The private_key_jwt client's key. */
   readonly assertionKey: { readonly clientId: string; readonly alg: 'RS256' | 'ES256'; readonly privateKey: KeyObject };
   /**
@@ -43,7 +44,7 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const secret = (): string => randomBytes(18).toString('base64url');
   const secrets = { m2m: secret(), reference: secret(), web: secret(), delegation: secret(), api1: secret(), webapp: secret() };
-  const user = { username: 'alice', password: secret() };
+  const user = { subjectId: '1001', username: 'alice', password: secret() };
   const clientKey = await createClientKey({ clientId: 'pkj', alg: assertionAlg, days: 30 });
   // One scrypt hash, made once: the password grant runs only to get the delegation input token.
   const passwordHash = await hashPassword(user.password);
@@ -97,7 +98,8 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
     writeOidcProviderSettings(name, settings) {
       const file = join(dir, `${name}.oidc-provider.json`);
       const assertionJwk = { ...createPublicKey(privateKey).export({ format: 'jwk' }), alg: assertionAlg };
-      writeFileSync(file, `${JSON.stringify({ ...settings, secrets, assertionJwk }, null, 2)}\n`);
+      const webapp = { redirectUri: webRedirect, accountId: user.subjectId };
+      writeFileSync(file, `${JSON.stringify({ ...settings, secrets, assertionJwk, webapp }, null, 2)}\n`);
       return file;
     },
     writeConfig(name, settings) {
@@ -117,7 +119,7 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
           { name: 'api1', scopes: ['api1.read'], secrets: shared(secrets.api1) },
           { name: 'backend', scopes: ['backend.read'] },
         ],
-        users: [{ subjectId: '1001', username: user.username, password: passwordHash }],
+        users: [{ subjectId: user.subjectId, username: user.username, password: passwordHash }],
         clients: [...clients, deviceClient],
         // The device-poll scenario first starts thousands of device flows from this one address
         // in seconds (codes to poll), which is just the flood the default limit refuses.

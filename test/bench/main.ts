@@ -12,7 +12,7 @@ import { answerMix, consoleTable, machineInfo, writeResults, type BenchResults, 
 import { runRound } from './measure.js';
 import { signatureCosts } from './signature-cost.js';
 import { readOptions, wanted } from './options.js';
-import { canPin, loadCpu, pinSelf, serverCpu, startBareKoa, startBareKoaPostgres, startOidcProvider, startService, type ServerProcess } from './processes.js';
+import { canPin, loadCpu, pinSelf, runPostgresLoop, serverCpu, startBareKoa, startBareKoaPostgres, startOidcProvider, startService, type PostgresLoopResult, type ServerProcess } from './processes.js';
 import { openBenchPostgres, type BenchPostgres } from './postgres.js';
 import { runScenario, type Bench, type Side } from './run-scenario.js';
 import { floorScenario, postgresCeilingScenario, scenarios, soakMix, type Scenario, type ServerKind } from './scenarios.js';
@@ -78,6 +78,7 @@ export async function runBenchmark(): Promise<number> {
   let floor: Row | undefined;
   let floorAtEnd: Row | undefined;
   let postgresCeiling: Row | undefined;
+  let postgresLoop: PostgresLoopResult | undefined;
   let postgres: BenchPostgres | { skipped: string } | undefined;
   let memory: BenchResults['memory'];
   const cluster: Array<BenchResults['cluster'][number]> = [];
@@ -132,7 +133,7 @@ export async function runBenchmark(): Promise<number> {
     const atWarn = chosenOn('warn');
     const rs256 = chosenOn('rs256');
     const onPostgres = chosenOn('postgres');
-    const wantsPostgres = onPostgres.length > 0 || wanted(options, 'pg-ceiling') || wanted(options, 'cluster');
+    const wantsPostgres = onPostgres.length > 0 || wanted(options, 'pg-ceiling') || wanted(options, 'pg-loop') || wanted(options, 'cluster');
     // PostgreSQL rows need the server; without one they are listed as skipped, with the reason.
     if (wantsPostgres) {
       postgres = await openBenchPostgres();
@@ -151,7 +152,7 @@ export async function runBenchmark(): Promise<number> {
         for (const scenario of es256) await run(scenario, ours, counterpart);
         if (soak) {
           log(`  memory soak, ${options.soakSeconds} s`);
-          const mix = await soakMix({ url: server.url, fixture, measured: ourMeasured });
+          const mix = await soakMix({ url: server.url, implementation: 'svc', fixture, measured: ourMeasured });
           const beforeSoakKiB = server.rssKiB();
           const round = await runRound(server.url, mix, options.soakSeconds, options.connections);
           const afterSoakKiB = server.rssKiB();
@@ -201,6 +202,20 @@ export async function runBenchmark(): Promise<number> {
       for (const s of onPostgres) rows.push({ id: s.id, title: s.title, skipped: postgres.skipped });
     } else if (postgres) {
       const ready = postgres;
+      if (wanted(options, 'pg-loop')) {
+        const seconds = options.seconds * options.rounds;
+        log(`PostgreSQL ceiling without HTTP: the reference-token insert, then the read by key, ${seconds} s each, ${options.connections} in flight, pool of 10`);
+        try {
+          postgresLoop = await runPostgresLoop({ url: ready.ceilingUrl, seconds, inFlight: options.connections, cpu });
+          const line = (what: string, r: PostgresLoopResult['insert']): string =>
+            `    ${what}: ${Math.round(r.perSecond)} statements/s, p99 ${r.p99.toFixed(1)} ms, ${Math.round(r.cpuMicros)} µs of Node CPU each`;
+          log(line('insert', postgresLoop.insert));
+          log(line('read by key', postgresLoop.select));
+        } catch (error) {
+          notes.push(`The PostgreSQL loop failed: ${(error as Error).message.split('\n')[0]}`);
+          log(`    failed: ${(error as Error).message}`);
+        }
+      }
       if (wanted(options, 'pg-ceiling')) {
         log(postgresCeilingScenario.title);
         const server = await startBareKoaPostgres({ port: await freePort(), cpu, url: ready.ceilingUrl });
@@ -286,6 +301,7 @@ export async function runBenchmark(): Promise<number> {
     floor: floor && withFloor(floor),
     floorAtEnd: floorAtEnd && withFloor(floorAtEnd),
     postgresCeiling: postgresCeiling && withFloor(postgresCeiling),
+    postgresLoop,
     signatureMicros: signatures,
     scenarios: rows.map(withFloor),
     oidcProvider: theirRows.map(withFloor),

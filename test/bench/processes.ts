@@ -161,3 +161,19 @@ export function startBareKoa(options: SpawnOptions & { port: number }): Promise<
 export function startBareKoaPostgres(options: SpawnOptions & { port: number; url: string }): Promise<ServerProcess> {
   return startListening('bare-koa-pg.mjs', [String(options.port), options.url], 'the bare Koa + PostgreSQL server', options);
 }
+
+export interface PostgresLoopResult {
+  /** Statements per second, this process's CPU µs per statement, p99 latency in ms. */
+  readonly insert: { readonly perSecond: number; readonly cpuMicros: number; readonly p99: number };
+  readonly select: { readonly perSecond: number; readonly cpuMicros: number; readonly p99: number };
+}
+
+/** The PostgreSQL ceiling without HTTP (test/bench/postgres-loop.mjs), pinned like a server. */
+export async function runPostgresLoop(options: SpawnOptions & { url: string; seconds: number; inFlight: number }): Promise<PostgresLoopResult> {
+  const child = launch([join(repoRoot, 'test/bench/postgres-loop.mjs'), options.url, String(options.seconds), String(options.inFlight)], options);
+  const text = capture(child);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const line = text().trim().split('\n').at(-1) ?? '';
+  if (code !== 0 || !line.startsWith('{')) throw new Error(`the PostgreSQL loop failed (exit ${code}):\n${text().slice(-2000)}`);
+  return JSON.parse(line) as PostgresLoopResult;
+}

@@ -8,7 +8,7 @@ import type { BenchFixture } from './fixture.js';
 import { median, measureInterleaved, type ScenarioResult } from './measure.js';
 import type { BenchOptions } from './options.js';
 import { answerMix, type Row, type Skipped } from './report.js';
-import { scenarios, type Prepared, type Scenario } from './scenarios.js';
+import { scenarios, type Prepared, type Scenario, type ScenarioContext } from './scenarios.js';
 
 export interface Bench {
   readonly options: BenchOptions;
@@ -57,9 +57,9 @@ function theirTitle(scenario: Scenario): string {
   return repeated ? `${title} (paired with svc, ${scenario.server})` : title;
 }
 
-async function prepareOn(scenario: Scenario, side: Side, fixture: BenchFixture): Promise<Prepared | { skipped: string }> {
+async function prepareOn(scenario: Scenario, side: Side, implementation: ScenarioContext['implementation'], fixture: BenchFixture): Promise<Prepared | { skipped: string }> {
   try {
-    return await scenario.prepare({ url: side.url, fixture, measured: side.measured });
+    return await scenario.prepare({ url: side.url, implementation, fixture, measured: side.measured });
   } catch (err) {
     return { skipped: `preparation failed: ${(err as Error).message}` };
   }
@@ -68,8 +68,8 @@ async function prepareOn(scenario: Scenario, side: Side, fixture: BenchFixture):
 export async function runScenario(bench: Bench, scenario: Scenario, ours: Side, theirs?: Side, title = scenario.title): Promise<ScenarioRows> {
   const { options, fixture, log } = bench;
   log(`  ${title}${theirs ? ', with node-oidc-provider in alternating rounds' : ''}`);
-  const runs: Run[] = [{ side: ours, title, prepared: await prepareOn(scenario, ours, fixture) }];
-  if (theirs) runs.push({ side: theirs, title: theirTitle(scenario), prepared: await prepareOn(scenario, theirs, fixture) });
+  const runs: Run[] = [{ side: ours, title, prepared: await prepareOn(scenario, ours, 'svc', fixture) }];
+  if (theirs) runs.push({ side: theirs, title: theirTitle(scenario), prepared: await prepareOn(scenario, theirs, 'oidc-provider', fixture) });
   for (const { side, prepared } of runs) if ('skipped' in prepared) log(`    ${theirs ? `${side.label}: ` : ''}skipped: ${prepared.skipped}`);
 
   const ready = runs.filter(isPrepared);

@@ -5,7 +5,7 @@
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import type { BenchFixture } from './fixture.js';
 import { deviceGrantType, webRedirect } from './fixture.js';
-import { Browser, formsOf } from '../support/sign-in.js';
+import { Browser, formsOf, type Page } from '../support/sign-in.js';
 import type { LoadSpec } from './measure.js';
 import { join } from 'node:path';
 import { hashSecret } from '../../src/sdk/hash.js';
@@ -37,6 +37,11 @@ export interface Scenario {
 
 export interface ScenarioContext {
   readonly url: string;
+  /**
+   * Which server `url` is: ours, or node-oidc-provider beside it. Most requests are the same for
+   * both; what differs is how a scenario gets what it needs first (authorization codes).
+   */
+  readonly implementation: 'svc' | 'oidc-provider';
   readonly fixture: BenchFixture;
   /** Median req/s measured so far, by scenario id. */
   readonly measured: ReadonlyMap<string, number>;
@@ -157,43 +162,91 @@ const assertionPrefix =
   'grant_type=client_credentials&scope=api1.read' +
   '&client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer&client_assertion=';
 
+/** Authorization codes for the web app, PKCE S256 with one verifier; every code is redeemed once at most. */
+interface CodeMaker {
+  /** The token request body that redeems `code`. */
+  redeem(code: string): string;
+  /** `count` fresh codes. */
+  make(count: number): Promise<string[]>;
+  /** How the codes are made, for the note after the run. */
+  readonly how: string;
+}
+
+function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+const redemption = (verifier: string) => (code: string): string =>
+  `grant_type=authorization_code&code=${encodeURIComponent(code)}&redirect_uri=${encodeURIComponent(webRedirect)}&code_verifier=${verifier}`;
+
 /**
- * A signed-in browser that gets authorization codes for the web app: one sign-in, then each
- * code is one GET of the authorization endpoint with the SSO session cookie (no consent asked:
- * the client does not require it). PKCE S256; every code is redeemed once at most.
+ * Ours: signed-in browsers. Each signs in once, then each code is one GET of the authorization
+ * endpoint with its SSO session cookie (no consent asked: the client does not require it).
+ * Each browser has one request in flight, as a person has: codes issued at once in one session
+ * are recorded one after another (src/pages/sign-in-sessions.ts), which would measure that queue.
  */
-async function codeMaker(url: string, fixture: BenchFixture) {
-  const browser = new Browser(url);
-  const { verifier, challenge } = (() => {
-    const v = randomBytes(32).toString('base64url');
-    return { verifier: v, challenge: createHash('sha256').update(v).digest('base64url') };
-  })();
+async function signedInBrowsers(url: string, fixture: BenchFixture, count = 16): Promise<CodeMaker> {
+  const { verifier, challenge } = pkcePair();
   const authorize = `/connect/authorize?${new URLSearchParams({
     client_id: 'webapp', redirect_uri: webRedirect, response_type: 'code', scope: 'openid api1.read offline_access',
     code_challenge: challenge, code_challenge_method: 'S256',
   })}`;
-  let page = await browser.get(authorize);
-  if (formsOf(page.html).length > 0) page = await browser.submit(page, { username: fixture.user.username, password: fixture.user.password });
-  const codeOf = (location: URL | undefined): string => {
-    const code = location?.searchParams.get('code');
-    if (!code) throw new Error(`no code in the redirect (${page.status}): ${location ?? page.html.slice(0, 300)}`);
+  const codeOf = (answer: Page): string => {
+    const code = answer.location?.searchParams.get('code');
+    if (!code) throw new Error(`no code in the redirect (${answer.status}): ${answer.location ?? answer.html.slice(0, 300)}`);
     return code;
   };
-  codeOf(page.location); // the first one proves the session; it is not used
-  const redeem = (code: string): string =>
-    `grant_type=authorization_code&code=${encodeURIComponent(code)}&redirect_uri=${encodeURIComponent(webRedirect)}&code_verifier=${verifier}`;
+  // One sign-in after another: a sign-in in progress counts towards the password throttle.
+  const browsers: Browser[] = [];
+  for (let i = 0; i < count; i++) {
+    const browser = new Browser(url);
+    let page = await browser.get(authorize);
+    if (formsOf(page.html).length > 0) page = await browser.submit(page, { username: fixture.user.username, password: fixture.user.password });
+    codeOf(page); // the first one proves the session; it is not used
+    browsers.push(browser);
+  }
   return {
-    redeem,
-    /** `count` fresh codes, 32 requests at a time. */
-    async make(count: number): Promise<string[]> {
+    redeem: redemption(verifier),
+    how: `made by ${count} signed-in browsers`,
+    async make(wanted) {
       const codes: string[] = [];
-      await Promise.all(Array.from({ length: 32 }, async () => {
-        while (codes.length < count) codes.push(codeOf((await browser.get(authorize)).location));
+      await Promise.all(browsers.map(async (browser) => {
+        while (codes.length < wanted) codes.push(codeOf(await browser.get(authorize)));
       }));
+      return codes.slice(0, wanted); // the browsers in flight at the end each add one more
+    },
+  };
+}
+
+/**
+ * node-oidc-provider: its interaction flow needs its pages driven for every code, so the bench
+ * script mints the codes in its store as that flow leaves them (POST /bench/codes,
+ * test/bench/oidc-provider.mjs). Either way only the redemption is measured.
+ */
+function mintedInStore(url: string): CodeMaker {
+  const { verifier, challenge } = pkcePair();
+  return {
+    redeem: redemption(verifier),
+    how: 'minted in its store (POST /bench/codes)',
+    async make(count) {
+      const codes: string[] = [];
+      while (codes.length < count) {
+        const res = await fetch(`${url}/bench/codes`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ count: Math.min(count - codes.length, 10_000), code_challenge: challenge }),
+        });
+        if (!res.ok) throw new Error(`POST /bench/codes answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+        codes.push(...((await res.json()) as { codes: string[] }).codes);
+      }
       return codes;
     },
   };
 }
+
+const codeMaker = ({ implementation, url, fixture }: ScenarioContext): Promise<CodeMaker> | CodeMaker =>
+  implementation === 'svc' ? signedInBrowsers(url, fixture) : mintedInStore(url);
 
 const webAppAuth = (fixture: BenchFixture) => ({ ...form, authorization: basic('webapp', fixture.secrets.webapp) });
 
@@ -202,8 +255,11 @@ const codeRedemption: Scenario = {
   id: 'code',
   title: 'authorization_code redemption (PKCE) → JWT + ID token + refresh token',
   server: 'es256',
-  async prepare({ url, fixture, measured }) {
-    const maker = await codeMaker(url, fixture);
+  // Issue 7 quotes no figure for it: only the paired rounds of this run compare.
+  oidcProvider: { setup: 'es256' },
+  async prepare(ctx) {
+    const { fixture, measured } = ctx;
+    const maker = await codeMaker(ctx);
     let pool: string[] = [];
     let next = 0;
     let made = 0;
@@ -232,7 +288,7 @@ const codeRedemption: Scenario = {
         success: tokenSuccess,
       },
       note: () =>
-        `${made} codes made by a signed-in browser in ${(makingMs / 1000).toFixed(1)} s before the rounds` +
+        `${made} codes ${maker.how} in ${(makingMs / 1000).toFixed(1)} s before the rounds` +
         (onTheFly ? `; the pool ran out ${onTheFly} times (answered invalid_grant)` : ', none during the load'),
     };
   },
@@ -246,8 +302,10 @@ const refreshRotation: Scenario = {
   id: 'refresh',
   title: 'refresh_token rotation → JWT + new refresh token',
   server: 'es256',
-  async prepare({ url, fixture }) {
-    const maker = await codeMaker(url, fixture);
+  oidcProvider: { setup: 'es256' },
+  async prepare(ctx) {
+    const { url, fixture } = ctx;
+    const maker = await codeMaker(ctx);
     const pool: string[] = [];
     for (const code of await maker.make(512)) {
       const { status, body } = await postForm(`${url}/connect/token`, Object.fromEntries(new URLSearchParams(maker.redeem(code))), basic('webapp', fixture.secrets.webapp));
@@ -419,7 +477,7 @@ const onSqlite: readonly Scenario[] = [
  * default in-memory adapter, so these rows compare like with like; the gap to the SQLite rows is
  * the cost of a durable write per request.
  */
-const onMemory = (['cc-reference', 'private-key-jwt', 'cc-dpop'] as const).map((id): Scenario => {
+const onMemory = (['cc-es256', 'cc-reference', 'private-key-jwt', 'cc-dpop'] as const).map((id): Scenario => {
   const base = onSqlite.find((s) => s.id === id)!;
   return { ...base, id: `${id}-memory`, title: base.title.replace(' (SQLite)', '').concat(' — memory store'), server: 'memory', repeats: id };
 });
