@@ -91,6 +91,31 @@ for (const backend of backends) {
       expect(await store.get('reused')).toEqual(replacement);
     });
 
+    // PostgreSQL sends the adds of one turn as one statement (postgres-grant-inserts.ts).
+    it('stores exactly one of 20 adds of one key made at once, on one store and on two', async () => {
+      const other = database.open();
+      const attempts = Array.from({ length: 20 }, (_, i) =>
+        (i % 4 === 3 ? other : store).add(grant('same', { data: `try-${i}` })).then(() => i, () => undefined));
+      const stored = (await Promise.all(attempts)).filter((i) => i !== undefined);
+
+      expect(stored).toHaveLength(1);
+      expect((await store.get('same'))?.data).toBe(`try-${stored[0]}`);
+    });
+
+    it('answers each of 1,200 adds made at once, with their duplicates refused, and reads every value back exactly', async () => {
+      const awkward = ['', '"quoted"', 'back\\slash', '{"a":[1,{"b":null}]}', 'NULL', 'a,b', '{}', 'ünïcødé ✓ \u{1F510}', 'line\nbreak', "it's"];
+      const grants = Array.from({ length: 1_200 }, (_, i) =>
+        grant(`bulk-${i}`, { data: awkward[i % awkward.length]!, subjectId: i % 3 === 0 ? undefined : `NULL`, createdAt: T0 + i }));
+      await store.add(grant('bulk-7', { data: 'first' }));
+
+      const outcomes = await Promise.all(grants.map((g) => store.add(g).then(() => 'stored', (error: unknown) => error)));
+
+      expect(outcomes.filter((o) => o !== 'stored')).toEqual([expect.any(DuplicateKeyError)]);
+      expect(outcomes[7]).toBeInstanceOf(DuplicateKeyError);
+      expect((await store.get('bulk-7'))?.data).toBe('first');
+      for (const g of grants.filter((_, i) => i !== 7)) expect(await store.get(g.key)).toEqual(g);
+    });
+
     it('lets consume win once, and never for expired, consumed or unknown grants', async () => {
       await store.add(grant('once'));
       await store.add(grant('expiring', { expiresAt: T0 + 1000 }));

@@ -23,6 +23,15 @@ export interface SqlBackend {
   exclusiveTransaction(fn: (trx: Kysely<Database>) => Promise<void>): Promise<void>;
   /** Runs the per-request queries; by default, through Kysely. */
   readonly statements?: StatementRunner;
+  /** Inserts one grant row on its own (`add`, a lone insert in `commit`); by default, the prepared `add`. */
+  readonly grantInserts?: GrantInserter;
+}
+
+/** Stores one grant row as the prepared `add` does: `false` when a live grant holds its key. */
+export interface GrantInserter {
+  insert(params: GrantParams): Promise<boolean>;
+  /** Sends what is waiting and settles what was sent; called before the store closes. */
+  drain(): Promise<void>;
 }
 
 const toMillis = (value: number | string): number => Number(value);
@@ -56,7 +65,7 @@ function toSigningKey(row: Selectable<SigningKeysTable>): SigningKeyRecord {
 
 type GrantRow = Selectable<PersistedGrantsTable>;
 interface KeyParam { key: string }
-interface GrantParams extends KeyParam {
+export interface GrantParams extends KeyParam {
   type: string;
   clientId: string;
   subjectId: string | null;
@@ -164,6 +173,10 @@ export function createSqlStore(backend: SqlBackend): Store {
   const { db } = backend;
   const runner = backend.statements ?? kyselyRunner(db);
   const queries = grantQueries(db, runner);
+  const inserts: GrantInserter = backend.grantInserts ?? {
+    insert: async (params) => changedRows(await queries.add(params)),
+    drain: async () => {},
+  };
   let closed: Promise<void> | undefined;
 
   // Connectivity failures become `StoreUnavailableError` (503); the message names only the
@@ -186,8 +199,7 @@ export function createSqlStore(backend: SqlBackend): Store {
 
     add: (grant) =>
       guard('add', async () => {
-        const result = await queries.add(grantParams(grant));
-        if (Number(result.numAffectedRows ?? 0) === 0) throw new DuplicateKeyError();
+        if (!(await inserts.insert(grantParams(grant)))) throw new DuplicateKeyError();
       }),
 
     get: (key) =>
@@ -198,6 +210,11 @@ export function createSqlStore(backend: SqlBackend): Store {
 
     commit: ({ consume, add }) =>
       guard('commit', async () => {
+        // A plain reference-token issue: one insert, as cheap as an `add`.
+        if (consume === undefined && add.length === 1) {
+          if (await inserts.insert(grantParams(add[0]!))) return true;
+          throw new DuplicateKeyError();
+        }
         const statements = [
           ...(consume === undefined ? [] : [queries.consumeOnly.bind({ key: hashKey(consume.key), now: consume.now })]),
           ...add.map((grant) => queries.add.bind(grantParams(grant))),
@@ -308,7 +325,7 @@ export function createSqlStore(backend: SqlBackend): Store {
 
     close: () => {
       runner.drain();
-      return (closed ??= db.destroy());
+      return (closed ??= inserts.drain().then(() => db.destroy()));
     },
   };
 }
