@@ -116,6 +116,19 @@ for (const backend of backends) {
       for (const g of grants.filter((_, i) => i !== 7)) expect(await store.get(g.key)).toEqual(g);
     });
 
+    it('answers each of 700 reads made at once with its own grant, or none', async () => {
+      const stored = Array.from({ length: 300 }, (_, i) => grant(`read-${i}`, { data: `data-${i}`, createdAt: T0 + i }));
+      for (const g of stored) await store.add(g);
+
+      const keys = Array.from({ length: 700 }, (_, i) => `read-${(i * 7) % 400}`);
+      const reads = await Promise.all(keys.map((key) => store.get(key)));
+
+      reads.forEach((read, i) => {
+        const n = (i * 7) % 400;
+        expect(read).toEqual(n < 300 ? stored[n] : undefined);
+      });
+    });
+
     it('lets consume win once, and never for expired, consumed or unknown grants', async () => {
       await store.add(grant('once'));
       await store.add(grant('expiring', { expiresAt: T0 + 1000 }));

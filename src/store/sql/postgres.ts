@@ -4,7 +4,7 @@ import type { Store } from '../store.js';
 import type { Database } from './schema.js';
 import { createSqlStore } from './sql-store.js';
 import { postgresStatementRunner } from './postgres-statement-runner.js';
-import { postgresGrantInserts } from './postgres-grant-inserts.js';
+import { postgresGrantGroups } from './postgres-grant-groups.js';
 
 export interface PostgresOptions {
   /** Schema to use instead of the server's default `search_path`, e.g. one per test run. */
@@ -48,7 +48,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Store 
     name: 'PostgreSQL',
     db,
     statements: postgresStatementRunner(pool),
-    grantInserts: postgresGrantInserts(pool),
+    grantRows: postgresGrantGroups(pool),
     exclusiveTransaction: (fn) =>
       db.transaction().execute(async (trx) => {
         // Per schema, so separate deployments (or test runs) sharing a database do not queue.

@@ -23,13 +23,16 @@ export interface SqlBackend {
   exclusiveTransaction(fn: (trx: Kysely<Database>) => Promise<void>): Promise<void>;
   /** Runs the per-request queries; by default, through Kysely. */
   readonly statements?: StatementRunner;
-  /** Inserts one grant row on its own (`add`, a lone insert in `commit`); by default, the prepared `add`. */
-  readonly grantInserts?: GrantInserter;
+  /** Runs a lone grant insert and a read by key; by default, the prepared `add` and `get`. */
+  readonly grantRows?: GrantRowStatements;
 }
 
-/** Stores one grant row as the prepared `add` does: `false` when a live grant holds its key. */
-export interface GrantInserter {
+/** A lone grant insert (`add`, a `commit` of one insert) and a read by key (`get`). */
+export interface GrantRowStatements {
+  /** Stores the row as the prepared `add` does: `false` when a live grant holds its key. */
   insert(params: GrantParams): Promise<boolean>;
+  /** The row under `key` (already hashed), as the prepared `get` reads it. */
+  read(key: string): Promise<GrantRow | undefined>;
   /** Sends what is waiting and settles what was sent; called before the store closes. */
   drain(): Promise<void>;
 }
@@ -63,7 +66,7 @@ function toSigningKey(row: Selectable<SigningKeysTable>): SigningKeyRecord {
   };
 }
 
-type GrantRow = Selectable<PersistedGrantsTable>;
+export type GrantRow = Selectable<PersistedGrantsTable>;
 interface KeyParam { key: string }
 export interface GrantParams extends KeyParam {
   type: string;
@@ -173,8 +176,9 @@ export function createSqlStore(backend: SqlBackend): Store {
   const { db } = backend;
   const runner = backend.statements ?? kyselyRunner(db);
   const queries = grantQueries(db, runner);
-  const inserts: GrantInserter = backend.grantInserts ?? {
+  const grantRows: GrantRowStatements = backend.grantRows ?? {
     insert: async (params) => changedRows(await queries.add(params)),
+    read: async (key) => (await queries.get({ key })).rows[0],
     drain: async () => {},
   };
   let closed: Promise<void> | undefined;
@@ -199,12 +203,12 @@ export function createSqlStore(backend: SqlBackend): Store {
 
     add: (grant) =>
       guard('add', async () => {
-        if (!(await inserts.insert(grantParams(grant)))) throw new DuplicateKeyError();
+        if (!(await grantRows.insert(grantParams(grant)))) throw new DuplicateKeyError();
       }),
 
     get: (key) =>
       guard('get', async () => {
-        const [row] = (await queries.get({ key: hashKey(key) })).rows;
+        const row = await grantRows.read(hashKey(key));
         return row && toGrant(key, row);
       }),
 
@@ -212,7 +216,7 @@ export function createSqlStore(backend: SqlBackend): Store {
       guard('commit', async () => {
         // A plain reference-token issue: one insert, as cheap as an `add`.
         if (consume === undefined && add.length === 1) {
-          if (await inserts.insert(grantParams(add[0]!))) return true;
+          if (await grantRows.insert(grantParams(add[0]!))) return true;
           throw new DuplicateKeyError();
         }
         const statements = [
@@ -325,7 +329,7 @@ export function createSqlStore(backend: SqlBackend): Store {
 
     close: () => {
       runner.drain();
-      return (closed ??= inserts.drain().then(() => db.destroy()));
+      return (closed ??= grantRows.drain().then(() => db.destroy()));
     },
   };
 }

@@ -1,0 +1,70 @@
+import type pg from 'pg';
+import type { GrantParams, GrantRow, GrantRowStatements } from './sql-store.js';
+import { turnGroups } from './turn-groups.js';
+
+/**
+ * Group statements for PostgreSQL. Every grant added in one turn of the event loop (reference
+ * tokens, DPoP and assertion `jti`s, refresh tokens) goes to the server as one
+ * `INSERT … SELECT FROM unnest(…)`, one prepared statement with one array per column; each
+ * caller is answered after that statement commits, with whether its own row was stored. Every
+ * read by key of one turn (introspection, UserInfo, sessions) is one `… where key = any($1)`.
+ *
+ * A row costs the pg driver about 42 µs of the service's CPU when sent on its own (encode,
+ * round trip, parse, promise) and under 8 µs in a group of 64; the server writes one WAL
+ * commit per group instead of one per row. Measured with 64 inserts in flight on a pool of 10
+ * (test/bench/postgres-loop.mjs's statements): 11,800 against 46,000 rows/s.
+ *
+ * Semantics stay those of the single-row `add` in sql-store.ts: a key held by a live grant is
+ * refused (RETURNING leaves it out), an expired holder is replaced. Two rows with one key in
+ * one turn cannot share a statement (ON CONFLICT DO UPDATE may touch a row once), so a repeated
+ * key starts another statement, which PostgreSQL orders after the first as it would two nodes'
+ * inserts: one of them is stored.
+ * A group that fails (the server went away) rejects every caller in it: the statement is
+ * atomic, so none of its rows was stored.
+ */
+export function postgresGrantGroups(pool: pg.Pool): GrantRowStatements {
+  const insertStatement = {
+    name: 'svc_add_grants',
+    text:
+      'insert into persisted_grants (key, type, client_id, subject_id, session_id, created_at, expires_at, consumed_at, data) ' +
+      'select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[], $9::text[]) ' +
+      'on conflict (key) do update set type = excluded.type, client_id = excluded.client_id, subject_id = excluded.subject_id, ' +
+      'session_id = excluded.session_id, created_at = excluded.created_at, expires_at = excluded.expires_at, ' +
+      'consumed_at = excluded.consumed_at, data = excluded.data ' +
+      'where persisted_grants.expires_at <= excluded.created_at ' +
+      'returning key',
+  };
+  const inserts = turnGroups<GrantParams, boolean>({
+    // Bounds one statement's parameter arrays; more rows in a turn make several statements.
+    max: 500,
+    keyOf: (row) => row.key,
+    async send(rows) {
+      const columns = [
+        rows.map((row) => row.key),
+        rows.map((row) => row.type),
+        rows.map((row) => row.clientId),
+        rows.map((row) => row.subjectId),
+        rows.map((row) => row.sessionId),
+        rows.map((row) => row.createdAt),
+        rows.map((row) => row.expiresAt),
+        rows.map((row) => row.consumedAt),
+        rows.map((row) => row.data),
+      ];
+      const stored = new Set((await pool.query<{ key: string }>({ ...insertStatement, values: columns })).rows.map((row) => row.key));
+      return rows.map((row) => stored.has(row.key));
+    },
+  });
+  const selectStatement = { name: 'svc_get_grants', text: 'select * from persisted_grants where key = any($1::text[])' };
+  const reads = turnGroups<string, GrantRow | undefined>({
+    max: 500,
+    async send(keys) {
+      const rows = new Map((await pool.query<GrantRow>({ ...selectStatement, values: [keys] })).rows.map((row) => [row.key, row]));
+      return keys.map((key) => rows.get(key));
+    },
+  });
+  return {
+    insert: inserts.submit,
+    read: reads.submit,
+    drain: async () => void (await Promise.all([inserts.drain(), reads.drain()])),
+  };
+}
