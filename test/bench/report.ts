@@ -277,7 +277,7 @@ export function markdown(results: BenchResults): string {
             `The ceiling without HTTP (test/bench/postgres-loop.mjs): the service's reference-token INSERT … ON CONFLICT in a tight loop, prepared, over a pool of 10 with ` +
               `${results.settings.connections} statements in flight, reached ${int(loop.insert.perSecond)} statements/s (p99 ${loop.insert.p99.toFixed(1)} ms, ${int(loop.insert.cpuMicros)} µs of Node CPU each); ` +
               `the read by key ${int(loop.select.perSecond)} statements/s (p99 ${loop.select.p99.toFixed(1)} ms, ${int(loop.select.cpuMicros)} µs). ` +
-              '"Share of the loop" compares each row with what its statements alone reach: the insert for a reference token, the read for introspection, half the insert rate for private_key_jwt (it also records the assertion\'s `jti`).',
+              '"Share of the loop" compares each row with what its statements alone reach: the insert for a reference token, the read for introspection, half the insert rate for private_key_jwt (it also records the assertion\'s `jti`). The loop sends one statement per row; the service sends the inserts of one event-loop turn as one statement and its reads by key as another (src/store/sql/postgres-grant-groups.ts), so a row can pass 100%.',
             '',
           ]
         : []),
