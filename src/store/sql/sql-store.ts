@@ -224,8 +224,8 @@ export function createSqlStore(backend: SqlBackend): Store {
           ...add.map((grant) => queries.add.bind(grantParams(grant))),
         ];
         if (statements.length === 0) return true;
-        // A lone statement is atomic by itself: it skips the savepoint (SQLite) or transaction
-        // (PostgreSQL), which keeps a plain reference-token issue as cheap as an `add`.
+        // A lone consume is atomic by itself: it skips the savepoint (SQLite) or transaction
+        // (PostgreSQL).
         const unchanged =
           statements.length === 1
             ? changedRows(await runner.execute(statements[0]!.sql, statements[0]!.parameters)) ? undefined : 0
