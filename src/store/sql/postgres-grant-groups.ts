@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { GrantParams, GrantRow, GrantRowStatements } from './sql-store.js';
+import { grantRowColumns, type GrantParams, type GrantRow, type GrantRowStatements } from './sql-store.js';
 import { turnGroups } from './turn-groups.js';
 
 /**
@@ -54,7 +54,7 @@ export function postgresGrantGroups(pool: pg.Pool): GrantRowStatements {
       return rows.map((row) => stored.has(row.key));
     },
   });
-  const selectStatement = { name: 'svc_get_grants', text: 'select * from persisted_grants where key = any($1::text[])' };
+  const selectStatement = { name: 'svc_get_grants', text: `select ${grantRowColumns.join(', ')} from persisted_grants where key = any($1::text[])` };
   const reads = turnGroups<string, GrantRow | undefined>({
     max: 500,
     async send(keys) {

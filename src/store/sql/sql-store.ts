@@ -95,6 +95,12 @@ const grantParams = (grant: PersistedGrant): GrantParams => ({
   data: grant.data,
 });
 const grantColumns = ['key', 'type', 'clientId', 'subjectId', 'sessionId', 'createdAt', 'expiresAt', 'consumedAt', 'data'] as const;
+/**
+ * The columns a grant is read with, named rather than `*`: PostgreSQL keeps each prepared
+ * statement's plan per connection, and a `*` statement fails with "cached plan must not change
+ * result type" once a migration adds a column, on every node still running the old code.
+ */
+export const grantRowColumns = ['key', 'type', 'client_id', 'subject_id', 'session_id', 'created_at', 'expires_at', 'consumed_at', 'data'] as const;
 
 /** The per-request queries, compiled once (see prepared-query.ts). */
 function grantQueries(db: Kysely<Database>, runner: StatementRunner) {
@@ -143,7 +149,7 @@ function grantQueries(db: Kysely<Database>, runner: StatementRunner) {
         ),
     ),
     get: prepare<KeyParam, GrantRow>(['key'], (p) =>
-      db.selectFrom('persisted_grants').selectAll().where('key', '=', p.key),
+      db.selectFrom('persisted_grants').select(grantRowColumns).where('key', '=', p.key),
     ),
     consume: prepare<KeyParam & { now: number }, GrantRow>(['key', 'now'], (p) =>
       db
@@ -152,7 +158,7 @@ function grantQueries(db: Kysely<Database>, runner: StatementRunner) {
         .where('key', '=', p.key)
         .where('consumed_at', 'is', null)
         .where('expires_at', '>', p.now)
-        .returningAll(),
+        .returning(grantRowColumns),
     ),
     // The same condition as `consume`, without reading the row back: a batch needs only whether it won.
     consumeOnly: prepare<KeyParam & { now: number }, never>(['key', 'now'], (p) =>
