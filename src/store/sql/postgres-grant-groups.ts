@@ -22,15 +22,20 @@ import { turnGroups } from './turn-groups.js';
  * inserts: one of them is stored. A group that fails (the server went away) rejects every
  * caller in it: the statement is atomic, so none of its rows was stored.
  */
+const arrayTypes: Record<(typeof grantRowColumns)[number], string> = {
+  key: 'text[]', type: 'text[]', client_id: 'text[]', subject_id: 'text[]', session_id: 'text[]',
+  created_at: 'bigint[]', expires_at: 'bigint[]', consumed_at: 'bigint[]', data: 'text[]',
+};
+
 export function postgresGrantGroups(pool: pg.Pool): GrantRowStatements {
+  // The columns and conflict rule of the single-row `add`, with one array parameter per column.
+  const updated = grantRowColumns.filter((column) => column !== 'key').map((column) => `${column} = excluded.${column}`);
   const insertStatement = {
     name: 'svc_add_grants',
     text:
-      'insert into persisted_grants (key, type, client_id, subject_id, session_id, created_at, expires_at, consumed_at, data) ' +
-      'select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[], $9::text[]) ' +
-      'on conflict (key) do update set type = excluded.type, client_id = excluded.client_id, subject_id = excluded.subject_id, ' +
-      'session_id = excluded.session_id, created_at = excluded.created_at, expires_at = excluded.expires_at, ' +
-      'consumed_at = excluded.consumed_at, data = excluded.data ' +
+      `insert into persisted_grants (${grantRowColumns.join(', ')}) ` +
+      `select * from unnest(${grantRowColumns.map((column, i) => `$${i + 1}::${arrayTypes[column]}`).join(', ')}) ` +
+      `on conflict (key) do update set ${updated.join(', ')} ` +
       'where persisted_grants.expires_at <= excluded.created_at ' +
       'returning key',
   };

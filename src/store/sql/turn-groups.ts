@@ -1,6 +1,6 @@
 /**
  * Collects the calls made in one turn of the event loop and hands them on as groups: one
- * statement per group instead of one per call (see postgres-grant-inserts.ts for what it saves).
+ * statement per group instead of one per call (see postgres-grant-groups.ts for what it saves).
  * Each caller is settled with its own item's answer once its group's statement has run; a group
  * whose statement fails rejects every caller in it.
  */
