@@ -203,6 +203,8 @@ async function assemble(container: ServiceContainer, tls: TlsMaterial): Promise<
       clientDirectory.stop();
       sweeper.stop();
       await closeServer?.();
+      // After the drain: the requests in flight may still be waiting on a signing thread.
+      await keyRing.close();
       await counters.close();
       await store.close();
       // Last: the spans of the requests that just drained are sent too.

@@ -43,6 +43,7 @@ export const defaults = {
     rotationInterval: 90 * 86_400,
     propagationTime: 3600,
     refreshInterval: 60,
+    threads: 0,
   },
   deviceFlow: {
     userCodeFormat: 'base20',

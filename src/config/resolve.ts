@@ -106,6 +106,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
       rotationInterval: user.signing?.rotationInterval ?? defaults.signing.rotationInterval,
       propagationTime: user.signing?.propagationTime ?? defaults.signing.propagationTime,
       refreshInterval: user.signing?.refreshInterval ?? defaults.signing.refreshInterval,
+      threads: user.signing?.threads === 'auto' ? availableParallelism() : (user.signing?.threads ?? defaults.signing.threads),
     },
     deviceFlow: {
       userCodeFormat: user.deviceFlow?.userCodeFormat ?? defaults.deviceFlow.userCodeFormat,

@@ -378,11 +378,15 @@ function checkSigning(p: Problems, raw: Raw): void {
     if (!isObject(raw.signing)) p.add('signing', `expected an object, got ${describe(raw.signing)}`);
     else {
       const s = raw.signing;
-      checkUnknownFields(p, 'signing', s, ['accessTokenAlgorithm', 'keys', 'keyEncryptionKeys', 'rotationInterval', 'propagationTime', 'refreshInterval']);
+      checkUnknownFields(p, 'signing', s, ['accessTokenAlgorithm', 'keys', 'keyEncryptionKeys', 'rotationInterval', 'propagationTime', 'refreshInterval', 'threads']);
       oneOf(p, 'signing.accessTokenAlgorithm', s.accessTokenAlgorithm, signingAlgorithms);
       int(p, 'signing.rotationInterval', s.rotationInterval, 60);
       int(p, 'signing.propagationTime', s.propagationTime, 0);
       int(p, 'signing.refreshInterval', s.refreshInterval, 1);
+      const threads = s.threads;
+      if (threads !== undefined && threads !== 'auto' && !(typeof threads === 'number' && Number.isInteger(threads) && threads >= 0 && threads <= 256)) {
+        p.add('signing.threads', `expected "auto" or a whole number from 0 to 256, got ${describe(threads)}`);
+      }
       arrayOf(p, 'signing.keys', s.keys, false).forEach((k, i) => {
         const ok = typeof k === 'string' ? k.length > 0
           : isObject(k) && ((typeof k.path === 'string' && k.path.length > 0) || (typeof k.env === 'string' && k.env.length > 0));

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, GrantSubject, GrantSuccess, JsonValue, ResourceOwnerValidator } from '../sdk/contracts.js';
 import type { KeyRing } from './keys/key-ring.js';
+import { signToken } from './keys/signing-key.js';
 import { newTokenId } from './handles.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
 
@@ -55,7 +56,7 @@ export function createIdTokenIssuer(deps: {
       // node:crypto's synchronous signer, as for access tokens: jose's WebCrypto round trip cost
       // a code redemption or a refresh about as much again as the RSA signature (issue 21).
       const payload = { ...claims, ...oidc, auth_time: subject.authTime, jti: newTokenId(), iss: deps.config.issuer, sub: subject.id, aud: client.clientId, iat: now, exp: now + idTokenLifetime };
-      return tracing.spanSync('sign id_token', { 'jws.alg': 'RS256' }, () => key.sign({ alg: 'RS256', typ: 'JWT', kid: key.kid }, payload));
+      return signToken(tracing, 'sign id_token', key, { alg: 'RS256', typ: 'JWT', kid: key.kid }, payload);
     },
   };
 }

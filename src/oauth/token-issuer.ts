@@ -18,6 +18,7 @@ import { offlineAccess } from './scopes.js';
 import { newHandle, newTokenId } from './handles.js';
 import { familyOfSpentGrant, newFamilyId } from './grant-family.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
+import { signToken } from './keys/signing-key.js';
 
 /** Claims a grant can never set: the issuer owns them. */
 const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'cnf']);
@@ -94,7 +95,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
   function buildAccessToken(
     { client, grant, scopes, cnf }: IssueRequest,
     familyId: string | undefined,
-  ): { token: string; expiresIn: number; record?: PersistedGrant } {
+  ): { token: string | Promise<string>; expiresIn: number; record?: PersistedGrant } {
     const now = Math.floor(clock.now() / 1000);
     const expiresIn = client.accessTokenLifetime;
     const claims: Record<string, JsonValue> = {};
@@ -130,7 +131,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     }
     const key = keyRing.signingKey(alg);
     // RFC 9068 §2.1: typ "at+jwt" tells access tokens from ID tokens and other JWTs.
-    const token = tracing.spanSync('sign access_token', { 'jws.alg': alg }, () => key.sign({ alg, typ: 'at+jwt', kid: key.kid }, claims));
+    const token = signToken(tracing, 'sign access_token', key, { alg, typ: 'at+jwt', kid: key.kid }, claims);
     return { token, expiresIn };
   }
 
@@ -146,8 +147,10 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     const records: PersistedGrant[] = [];
     const access = buildAccessToken(request, familyId);
     if (access.record) records.push(access.record);
+    // A string unless the signature runs on a signing thread: the default path awaits nothing.
+    const accessToken = typeof access.token === 'string' ? access.token : await access.token;
     const response: TokenResponse = {
-      access_token: access.token,
+      access_token: accessToken,
       token_type: request.cnf?.jkt === undefined ? 'Bearer' : 'DPoP',
       expires_in: access.expiresIn,
       scope: scopes.join(' '),
@@ -162,7 +165,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
       response.refresh_token = refresh.handle;
     }
     if (scopes.includes('openid') && user !== undefined) {
-      response.id_token = await idTokens.issue({ client, user, scopes, idToken: grant.idToken, accessToken: access.token });
+      response.id_token = await idTokens.issue({ client, user, scopes, idToken: grant.idToken, accessToken });
     }
     for (const [name, value] of Object.entries(customResponse ?? {})) {
       if (!standardResponseMembers.has(name) && !(name in response)) response[name] = value;
@@ -180,7 +183,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     async issueAccessToken(request) {
       const { token, expiresIn, record } = buildAccessToken(request, request.grant.sessionId);
       if (record) await store.add(record);
-      return { token, expiresIn };
+      return { token: await token, expiresIn };
     },
   };
 }

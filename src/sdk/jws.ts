@@ -36,9 +36,31 @@ function keyOptions(alg: JwsAlgorithm, key: KeyObject) {
   return key;
 }
 
+/** What node:crypto's `sign(hash, data, options)` takes for `alg` and `key`: plain values, so they can be posted to a worker thread. */
+export interface JwsSignatureParameters {
+  readonly hash: string | null;
+  readonly options: KeyObject | { readonly key: KeyObject; readonly dsaEncoding?: 'ieee-p1363'; readonly padding?: number; readonly saltLength?: number };
+}
+
+export function jwsSignatureParameters(key: KeyObject, alg: string): JwsSignatureParameters {
+  if (!isJwsAlgorithm(alg)) throw new Error(`unsupported JWS algorithm ${alg}`);
+  return { hash: digest[alg], options: keyOptions(alg, key) };
+}
+
 export type CompactSigner = (header: object, payload: object) => string;
 
 const encode = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/**
+ * A signer whose signature is made elsewhere (a signing thread): `signature` gets the JWS signing
+ * input and answers the base64url signature.
+ */
+export function signCompactJwsWith(signature: (signingInput: string) => Promise<string>): (header: object, payload: object) => Promise<string> {
+  return async (header, payload) => {
+    const input = `${encode(header)}.${encode(payload)}`;
+    return `${input}.${await signature(input)}`;
+  };
+}
 
 /**
  * A signer for one key and algorithm, built once. `key` is a node:crypto private key (made from
@@ -49,9 +71,7 @@ const encode = (value: object): string => Buffer.from(JSON.stringify(value)).toS
  * const jwt = sign({ alg: 'ES256', typ: 'JWT' }, { sub: 'client', exp });
  */
 export function signCompactJws(key: KeyObject, alg: string): CompactSigner {
-  if (!isJwsAlgorithm(alg)) throw new Error(`unsupported JWS algorithm ${alg}`);
-  const hash = digest[alg];
-  const options = keyOptions(alg, key);
+  const { hash, options } = jwsSignatureParameters(key, alg);
   return (header, payload) => {
     const input = `${encode(header)}.${encode(payload)}`;
     return `${input}.${sign(hash, Buffer.from(input), options).toString('base64url')}`;

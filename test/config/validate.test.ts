@@ -137,6 +137,13 @@ describe('validateUserConfig', () => {
     expect(validateUserConfig({ limits: { bodyBytes: 10 } })).toEqual([expect.stringMatching(/^limits\.bodyBytes: expected a whole number from 1024 to /)]);
   });
 
+  it('takes "auto" or a whole number of signing threads, and names anything else', () => {
+    for (const threads of ['auto', 0, 2, 256]) expect(validateUserConfig({ signing: { threads } })).toEqual([]);
+    expect(validateUserConfig({ signing: { threads: -1 } })).toEqual(['signing.threads: expected "auto" or a whole number from 0 to 256, got number -1']);
+    expect(validateUserConfig({ signing: { threads: 'many' } })).toEqual(['signing.threads: expected "auto" or a whole number from 0 to 256, got "many"']);
+    expect(validateUserConfig({ signing: { threads: 1.5 } })).toEqual(['signing.threads: expected "auto" or a whole number from 0 to 256, got number 1.5']);
+  });
+
   it('names an unknown API resource in allowedSubjectTokenAudiences, listing the known ones (issue 14.1)', () => {
     expect(validateUserConfig(withClient(0, { allowedSubjectTokenAudiences: ['api1', 'payroll'] }))).toEqual([
       'clients[0].allowedSubjectTokenAudiences[1]: unknown API resource "payroll" (known: api1)',

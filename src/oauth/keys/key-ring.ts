@@ -14,7 +14,8 @@ import { StoreUnavailableError, type SigningKeyRecord, type Store } from '../../
 import { loadConfiguredKeys } from './configured-keys.js';
 import { createKeyProtector } from './key-protection.js';
 import { createKeyRotation, newestActive } from './key-rotation.js';
-import { signingKeyFromRecord, type SigningKey } from './signing-key.js';
+import { signingKeyFromRecord, signingOnThreads, type SigningKey } from './signing-key.js';
+import { createSigningThreads } from './signing-threads.js';
 
 export type { SigningKey };
 
@@ -41,6 +42,8 @@ export interface KeyRing {
   /** Starts the periodic refresh (every `signing.refreshInterval`). */
   start(): void;
   stop(): void;
+  /** Stops the signing threads (`signing.threads`), once no request needs a signature any more. */
+  close(): Promise<void>;
 }
 
 /** Skew allowed on token lifetimes (as in validation) plus slack. */
@@ -54,7 +57,9 @@ function managedAlgsOf(algorithms: readonly string[], configured: readonly Signi
 
 export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 5000 }: KeyRingDeps): Promise<KeyRing> {
   const algorithms = [...new Set<SigningAlgorithm>([config.signing.accessTokenAlgorithm, 'RS256'])];
-  const configured = await loadConfiguredKeys(config.signing.keys);
+  const threads = config.signing.threads > 0 ? createSigningThreads({ threads: config.signing.threads, logger }) : undefined;
+  const onThreads = (key: SigningKey): SigningKey => (threads ? signingOnThreads(key, threads) : key);
+  const configured = (await loadConfiguredKeys(config.signing.keys)).map(onThreads);
   const protector = createKeyProtector(config.signing.keyEncryptionKeys);
   const configuredAlgs = new Set(configured.map((k) => k.alg));
   const managedAlgs = managedAlgsOf(algorithms, configured);
@@ -80,7 +85,7 @@ export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 
   async function importRecord(record: SigningKeyRecord): Promise<SigningKey> {
     let key = imported.get(record.kid);
     if (!key) {
-      key = await signingKeyFromRecord(record, protector);
+      key = onThreads(await signingKeyFromRecord(record, protector));
       imported.set(record.kid, key);
     }
     return key;
@@ -105,7 +110,10 @@ export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 
       let changed = false;
       for (const alg of managedAlgs) {
         const result = await rotate(alg, records.filter((r) => r.alg === alg), now);
-        for (const kid of result.removed) imported.delete(kid);
+        for (const kid of result.removed) {
+          imported.delete(kid);
+          threads?.forget(kid);
+        }
         changed = result.changed || changed;
       }
       if (changed) records = await store.listSigningKeys();
@@ -135,6 +143,7 @@ export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 
   try {
     await reload(true);
   } catch (err) {
+    await threads?.close();
     if (err instanceof StoreUnavailableError) {
       throw new BootError('STORE_UNAVAILABLE', `signing keys: cannot load them from the store: ${err.message}`, { cause: err });
     }
@@ -170,5 +179,6 @@ export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 
     stop() {
       if (timer) clearInterval(timer);
     },
+    close: async () => threads?.close(),
   };
 }
