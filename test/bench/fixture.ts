@@ -36,6 +36,8 @@ export interface ConfigSettings {
   accessTokenAlgorithm?: 'ES256' | 'RS256';
   workers?: number | 'auto';
   logLevel?: string;
+  /** `signing.threads`. */
+  signingThreads?: number;
 }
 
 export { freePort } from '../support/free-port.js';
@@ -112,7 +114,10 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
         logLevel: settings.logLevel ?? 'info',
         workers: settings.workers ?? 1,
         pluginDirs: [join(repoRoot, 'plugins')],
-        ...(settings.accessTokenAlgorithm ? { signing: { accessTokenAlgorithm: settings.accessTokenAlgorithm } } : {}),
+        signing: {
+          ...(settings.accessTokenAlgorithm ? { accessTokenAlgorithm: settings.accessTokenAlgorithm } : {}),
+          ...(settings.signingThreads ? { threads: settings.signingThreads } : {}),
+        },
         apiScopes: [{ name: 'api1.read' }, { name: 'backend.read' }],
         identityResources: [{ name: 'openid', claims: ['sub'] }],
         apiResources: [

@@ -12,7 +12,7 @@ import { answerMix, consoleTable, machineInfo, writeResults, type BenchResults, 
 import { runRound } from './measure.js';
 import { signatureCosts } from './signature-cost.js';
 import { readOptions, wanted } from './options.js';
-import { canPin, loadCpu, pinSelf, runPostgresLoop, serverCpu, startBareKoa, startBareKoaPostgres, startOidcProvider, startService, type PostgresLoopResult, type ServerProcess } from './processes.js';
+import { canPin, loadCpu, pinSelf, runPostgresLoop, serverCpu, startBareKoa, startBareKoaPostgres, startOidcProvider, startService, startSigningServer, type PostgresLoopResult, type ServerProcess } from './processes.js';
 import { openBenchPostgres, type BenchPostgres } from './postgres.js';
 import { runScenario, type Bench, type Side } from './run-scenario.js';
 import { floorScenario, postgresCeilingScenario, scenarios, soakMix, type Scenario, type ServerKind } from './scenarios.js';
@@ -82,6 +82,7 @@ export async function runBenchmark(): Promise<number> {
   let postgres: BenchPostgres | { skipped: string } | undefined;
   let memory: BenchResults['memory'];
   const cluster: Array<BenchResults['cluster'][number]> = [];
+  const signingPool: Array<BenchResults['signingPool'][number]> = [];
   const pinnedLabel = (name: string): string => (pinned ? `${name}, CPU ${serverCpu}` : name);
   const sideOf = (server: ServerProcess, name: string, measured: Map<string, number>): Side => ({ url: server.url, pid: server.pid, label: pinnedLabel(name), measured });
   // BENCH_CPU_PROF: every single-core service writes a CPU profile there when it stops.
@@ -243,32 +244,66 @@ export async function runBenchmark(): Promise<number> {
       for (const [id, what, name] of compared) {
         const base = scenarios.find((s) => s.id === id)!;
         const results: Row[] = [];
-        for (const [workers, count] of [[1, 1], ['auto', all]] as const) {
+        // JWTs also run in one process with a signing thread per core (`signing.threads`, issue 21).
+        const setups = [[1, 1, 0], ['auto', all, 0], ...(name === 'rs256' || name === 'es256' ? [[1, 1, all] as const] : [])] as const;
+        for (const [workers, count, threads] of setups) {
           const port = await freePort();
+          const setup = `${workers}${threads ? `-threads-${threads}` : ''}`;
           // logLevel info, the default, like every row but the "warn" one: the "svc listening"
           // line of each worker tells when all are up.
-          const store = name === 'postgres' ? (postgres as BenchPostgres).serviceUrl : `sqlite:./cluster-${name}-${workers}/svc.db`;
-          const configFile = fixture.writeConfig(`cluster-${name}-${workers}`, { port, store, workers, ...(name === 'rs256' ? { accessTokenAlgorithm: 'RS256' as const } : {}) });
-          const title = `${what}, workers: ${workers === 'auto' ? `"auto" (${count})` : 1}`;
-          log(`svc, cluster mode, workers: ${workers} (not pinned)`);
+          const store = name === 'postgres' ? (postgres as BenchPostgres).serviceUrl : `sqlite:./cluster-${name}-${setup}/svc.db`;
+          const configFile = fixture.writeConfig(`cluster-${name}-${setup}`, {
+            port, store, workers, signingThreads: threads, ...(name === 'rs256' ? { accessTokenAlgorithm: 'RS256' as const } : {}),
+          });
+          const title = `${what}, workers: ${workers === 'auto' ? `"auto" (${count})` : 1}${threads ? `, signing.threads: ${threads}` : ''}`;
+          log(`svc, cluster mode, workers: ${workers}${threads ? `, signing.threads: ${threads}` : ''} (not pinned)`);
           const server = await startService({ configFile, port, workers: count });
           try {
-            // No CPU figure: the work is spread over several processes.
-            const ours: Side = { url: server.url, pid: undefined, label: 'svc, unpinned', measured: ourMeasured };
+            // A CPU figure only for one process (its threads included): a cluster spreads the work over several.
+            const ours: Side = { url: server.url, pid: count === 1 ? server.pid : undefined, label: 'svc, unpinned', measured: ourMeasured };
             const { ours: row } = await runScenario(bench, base, ours, undefined, title);
-            if (!('skipped' in row)) results.push({ ...row, id: `cluster-${name}-${workers}`, oidcProvider: undefined });
+            if (!('skipped' in row)) results.push({ ...row, id: `cluster-${name}-${setup}`, oidcProvider: undefined });
           } finally {
-            await stopServer(server, `svc (workers: ${workers})`, notes);
+            await stopServer(server, `svc (workers: ${workers}, threads: ${threads})`, notes);
           }
         }
-        if (results.length === 2) {
-          cluster.push({ title: what, workers: all, oneWorker: results[0]!, allWorkers: results[1]!, speedup: results[1]!.rps / results[0]!.rps });
+        if (results.length === setups.length) {
+          const threaded = results[2];
+          cluster.push({
+            title: what, workers: all, oneWorker: results[0]!, allWorkers: results[1]!, speedup: results[1]!.rps / results[0]!.rps,
+            ...(threaded ? { signingThreads: { threads: all, row: threaded, speedup: threaded.rps / results[0]!.rps } } : {}),
+          });
+        }
+      }
+    }
+
+    // Issue 21: would a pool of signing threads take one process further than signing inline,
+    // and further than cluster mode? The floor plus one RS256 signature, nothing else, unpinned.
+    if (wanted(options, 'signing-pool')) {
+      const all = cpus().length;
+      const modes = [
+        ['inline', 1, 'one process, signing inline'],
+        ['cluster', all, `node:cluster, ${all} processes, each signing inline`],
+        ['pool', 1, 'one process, a pool of 1 signing thread'],
+        ['pool', all, `one process, a pool of ${all} signing threads`],
+      ] as const;
+      for (const [mode, count, what] of modes) {
+        const title = `bare Koa + one RS256 signature: ${what}`;
+        log(`${title} (not pinned)`);
+        const server = await startSigningServer({ port: await freePort(), mode, count });
+        try {
+          // CPU per request only where one process does all the work (its threads included).
+          const ours: Side = { url: server.url, pid: mode === 'cluster' ? undefined : server.pid, label: 'unpinned', measured: ourMeasured };
+          const { ours: row } = await runScenario(bench, floorScenario, ours, undefined, title);
+          if (!('skipped' in row)) signingPool.push({ mode, count, title: what, row: { ...row, id: `signing-${mode}-${count}`, oidcProvider: undefined } });
+        } finally {
+          await stopServer(server, `signing server (${mode} ${count})`, notes);
         }
       }
     }
 
     // The floor again: a drift between start and end shows other work on the machine.
-    if (floor && (rows.length > 0 || cluster.length > 0)) floorAtEnd = await measureFloor('bare Koa (floor), again at the end');
+    if (floor && (rows.length > 0 || cluster.length > 0 || signingPool.length > 0)) floorAtEnd = await measureFloor('bare Koa (floor), again at the end');
   } finally {
     rmSync(fixture.dir, { recursive: true, force: true });
     if (postgres && !('skipped' in postgres)) await postgres.drop();
@@ -306,7 +341,11 @@ export async function runBenchmark(): Promise<number> {
     scenarios: rows.map(withFloor),
     oidcProvider: theirRows.map(withFloor),
     memory,
-    cluster: cluster.map((c) => ({ ...c, oneWorker: withFloor(c.oneWorker), allWorkers: withFloor(c.allWorkers) })),
+    cluster: cluster.map((c) => ({
+      ...c, oneWorker: withFloor(c.oneWorker), allWorkers: withFloor(c.allWorkers),
+      ...(c.signingThreads ? { signingThreads: { ...c.signingThreads, row: withFloor(c.signingThreads.row) } } : {}),
+    })),
+    signingPool: signingPool.map((p) => ({ ...p, row: withFloor(p.row) })),
     notes: [
       ...notes,
       ...scenarioNotes,

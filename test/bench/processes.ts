@@ -157,6 +157,11 @@ export function startBareKoa(options: SpawnOptions & { port: number }): Promise<
   return startListening('bare-koa.mjs', [String(options.port)], 'the bare Koa server', options);
 }
 
+/** Issue 21's signing-pool question (test/bench/signing-pool.mjs): the floor plus one RS256 signature, signed inline, in `count` cluster workers or in a pool of `count` threads. */
+export function startSigningServer(options: SpawnOptions & { port: number; mode: 'inline' | 'cluster' | 'pool'; count: number }): Promise<ServerProcess> {
+  return startListening('signing-pool.mjs', [String(options.port), options.mode, String(options.count)], `the signing server (${options.mode})`, options);
+}
+
 /** The PostgreSQL ceiling (test/bench/bare-koa-pg.mjs): bare Koa plus the service's reference-token insert. */
 export function startBareKoaPostgres(options: SpawnOptions & { port: number; url: string }): Promise<ServerProcess> {
   return startListening('bare-koa-pg.mjs', [String(options.port), options.url], 'the bare Koa + PostgreSQL server', options);

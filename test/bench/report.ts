@@ -81,7 +81,13 @@ export interface BenchResults {
     | { readonly idleKiB: number | undefined; readonly beforeSoakKiB: number | undefined; readonly afterSoakKiB: number | undefined; readonly soakSeconds: number; readonly soakRps: number; readonly soakAnswers: Readonly<Record<string, number>> }
     | undefined;
   /** Cluster mode against one worker, per scenario compared. */
-  readonly cluster: ReadonlyArray<{ readonly title: string; readonly workers: number; readonly oneWorker: Row; readonly allWorkers: Row; readonly speedup: number }>;
+  readonly cluster: ReadonlyArray<{
+    readonly title: string; readonly workers: number; readonly oneWorker: Row; readonly allWorkers: Row; readonly speedup: number;
+    /** One worker signing on `threads` threads (`signing.threads`), against one worker signing inline. */
+    readonly signingThreads?: { readonly threads: number; readonly row: Row; readonly speedup: number };
+  }>;
+  /** Issue 21: the floor plus one RS256 signature, signed inline, in cluster workers or in a pool of threads (test/bench/signing-pool.mjs). */
+  readonly signingPool: ReadonlyArray<{ readonly mode: 'inline' | 'cluster' | 'pool'; readonly count: number; readonly title: string; readonly row: Row }>;
   readonly notes: readonly string[];
 }
 
@@ -126,7 +132,8 @@ function rowsForTable(results: BenchResults): Array<Row | Skipped> {
     ...(results.floor ? [results.floor] : []),
     ...(results.postgresCeiling ? [results.postgresCeiling] : []),
     ...results.scenarios,
-    ...results.cluster.flatMap((c) => [c.oneWorker, c.allWorkers]),
+    ...results.cluster.flatMap((c) => [c.oneWorker, c.allWorkers, ...(c.signingThreads ? [c.signingThreads.row] : [])]),
+    ...results.signingPool.map((p) => p.row),
     ...(results.floorAtEnd ? [results.floorAtEnd] : []),
   ];
 }
@@ -218,9 +225,33 @@ export function markdown(results: BenchResults): string {
     for (const c of results.cluster) {
       out.push(
         `- ${c.title} with \`workers: ${c.workers}\` ("auto") against \`workers: 1\`, neither pinned: ${int(c.allWorkers.rps)} vs ${int(c.oneWorker.rps)} req/s (${c.speedup.toFixed(2)}×).`,
+        ...(c.signingThreads
+          ? [
+              `  One worker with \`signing.threads: ${c.signingThreads.threads}\`: ${int(c.signingThreads.row.rps)} req/s (${c.signingThreads.speedup.toFixed(2)}× one worker signing inline, ` +
+                `${(c.signingThreads.row.rps / c.allWorkers.rps).toFixed(2)}× \`workers: ${c.workers}\`), p99 ${ms(c.signingThreads.row.p99)} ms against ${ms(c.allWorkers.p99)}.`,
+            ]
+          : []),
       );
     }
     out.push('', `The load generator stays on its own core${s.pinned ? ' (CPU 1)' : ''}, so on a two-core machine the workers share the CPUs with it.`);
+  }
+  if (results.signingPool.length > 0) {
+    out.push(
+      '',
+      '## Signing on threads',
+      '',
+      'Issue 21 asked whether signing in a pool of worker threads would take a multi-core machine further. test/bench/signing-pool.mjs is the floor ' +
+        '(bare Koa, the same form POST) plus one RS256 signature of an access-token-sized JWT per request, with the signature made inline, in node:cluster ' +
+        'workers, or on worker threads (the signatures of one event-loop turn sent as one message per thread, as `signing.threads` does). Neither pinned; ' +
+        'CPU µs/request counts every thread of the one process.',
+      '',
+      '| how the signature is made | req/s | p50 ms | p99 ms | CPU µs/request | × inline |',
+      '|---|---:|---:|---:|---:|---:|',
+      ...results.signingPool.map(({ title, row }) => {
+        const inline = results.signingPool.find((p) => p.mode === 'inline')?.row.rps;
+        return `| ${title} | ${int(row.rps)} | ${ms(row.p50)} | ${ms(row.p99)} | ${optionalInt(row.cpuMicrosPerRequest)} | ${inline ? ratio(row.rps / inline) : ''} |`;
+      }),
+    );
   }
   const sig = results.signatureMicros;
   const jwtRow = (id: string): Row | undefined => results.scenarios.filter(isRow).find((r) => r.id === id);
@@ -249,9 +280,10 @@ export function markdown(results: BenchResults): string {
       ...(rsCluster
         ? [
             '',
-            `More cores: RS256 with \`workers: ${rsCluster.workers}\` reached ${int(rsCluster.allWorkers.rps)} req/s against ${int(rsCluster.oneWorker.rps)} with one worker (${rsCluster.speedup.toFixed(2)}×, neither pinned). ` +
-              'Cluster mode already spreads whole requests, signature included, over every core; a signing pool inside one process would spread only the signature, ' +
-              'at the cost of a message to and from a thread per token, and on this two-core machine the second core also runs the load generator, so there is no idle core for it to use.',
+            `More cores: RS256 with \`workers: ${rsCluster.workers}\` reached ${int(rsCluster.allWorkers.rps)} req/s against ${int(rsCluster.oneWorker.rps)} with one worker (${rsCluster.speedup.toFixed(2)}×, neither pinned)` +
+              (rsCluster.signingThreads
+                ? `, and one worker signing on ${rsCluster.signingThreads.threads} threads (\`signing.threads\`) ${int(rsCluster.signingThreads.row.rps)} (${rsCluster.signingThreads.speedup.toFixed(2)}×). See "Signing on threads" below.`
+                : '.'),
           ]
         : []),
     );
@@ -312,6 +344,7 @@ export function chart(results: BenchResults): string {
   for (const c of results.cluster) {
     bars.push({ label: c.oneWorker.title, value: c.oneWorker.rps, color: '#f58518' });
     bars.push({ label: c.allWorkers.title, value: c.allWorkers.rps, color: '#f58518' });
+    if (c.signingThreads) bars.push({ label: c.signingThreads.row.title, value: c.signingThreads.row.rps, color: '#f58518' });
   }
   const m = results.machine;
   return barChart({
