@@ -282,7 +282,7 @@ export function markdown(results: BenchResults): string {
             '',
             `More cores: RS256 with \`workers: ${rsCluster.workers}\` reached ${int(rsCluster.allWorkers.rps)} req/s against ${int(rsCluster.oneWorker.rps)} with one worker (${rsCluster.speedup.toFixed(2)}×, neither pinned)` +
               (rsCluster.signingThreads
-                ? `, and one worker signing on ${rsCluster.signingThreads.threads} threads (\`signing.threads\`) ${int(rsCluster.signingThreads.row.rps)} (${rsCluster.signingThreads.speedup.toFixed(2)}×). See "Signing on threads" below.`
+                ? `, and one worker signing on ${rsCluster.signingThreads.threads} threads (\`signing.threads\`) ${int(rsCluster.signingThreads.row.rps)} (${rsCluster.signingThreads.speedup.toFixed(2)}×). See "Signing on threads" above.`
                 : '.'),
           ]
         : []),
