@@ -5,11 +5,25 @@
  * closed with signatures in flight, is a refusal.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { compactVerify, decodeProtectedHeader, jwtVerify } from 'jose';
 import { createSigningThreads, SigningThreadError, type SigningThreads } from '../../src/oauth/keys/signing-threads.js';
 import { signCompactJwsWith } from '../../src/sdk/jws.js';
 import type { Logger } from '../../src/sdk/contracts.js';
+
+// Every thread the pool starts, so a test can stop one as a crash would.
+const started = vi.hoisted(() => [] as Worker[]);
+vi.mock('node:worker_threads', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:worker_threads')>();
+  class RecordedWorker extends actual.Worker {
+    constructor(...args: ConstructorParameters<typeof actual.Worker>) {
+      super(...args);
+      started.push(this);
+    }
+  }
+  return { ...actual, Worker: RecordedWorker };
+});
 
 const lines: Array<{ level: string; message: string }> = [];
 const logger = {
@@ -97,6 +111,24 @@ describe('signing threads', () => {
     const closing = pool.close();
     await expect(asked).rejects.toThrow(SigningThreadError);
     await closing;
+  });
+
+  it('replace a thread that stops unexpectedly, refusing (not losing) what it held, and sign on', async () => {
+    started.length = 0;
+    pool = createSigningThreads({ threads: 1, logger });
+    pool.add('rs', 'RS256', keys.RS256!.privateKey);
+    const held = Promise.allSettled(Array.from({ length: 30 }, () => pool!.sign('rs', 'e30.e30')));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toHaveLength(1);
+    await started[0]!.terminate();
+    const settled = await held;
+    for (const r of settled) if (r.status === 'rejected') expect((r.reason as Error).message).toBe('the signing thread stopped');
+    expect(settled.some((r) => r.status === 'rejected')).toBe(true);
+    expect(lines).toContainEqual({ level: 'error', message: 'a signing thread stopped; starting another' });
+    // The replacement has the key without being given it again.
+    expect(started).toHaveLength(2);
+    const token = await signerOf(pool, 'rs')({ alg: 'RS256', kid: 'rs' }, { after: 'restart' });
+    await expect(jwtVerify(token, keys.RS256!.publicKey)).resolves.toMatchObject({ payload: { after: 'restart' } });
   });
 
   it('do not keep a process alive that has nothing else to do', async () => {

@@ -1,9 +1,9 @@
 /**
  * Signatures on worker threads (`signing.threads`), so that one process signs on more than one
- * core. Signing inline, a process is one core: the RSA signature of an RS256 token (about 290 µs)
- * is most of a request. Measured on two cores (README "Performance", test/bench/signing-pool.mjs),
- * a pool took bare Koa plus one RS256 signature from 2,531 to 5,020 req/s, past node:cluster's
- * 4,368, and one process keeps a memory store and needs no shared one.
+ * core. Signing inline, a process is one core, and the RSA signature of an RS256 token (about
+ * 260 µs) is most of a request. Measured on two cores (README "Performance"): one worker of the
+ * service issued RS256 tokens 1.61× as fast with two threads (cluster mode's two workers: 1.84×),
+ * and bare Koa plus one RS256 signature went 2.04× (test/bench/signing-pool.mjs).
  *
  * The signatures asked for in one turn of the event loop go out as one message per thread (the
  * turn's requests split evenly), so a cohort of requests (src/http/cohorts.ts) pays one round trip
@@ -16,7 +16,6 @@ import type { Logger } from '../../sdk/contracts.js';
 import { jwsSignatureParameters, type JwsSignatureParameters } from '../../sdk/jws.js';
 
 export interface SigningThreads {
-  readonly size: number;
   /** Gives `key` to every thread under `kid`; signatures with it can be asked for from now on. */
   add(kid: string, alg: string, key: KeyObject): void;
   /** The threads drop the key (rotated out). */
@@ -128,7 +127,6 @@ export function createSigningThreads({ threads: size, logger }: { threads: numbe
   for (let i = 0; i < size; i++) start(i);
 
   return {
-    size,
     add(kid, alg, key) {
       const parameters = jwsSignatureParameters(key, alg);
       keys.set(kid, parameters);
