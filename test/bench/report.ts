@@ -242,7 +242,7 @@ export function markdown(results: BenchResults): string {
       '',
       'Issue 21 asked whether signing in a pool of worker threads would take a multi-core machine further. test/bench/signing-pool.mjs is the floor ' +
         '(bare Koa, the same form POST) plus one RS256 signature of an access-token-sized JWT per request, with the signature made inline, in node:cluster ' +
-        'workers, or on worker threads (the signatures of one event-loop turn sent as one message per thread, as `signing.threads` does). Neither pinned; ' +
+        'workers, or on worker threads (the service\'s own pool, src/oauth/keys/signing-threads.ts, as `signing.threads` runs it). Neither pinned; ' +
         'CPU µs/request counts every thread of the one process.',
       '',
       '| how the signature is made | req/s | p50 ms | p99 ms | CPU µs/request | × inline |',

@@ -4,50 +4,41 @@
 // of an access-token-sized JWT per request, so the three modes differ only in where the
 // signature runs:
 //
-//   inline         one process, the signature on the event loop (what the service does today)
+//   inline         one process, the signature on the event loop (the service by default)
 //   cluster <n>    n processes (node:cluster, one port), each signing inline (`workers: n`)
-//   pool <n>       one process, the signatures of one event-loop turn sent to n worker threads
-//                  as one message per thread, answers resolved when the thread posts them back
+//   pool <n>       one process signing on n worker threads with the service's own pool
+//                  (src/oauth/keys/signing-threads.ts, what `signing.threads` runs)
 //
 // Usage: node test/bench/signing-pool.mjs <port> <mode> [n]; prints "listening <url>" when ready.
 import cluster from 'node:cluster';
 import { createPrivateKey, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { createServer } from 'node:http';
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 const encode = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-if (!isMainThread) {
-  // A signing thread: each message is one turn's signing inputs for this thread.
-  const key = createPrivateKey(workerData.pem);
-  parentPort.on('message', ({ batch, inputs }) => {
-    parentPort.postMessage({ batch, signatures: inputs.map((input) => sign('sha256', Buffer.from(input), key).toString('base64url')) });
+const [portArg, mode = 'inline', countArg = '2'] = process.argv.slice(2);
+const port = Number(portArg ?? 0);
+const count = Number(countArg);
+if (!['inline', 'cluster', 'pool'].includes(mode) || !(count >= 1)) {
+  process.stderr.write('usage: signing-pool.mjs <port> inline|cluster|pool [n]\n');
+  process.exit(2);
+}
+const pem = process.env.SIGNING_POOL_KEY ?? generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+
+if (mode === 'cluster' && cluster.isPrimary) {
+  cluster.setupPrimary({ args: [String(port), 'inline'] });
+  let ready = 0;
+  for (let i = 0; i < count; i++) {
+    cluster.fork({ SIGNING_POOL_KEY: pem, SIGNING_POOL_QUIET: '1' }).once('listening', (address) => {
+      if (++ready === count) process.stdout.write(`listening http://127.0.0.1:${address.port}\n`);
+    });
+  }
+  process.once('SIGTERM', () => {
+    for (const worker of Object.values(cluster.workers)) worker.kill('SIGTERM');
+    cluster.disconnect(() => process.exit(0));
   });
 } else {
-  const [portArg, mode = 'inline', countArg = '2'] = process.argv.slice(2);
-  const port = Number(portArg ?? 0);
-  const count = Number(countArg);
-  if (!['inline', 'cluster', 'pool'].includes(mode) || !(count >= 1)) {
-    process.stderr.write('usage: signing-pool.mjs <port> inline|cluster|pool [n]\n');
-    process.exit(2);
-  }
-  const pem = process.env.SIGNING_POOL_KEY ?? generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' });
-
-  if (mode === 'cluster' && cluster.isPrimary) {
-    cluster.setupPrimary({ args: [String(port), 'inline'] });
-    let ready = 0;
-    for (let i = 0; i < count; i++) {
-      cluster.fork({ SIGNING_POOL_KEY: pem, SIGNING_POOL_QUIET: '1' }).once('listening', (address) => {
-        if (++ready === count) process.stdout.write(`listening http://127.0.0.1:${address.port}\n`);
-      });
-    }
-    process.once('SIGTERM', () => {
-      for (const worker of Object.values(cluster.workers)) worker.kill('SIGTERM');
-      cluster.disconnect(() => process.exit(0));
-    });
-  } else {
-    await serve({ port, signer: mode === 'pool' ? poolSigner(pem, count) : inlineSigner(pem) });
-  }
+  await serve({ port, signer: mode === 'pool' ? await poolSigner(pem, count) : inlineSigner(pem) });
 }
 
 function inlineSigner(pem) {
@@ -55,41 +46,13 @@ function inlineSigner(pem) {
   return { sign: async (input) => sign('sha256', Buffer.from(input), key).toString('base64url'), close: () => {} };
 }
 
-function poolSigner(pem, threads) {
-  const workers = Array.from({ length: threads }, () => new Worker(new URL(import.meta.url), { workerData: { pem } }));
-  const waiting = new Map(); // batch number → the callers' resolvers, in input order
-  let nextBatch = 0;
-  let queued = [];
-  let next = 0;
-  for (const worker of workers) {
-    worker.on('message', ({ batch, signatures }) => {
-      const resolvers = waiting.get(batch);
-      waiting.delete(batch);
-      signatures.forEach((signature, i) => resolvers[i](signature));
-    });
-    worker.unref();
-  }
-  const flush = () => {
-    const turn = queued;
-    queued = [];
-    // Split the turn's inputs evenly over the threads, one message each.
-    const per = Math.ceil(turn.length / threads);
-    for (let from = 0; from < turn.length; from += per) {
-      const part = turn.slice(from, from + per);
-      const batch = nextBatch++;
-      waiting.set(batch, part.map((p) => p.resolve));
-      workers[next].postMessage({ batch, inputs: part.map((p) => p.input) });
-      next = (next + 1) % threads;
-    }
-  };
-  return {
-    sign: (input) =>
-      new Promise((resolve) => {
-        if (queued.length === 0) setImmediate(flush);
-        queued.push({ input, resolve });
-      }),
-    close: () => Promise.all(workers.map((w) => w.terminate())),
-  };
+// The service's own pool (src/oauth/keys/signing-threads.ts), loaded as the service loads its sources.
+async function poolSigner(pem, threads) {
+  const { createJiti } = await import('jiti');
+  const { createSigningThreads } = await createJiti(import.meta.url).import('../../src/oauth/keys/signing-threads.ts');
+  const pool = createSigningThreads({ threads, logger: { error: (fields, message) => process.stderr.write(`${message}\n`) } });
+  pool.add('bench', 'RS256', createPrivateKey(pem));
+  return { sign: (input) => pool.sign('bench', input), close: () => pool.close() };
 }
 
 async function serve({ port, signer }) {
