@@ -9,6 +9,7 @@
  * the key's fit to `alg`) is the caller's to decide first.
  */
 import { constants, sign, verify, type KeyObject } from 'node:crypto';
+import { derToRs, rsToDer } from './ecdsa-signature.js';
 
 /** The asymmetric JWS algorithms (RFC 7518 §3.3–3.5, RFC 8037 §3.1, RFC 9864 for `Ed25519`); no `HS*`, no `none`. */
 export const jwsAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
@@ -23,6 +24,7 @@ const digest: Readonly<Record<JwsAlgorithm, string | null>> = {
 };
 
 // RFC 7518 §3.4: an ECDSA signature is R || S, each the size of the curve's order, not DER.
+// node:crypto signs and checks DER, converted to and from R || S by ecdsa-signature.ts (why there).
 const ecdsaSignatureBytes: Readonly<Partial<Record<JwsAlgorithm, number>>> = { ES256: 64, ES384: 96, ES512: 132 };
 
 export function isJwsAlgorithm(value: unknown): value is JwsAlgorithm {
@@ -30,7 +32,6 @@ export function isJwsAlgorithm(value: unknown): value is JwsAlgorithm {
 }
 
 function keyOptions(alg: JwsAlgorithm, key: KeyObject) {
-  if (ecdsaSignatureBytes[alg] !== undefined) return { key, dsaEncoding: 'ieee-p1363' as const };
   // RFC 7518 §3.5: the PSS salt is as long as the hash output.
   if (alg.startsWith('PS')) return { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST };
   return key;
@@ -38,13 +39,20 @@ function keyOptions(alg: JwsAlgorithm, key: KeyObject) {
 
 /** What node:crypto's `sign(hash, data, options)` takes for `alg` and `key`: plain values, so they can be posted to a worker thread. */
 export interface JwsSignatureParameters {
+  readonly alg: JwsAlgorithm;
   readonly hash: string | null;
-  readonly options: KeyObject | { readonly key: KeyObject; readonly dsaEncoding?: 'ieee-p1363'; readonly padding?: number; readonly saltLength?: number };
+  readonly options: KeyObject | { readonly key: KeyObject; readonly padding?: number; readonly saltLength?: number };
 }
 
 export function jwsSignatureParameters(key: KeyObject, alg: string): JwsSignatureParameters {
   if (!isJwsAlgorithm(alg)) throw new Error(`unsupported JWS algorithm ${alg}`);
-  return { hash: digest[alg], options: keyOptions(alg, key) };
+  return { alg, hash: digest[alg], options: keyOptions(alg, key) };
+}
+
+/** The base64url JWS signature of what node:crypto's `sign` made with `parameters` (DER for ECDSA). */
+export function jwsSignature(alg: JwsAlgorithm, signature: Buffer): string {
+  const size = ecdsaSignatureBytes[alg];
+  return (size === undefined ? signature : derToRs(signature, size / 2)).toString('base64url');
 }
 
 export type CompactSigner = (header: object, payload: object) => string;
@@ -71,10 +79,10 @@ export function signCompactJwsWith(signature: (signingInput: string) => Promise<
  * const jwt = sign({ alg: 'ES256', typ: 'JWT' }, { sub: 'client', exp });
  */
 export function signCompactJws(key: KeyObject, alg: string): CompactSigner {
-  const { hash, options } = jwsSignatureParameters(key, alg);
+  const { alg: algorithm, hash, options } = jwsSignatureParameters(key, alg);
   return (header, payload) => {
     const input = `${encode(header)}.${encode(payload)}`;
-    return `${input}.${sign(hash, Buffer.from(input), options).toString('base64url')}`;
+    return `${input}.${jwsSignature(algorithm, sign(hash, Buffer.from(input), options))}`;
   };
 }
 
@@ -170,7 +178,8 @@ export function verifyCompactJws(jws: CompactJws, alg: JwsAlgorithm, key: KeyObj
   const size = ecdsaSignatureBytes[alg];
   if (size !== undefined && jws.signature.length !== size) return false;
   try {
-    return verify(digest[alg], jws.signingInput, keyOptions(alg, key), jws.signature);
+    const signature = size === undefined ? jws.signature : rsToDer(jws.signature);
+    return verify(digest[alg], jws.signingInput, keyOptions(alg, key), signature);
   } catch {
     return false;
   }

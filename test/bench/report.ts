@@ -258,7 +258,7 @@ export function markdown(results: BenchResults): string {
   const sig = results.signatureMicros;
   const rowById = (id: string): Row | undefined => results.scenarios.filter(isRow).find((r) => r.id === id);
   const floorCpu = results.floor?.cpuMicrosPerRequest;
-  if (sig && floorCpu !== undefined) {
+  if (sig && floorCpu !== undefined && ['cc-es256', 'cc-rs256'].some((id) => rowById(id)?.cpuMicrosPerRequest !== undefined)) {
     // What each row cannot do without: the floor, and the signatures it makes and checks.
     // Rows the service signs an RS256 ID token in (the default ID token algorithm) add that signature.
     const check = sig.verify?.ES256;

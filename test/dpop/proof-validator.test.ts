@@ -3,7 +3,7 @@
  * cheaply — keys that do not fit the algorithm, a `jwk` whose own `alg` differs, an algorithm
  * left out of the configured list — and the answers it gives at a resource.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { createDpopProofValidator } from '../../src/dpop/proof-validator.js';
@@ -26,6 +26,13 @@ function proof(privateKey: Parameters<typeof signCompactJws>[0], alg: JwsAlgorit
     { typ: 'dpop+jwt', alg, jwk },
     { jti: randomUUID(), htm: 'POST', htu: url, iat: Math.floor(Date.now() / 1000), ...claims },
   );
+}
+
+/** A proof signed with a P-384 key under ES256, as a broken client might: the service's signer refuses to make one. */
+function p384ProofAsEs256(privateKey: KeyObject, jwk: object): string {
+  const part = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const input = `${part({ typ: 'dpop+jwt', alg: 'ES256', jwk })}.${part({ jti: randomUUID(), htm: 'POST', htu: url, iat: Math.floor(Date.now() / 1000) })}`;
+  return `${input}.${sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
 }
 
 async function refusal(check: Promise<unknown>): Promise<{ code: string; status: number; detail: string | undefined; headers: Record<string, string> }> {
@@ -51,7 +58,7 @@ describe('DPoP proof validator', () => {
   it('refuses a P-384 key under ES256, an RSA key under 2048 bits and a jwk whose alg differs', async () => {
     const v = validator({ signingAlgValues: ['ES256', 'RS256'] });
     const p384 = ec('P-384');
-    expect((await refusal(v.check({ headers: [proof(p384.privateKey, 'ES256', p384.jwk)], method: 'POST', url }, 'token'))).detail)
+    expect((await refusal(v.check({ headers: [p384ProofAsEs256(p384.privateKey, p384.jwk)], method: 'POST', url }, 'token'))).detail)
       .toBe('jwk does not fit alg ES256');
     const small = generateKeyPairSync('rsa', { modulusLength: 1024 });
     expect((await refusal(v.check({ headers: [proof(small.privateKey, 'RS256', small.publicKey.export({ format: 'jwk' }))], method: 'POST', url }, 'token'))).detail)

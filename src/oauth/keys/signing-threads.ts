@@ -13,7 +13,7 @@
 import { Worker } from 'node:worker_threads';
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from '../../sdk/contracts.js';
-import { jwsSignatureParameters, type JwsSignatureParameters } from '../../sdk/jws.js';
+import { jwsSignature, jwsSignatureParameters, type JwsAlgorithm, type JwsSignatureParameters } from '../../sdk/jws.js';
 
 export interface SigningThreads {
   /** Gives `key` to every thread under `kid`; signatures with it can be asked for from now on. */
@@ -33,7 +33,8 @@ export class SigningThreadError extends Error {
 
 // The thread's code, plain CommonJS run with `eval`, so the same text serves the TypeScript
 // sources (run through jiti) and the compiled package. A signature that fails is answered with
-// null rather than by throwing, which would stop the thread.
+// null rather than by throwing, which would stop the thread. The thread answers node:crypto's
+// signature as it is (DER for ECDSA); the caller's side turns it into the JWS form (jws.ts).
 const threadSource = `
 const { parentPort } = require('node:worker_threads');
 const { sign } = require('node:crypto');
@@ -44,7 +45,7 @@ parentPort.on('message', (message) => {
   const signatures = message.jobs.map((job) => {
     const parameters = keys.get(job.kid);
     try {
-      return parameters ? sign(parameters.hash, Buffer.from(job.input, 'latin1'), parameters.options).toString('base64url') : null;
+      return parameters ? sign(parameters.hash, Buffer.from(job.input, 'latin1'), parameters.options) : null;
     } catch {
       return null;
     }
@@ -55,6 +56,7 @@ parentPort.on('message', (message) => {
 
 interface Job {
   readonly kid: string;
+  readonly alg: JwsAlgorithm;
   readonly input: string;
   readonly resolve: (signature: string) => void;
   readonly reject: (error: Error) => void;
@@ -80,14 +82,14 @@ export function createSigningThreads({ threads: size, logger }: { threads: numbe
     const thread: Thread = { worker, waiting: new Map() };
     threads[index] = thread;
     for (const [kid, parameters] of keys) worker.postMessage({ add: { kid, parameters } });
-    worker.on('message', ({ batch, signatures }: { batch: number; signatures: Array<string | null> }) => {
+    worker.on('message', ({ batch, signatures }: { batch: number; signatures: Array<Uint8Array | null> }) => {
       const jobs = thread.waiting.get(batch);
       if (!jobs) return;
       thread.waiting.delete(batch);
       if (thread.waiting.size === 0) worker.unref();
       jobs.forEach((job, i) => {
         const signature = signatures[i];
-        if (typeof signature === 'string') job.resolve(signature);
+        if (signature instanceof Uint8Array) job.resolve(jwsSignature(job.alg, Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength)));
         else job.reject(new SigningThreadError(`a signing thread could not sign with key ${job.kid}`));
       });
     });
@@ -138,10 +140,11 @@ export function createSigningThreads({ threads: size, logger }: { threads: numbe
     },
     sign(kid, signingInput) {
       if (closed) return Promise.reject(new SigningThreadError('the signing threads are stopped'));
-      if (!keys.has(kid)) return Promise.reject(new SigningThreadError(`no key ${kid} on the signing threads`));
+      const parameters = keys.get(kid);
+      if (parameters === undefined) return Promise.reject(new SigningThreadError(`no key ${kid} on the signing threads`));
       return new Promise((resolve, reject) => {
         if (queued.length === 0) setImmediate(flush);
-        queued.push({ kid, input: signingInput, resolve, reject });
+        queued.push({ kid, alg: parameters.alg, input: signingInput, resolve, reject });
       });
     },
     async close() {
