@@ -2,8 +2,8 @@
  * Signatures on worker threads (`signing.threads`), so that one process signs on more than one
  * core. Signing inline, a process is one core, and the RSA signature of an RS256 token (about
  * 260 µs) is most of a request. Measured on two cores (README "Performance"): one worker of the
- * service issued RS256 tokens 1.61× as fast with two threads (cluster mode's two workers: 1.84×),
- * and bare Koa plus one RS256 signature went 2.04× (test/bench/signing-pool.mjs).
+ * service issued RS256 tokens 1.70× as fast with two threads (cluster mode's two workers: 1.91×),
+ * and bare Koa plus one RS256 signature went 2.01× (test/bench/signing-pool.mjs).
  *
  * The signatures asked for in one turn of the event loop go out as one message per thread (the
  * turn's requests split evenly), so a cohort of requests (src/http/cohorts.ts) pays one round trip
