@@ -49,7 +49,7 @@ export function jwsSignatureParameters(key: KeyObject, alg: string): JwsSignatur
   return { alg, hash: digest[alg], options: keyOptions(alg, key) };
 }
 
-/** The base64url JWS signature of what node:crypto's `sign` made with `parameters` (DER for ECDSA). */
+/** The base64url JWS signature of what node:crypto's `sign` made for `alg` (DER for ECDSA, turned into R || S). */
 export function jwsSignature(alg: JwsAlgorithm, signature: Buffer): string {
   const size = ecdsaSignatureBytes[alg];
   return (size === undefined ? signature : derToRs(signature, size / 2)).toString('base64url');
