@@ -7,6 +7,7 @@ import type { JWTPayload } from 'jose';
 import {
   isDuplicateKeyError,
   MalformedJws,
+  timeOrderedKey,
   verifyCompactJws,
   type AssertionAudienceForm,
   type CompactJws,
@@ -84,11 +85,18 @@ function verifiedClaims(jws: CompactJws, alg: SupportedAlgorithm, candidates: re
   return jws.claims as JWTPayload;
 }
 
-/** RFC 7523 §3 item 7: a `jti` is accepted once per client until the assertion expires. */
+/**
+ * RFC 7523 §3 item 7: an assertion is accepted once, until it expires. The record is the client,
+ * the `jti` and the `exp`: a replay is the same signed JWT, so it carries the same three and is
+ * refused. `exp` goes in front as a time (`timeOrderedKey`), which keeps these inserts, one per
+ * request, together in the store's index rather than each on a random page; the price is that an
+ * assertion the client itself signed with a used `jti` and another `exp` is a new record, which
+ * only the holder of the client's key can make (README, "jti").
+ */
 async function consumeJti(store: PluginDependencies['store'], holderId: string, jti: string, exp: number, nowMs: number, clockSkew: number): Promise<void> {
   try {
     await store.add({
-      key: `jti:${holderId}:${jti}`,
+      key: timeOrderedKey(exp * 1000, `jti:${holderId}:${jti}`),
       type: 'assertion_jti',
       clientId: holderId,
       subjectId: undefined,

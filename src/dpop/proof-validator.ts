@@ -15,6 +15,7 @@ import { accessTokenHash, type DpopProofSummary } from '../sdk/dpop.js';
 import { InvalidDpopProof, UseDpopNonce, type OAuthError } from '../sdk/errors.js';
 import { decodeJwsHeader, isJwsAlgorithm, MalformedJws, splitCompactJws, verifyCompactJws, withDecodedHeader, type CompactJws, type JwsAlgorithm } from '../sdk/jws.js';
 import { isDuplicateKeyError } from '../sdk/store-errors.js';
+import { timeOrderedKey } from '../sdk/store-keys.js';
 import type { Store } from '../store/store.js';
 import { comparableHtu } from './htu.js';
 import type { DpopNonces } from './nonces.js';
@@ -181,12 +182,18 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
     return { jkt, ath: ath as string | undefined };
   }
 
-  /** RFC 9449 §11.1: a proof is accepted once, on every node, for as long as its `iat` is accepted. */
+  /**
+   * RFC 9449 §11.1: a proof is accepted once, on every node, for as long as its `iat` is accepted.
+   * The record is the key, the `jti` and the `iat`, which a replayed proof repeats; `iat` goes in
+   * front as a time, so these inserts (one per request) sit together in the store's index instead
+   * of each on a random page. A proof with a used `jti` and another `iat` is a new record, and
+   * only the holder of the private key can sign one (README, "DPoP").
+   */
   async function recordJti(jkt: string, jti: string, iat: number): Promise<void> {
     const nowMs = clock.now();
     try {
       await store.add({
-        key: `dpop_jti:${jkt}:${jti}`, type: 'dpop_jti', clientId: '', subjectId: undefined, sessionId: undefined,
+        key: timeOrderedKey(iat * 1000, `dpop_jti:${jkt}:${jti}`), type: 'dpop_jti', clientId: '', subjectId: undefined, sessionId: undefined,
         createdAt: nowMs, expiresAt: Math.ceil((iat + proofMaxAge + 1) * 1000), consumedAt: undefined, data: '{}',
       });
     } catch (err) {

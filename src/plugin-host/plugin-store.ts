@@ -5,11 +5,14 @@
  * No listing, no bulk removal, no signing keys, no `close`.
  */
 import type { PluginRecord, PluginStore } from '../sdk/contracts.js';
+import { timeOrderedKeyPrefix } from '../sdk/store-keys.js';
 import type { PersistedGrant, Store } from '../store/store.js';
 
 export function pluginStore(store: Store, pluginName: string): PluginStore {
   const prefix = `plugin:${pluginName}:`;
-  const inside = (key: string): string => prefix + key;
+  // A `timeOrderedKey` keeps its time in front, where the store looks for it (hash-key.ts); the
+  // namespace follows the dot, so it still separates the plugin's keys from every other key.
+  const inside = (key: string): string => (timeOrderedKeyPrefix.test(key) ? key.slice(0, 13) + prefix + key.slice(13) : prefix + key);
   const outside = (record: PersistedGrant | undefined, key: string): PluginRecord | undefined =>
     record === undefined ? undefined : Object.freeze({ ...record, key });
   return Object.freeze({

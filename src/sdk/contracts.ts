@@ -360,7 +360,7 @@ export interface PluginConfig {
 
 /** A record a plugin keeps in the store, e.g. a used assertion id (epoch milliseconds throughout). */
 export interface PluginRecord {
-  /** The plugin's own key; the store keeps only its hash. */
+  /** The plugin's own key; the store keeps only its hash (and the time of a `timeOrderedKey`, in front of it). */
   readonly key: string;
   /** The plugin's name for its kind of record, e.g. `"assertion_jti"`. */
   readonly type: string;

@@ -15,5 +15,6 @@ export {
 } from './jws.js';
 export { defineConfig } from './define-config.js';
 export { isNumericDate, MAX_NUMERIC_DATE } from './numeric-date.js';
+export { timeOrderedKey } from './store-keys.js';
 export { accessTokenHash, boundJkt, dpopBindingProblem, requireDpopBinding, type Confirmation, type DpopProofSummary } from './dpop.js';
 export { boundCertificate, certificateBindingProblem, requireCertificateBinding, requireSenderBinding } from './sender-binding.js';

@@ -9,16 +9,17 @@ import { resolveConfig } from '../../src/config/resolve.js';
 import { createDpopProofValidator } from '../../src/dpop/proof-validator.js';
 import { createDpopNonces } from '../../src/dpop/nonces.js';
 import { signCompactJws, type JwsAlgorithm } from '../../src/sdk/jws.js';
+import { timeOrderedKey } from '../../src/sdk/store-keys.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { isOAuthError } from '../../src/sdk/errors.js';
 
 const url = 'https://id.example.com/connect/token';
 const clock = { now: () => Date.now() };
 
-function validator(dpop: Record<string, unknown> = {}) {
+function validator(dpop: Record<string, unknown> = {}, store = createMemoryStore(clock)) {
   const config = resolveConfig({ issuer: 'https://id.example.com', dpop }, '/');
   const nonces = createDpopNonces({ secret: async () => Buffer.alloc(32, 1), clock, lifetimeSeconds: 300 });
-  return createDpopProofValidator({ config, store: createMemoryStore(clock), clock, nonces });
+  return createDpopProofValidator({ config, store, clock, nonces });
 }
 
 function proof(privateKey: Parameters<typeof signCompactJws>[0], alg: JwsAlgorithm, jwk: object, claims: Record<string, unknown> = {}): string {
@@ -94,6 +95,22 @@ describe('DPoP proof validator', () => {
     expect((await refusal(v.check({ headers: [forged], method: 'POST', url }, 'token'))).detail).toBe('signature does not verify with the proof jwk');
     // The genuine proof with that jti still passes: the forgery burnt nothing.
     expect(await v.check({ headers: [proof(privateKey, 'ES256', jwk, { jti })], method: 'POST', url }, 'token')).toBeDefined();
+  });
+
+  it("records a used jti with the proof's key and iat, so the replay of a proof is refused and each record has the iat in front", async () => {
+    const store = createMemoryStore(clock);
+    const v = validator({}, store);
+    const { privateKey, jwk } = ec('P-256');
+    const jti = randomUUID();
+    const iat = Math.floor(Date.now() / 1000) - 5;
+    const first = proof(privateKey, 'ES256', jwk, { jti, iat });
+    const { jkt } = (await v.check({ headers: [first], method: 'POST', url }, 'token'))!;
+    const record = await store.get(timeOrderedKey(iat * 1000, `dpop_jti:${jkt}:${jti}`));
+    expect(record).toMatchObject({ type: 'dpop_jti', expiresAt: (iat + 300 + 1) * 1000 });
+    expect((await refusal(v.check({ headers: [first], method: 'POST', url }, 'token'))).detail).toBe('jti was already used (replay)');
+    // Another proof signed with that jti and iat (htu spelled with the default port) is the same record.
+    const again = proof(privateKey, 'ES256', jwk, { jti, iat, htu: 'https://id.example.com:443/connect/token' });
+    expect((await refusal(v.check({ headers: [again], method: 'POST', url }, 'token'))).detail).toBe('jti was already used (replay)');
   });
 
   it('trusts a header met before for its key only: every later proof with it is verified, and its claims checked', async () => {

@@ -4,8 +4,9 @@
  * when the same assertion reaches both at once.
  */
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { SignJWT, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { timeOrderedKey } from '../../src/sdk/store-keys.js';
 import { hashKey } from '../../src/store/hash-key.js';
 import { createTestSchema, postgresSkipReason, type TestSchema } from '../support/pg.js';
 import { postForm, startServer, type TestServer } from '../support/server.js';
@@ -91,13 +92,17 @@ describe.skipIf(skip)('assertion replay across two nodes on one PostgreSQL datab
   it('keeps the used jti in the shared table under its hash only, until the assertion has expired', async () => {
     const jti = `audit-${randomUUID()}`;
     const before = Date.now();
-    expect((await token(a, await assertion(jti))).status).toBe(200);
+    const signed = await assertion(jti);
+    expect((await token(a, signed)).status).toBe(200);
     const rows = await schema.query<{ key: string; type: string; client_id: string; expires_at: string }>(
       "select key, type, client_id, expires_at from persisted_grants where type = 'assertion_jti'",
     );
     expect(JSON.stringify(rows)).not.toContain(jti);
-    const row = rows.find((r) => r.key === hashKey(`plugin:private-key-jwt:jti:signer:${jti}`));
+    // The assertion's exp in front of the hash (timeOrderedKey): it tells no more than expires_at.
+    const exp = decodeJwt(signed).exp!;
+    const row = rows.find((r) => r.key === hashKey(timeOrderedKey(exp * 1000, `plugin:private-key-jwt:jti:signer:${jti}`)));
     expect(row).toMatchObject({ type: 'assertion_jti', client_id: 'signer' });
+    expect(row!.key.slice(0, 12)).toBe((exp * 1000).toString(16).padStart(12, '0'));
     // exp (120 s) plus the default clock skew (60 s): not sooner, so a replay stays refused while exp is valid.
     expect(Number(row!.expires_at)).toBeGreaterThanOrEqual(before + 179_000);
   });

@@ -9,8 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { SignJWT } from 'jose';
+import { SignJWT, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { timeOrderedKey } from '../../src/sdk/store-keys.js';
 import { hashKey } from '../../src/store/hash-key.js';
 import { postForm, startServer, type TestServer } from '../support/server.js';
 import { makeKey, publicJwk, type TestKey } from '../plugins/private-key-jwt/helpers.js';
@@ -75,6 +76,12 @@ async function assertion(jti: string): Promise<string> {
     .sign(key.privateKey);
 }
 
+/** Where the plugin's record of a used jti is kept: its namespace, the client and the jti, hashed behind the assertion's exp. */
+function jtiRowKey(signed: string, jti: string): string {
+  const { exp } = decodeJwt(signed);
+  return hashKey(timeOrderedKey(exp! * 1000, `plugin:private-key-jwt:jti:ref-app:${jti}`));
+}
+
 const token = (value: string) =>
   postForm(`${server.url}/connect/token`, { grant_type: 'client_credentials', client_assertion_type: JWT_BEARER, client_assertion: value });
 
@@ -93,15 +100,16 @@ describe('expired records, with cleanupInterval: 1', () => {
     const oldAssertion = await assertion(oldJti);
     const old = await token(oldAssertion);
     expect(old.status, JSON.stringify(old.body)).toBe(200);
-    const oldKeys = [hashKey(old.body.access_token as string), hashKey(`plugin:private-key-jwt:jti:ref-app:${oldJti}`)];
+    const oldKeys = [hashKey(old.body.access_token as string), jtiRowKey(oldAssertion, oldJti)];
     expect(rows().map((r) => r.key)).toEqual(expect.arrayContaining(oldKeys));
 
     // Ten minutes later: the token (60 s) and the jti record (exp + 60 s of skew) have expired.
     skipped += 10 * 60_000;
     const liveJti = randomUUID();
-    const live = await token(await assertion(liveJti));
+    const liveAssertion = await assertion(liveJti);
+    const live = await token(liveAssertion);
     expect(live.status, JSON.stringify(live.body)).toBe(200);
-    const liveKeys = [hashKey(live.body.access_token as string), hashKey(`plugin:private-key-jwt:jti:ref-app:${liveJti}`)];
+    const liveKeys = [hashKey(live.body.access_token as string), jtiRowKey(liveAssertion, liveJti)];
 
     const swept = await until(() => !rows().some((r) => oldKeys.includes(r.key)), 5_000);
     expect(swept, 'the expired records are gone').toBe(true);

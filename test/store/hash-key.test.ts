@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newHandle } from '../../src/oauth/handles.js';
+import { timeOrderedKey } from '../../src/sdk/store-keys.js';
 import { hashKey } from '../../src/store/hash-key.js';
 import { handlePattern } from '../support/handle-pattern.js';
 
@@ -22,6 +23,15 @@ describe('hashKey', () => {
     const key = hashKey(handle);
     expect(key).toBe(handle.slice(0, 12) + sha256(handle));
     expect(key).not.toContain(handle.slice(12, 20));
+  });
+
+  it('keeps the time of a timeOrderedKey in front of the digest, and nothing else of it', () => {
+    const key = timeOrderedKey(1_800_000_000_000, 'plugin:private-key-jwt:jti:app:6d1f0c');
+    expect(hashKey(key)).toBe(key.slice(0, 12) + sha256(key));
+    expect(hashKey(key)).not.toContain('6d1f0c');
+    // Without the dot it is no time-ordered key: hashed whole, like any key the service did not make.
+    expect(hashKey('1a2b3c4d5e6fjti:app:6d1f0c')).toBe(sha256('1a2b3c4d5e6fjti:app:6d1f0c'));
+    expect(hashKey(timeOrderedKey(1_800_000_000_000, 'a')) < hashKey(timeOrderedKey(1_800_000_000_001, 'a'))).toBe(true);
   });
 
   it('orders the keys of handles by the time they were made', async () => {

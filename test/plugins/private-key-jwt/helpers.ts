@@ -16,6 +16,7 @@ import type {
   SecretValidationContext,
 } from 'svc/sdk';
 import { resolveConfig } from '../../../src/config/resolve.js';
+import { timeOrderedKey } from '../../../src/sdk/store-keys.js';
 import type { ResolvedConfig } from '../../../src/config/schema.js';
 import { DuplicateKeyError, type PersistedGrant, type Store } from '../../../src/store/store.js';
 import { readOptions, type PrivateKeyJwtOptions } from '../../../plugins/private-key-jwt/options.js';
@@ -209,6 +210,11 @@ export function contextFor(holder: Client | ApiResource, credential: string, end
 /** Good claims for `clientId` at NOW: 5 minutes of lifetime, a fresh jti. Pass `undefined` to drop one. */
 export function claimsFor(clientId: string, overrides: Record<string, unknown> = {}): JWTPayload {
   return { iss: clientId, sub: clientId, aud: ISSUER, iat: NOW_S, exp: NOW_S + 300, jti: randomUUID(), ...overrides };
+}
+
+/** The key the plugin records a used `jti` under: the assertion's `exp` (default as `claimsFor`'s) in front, then holder and jti. */
+export function jtiKey(holderId: string, jti: unknown, exp: number = NOW_S + 300): string {
+  return timeOrderedKey(exp * 1000, `jti:${holderId}:${String(jti)}`);
 }
 
 export async function sign(

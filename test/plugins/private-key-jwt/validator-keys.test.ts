@@ -12,6 +12,7 @@ import {
   claimsFor,
   contextFor,
   hmacToken,
+  jtiKey,
   jwkSecret,
   makeClient,
   makeDeps,
@@ -73,7 +74,7 @@ describe('accepted assertions', () => {
     const claims = claimsFor('app');
     const result = await validator.validate(contextFor(client, await sign(keys[name], alg, claims)));
     expect(result).toMatchObject({ success: true });
-    expect([...store.grants.keys()]).toEqual([`jti:app:${claims.jti}`]);
+    expect([...store.grants.keys()]).toEqual([jtiKey('app', claims.jti)]);
   });
 
   it.each(cases)('%s key, %s, as a JWK', async (name, alg) => {
@@ -87,7 +88,7 @@ describe('accepted assertions', () => {
     const claims = claimsFor('orders-api');
     const result = await validator.validate(contextFor(api, await sign(keys.p256, 'ES256', claims), 'introspection'));
     expect(result).toMatchObject({ success: true });
-    expect(store.grants.get(`jti:orders-api:${claims.jti}`)?.clientId).toBe('orders-api');
+    expect(store.grants.get(jtiKey('orders-api', claims.jti))?.clientId).toBe('orders-api');
   });
 });
 

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createAssertionValidator } from '../../../plugins/private-key-jwt/assertion-validator.js';
 import type { Client, SecretValidator } from 'svc/sdk';
 import { StoreUnavailableError } from '../../../src/store/store.js';
-import { NOW, NOW_S, claimsFor, contextFor, jwkSecret, makeClient, makeDeps, makeKey, sign, type FakeStore, type TestKey } from './helpers.js';
+import { NOW, NOW_S, claimsFor, contextFor, jtiKey, jwkSecret, makeClient, makeDeps, makeKey, sign, type FakeStore, type TestKey } from './helpers.js';
 
 let key: TestKey;
 let forger: TestKey;
@@ -31,7 +31,7 @@ describe('jti', () => {
     expect(await validator.validate(contextFor(app, token))).toMatchObject({ success: true });
     expect([...store.grants.values()]).toEqual([
       {
-        key: 'jti:app:one',
+        key: jtiKey('app', 'one'),
         type: 'assertion_jti',
         clientId: 'app',
         subjectId: undefined,
@@ -44,20 +44,30 @@ describe('jti', () => {
     ]);
   });
 
-  it('rejects a reused jti', async () => {
+  it('rejects a replayed assertion, and any other with its jti and exp', async () => {
     await fresh();
     const token = await sign(key, 'ES256', claimsFor('app', { jti: 'once' }));
     expect(await validator.validate(contextFor(app, token))).toMatchObject({ success: true });
     expect(await validator.validate(contextFor(app, token))).toMatchObject({ success: false, reason: 'jti "once" was already used (replay)' });
-    const another = await sign(key, 'ES256', claimsFor('app', { jti: 'once', exp: NOW_S + 100 }));
-    expect(await validator.validate(contextFor(app, another))).toMatchObject({ success: false, reason: 'jti "once" was already used (replay)' });
+    const resigned = await sign(key, 'ES256', claimsFor('app', { jti: 'once', iat: NOW_S - 10 }));
+    expect(await validator.validate(contextFor(app, resigned))).toMatchObject({ success: false, reason: 'jti "once" was already used (replay)' });
+  });
+
+  it("records the jti with the assertion's exp: the client's own assertion with another exp is another record", async () => {
+    // A replay repeats the signed exp; only the holder of the key can sign the same jti with another.
+    await fresh();
+    expect(await validator.validate(contextFor(app, await sign(key, 'ES256', claimsFor('app', { jti: 'again' }))))).toMatchObject({ success: true });
+    const later = await sign(key, 'ES256', claimsFor('app', { jti: 'again', exp: NOW_S + 100 }));
+    expect(await validator.validate(contextFor(app, later))).toMatchObject({ success: true });
+    expect([...store.grants.keys()]).toEqual([jtiKey('app', 'again'), jtiKey('app', 'again', NOW_S + 100)]);
+    expect(await validator.validate(contextFor(app, later))).toMatchObject({ success: false, reason: 'jti "again" was already used (replay)' });
   });
 
   it('keeps jtis apart per client', async () => {
     await fresh();
     expect(await validator.validate(contextFor(app, await sign(key, 'ES256', claimsFor('app', { jti: 'same' }))))).toMatchObject({ success: true });
     expect(await validator.validate(contextFor(app2, await sign(key, 'ES256', claimsFor('app2', { jti: 'same' }))))).toMatchObject({ success: true });
-    expect([...store.grants.keys()]).toEqual(['jti:app:same', 'jti:app2:same']);
+    expect([...store.grants.keys()]).toEqual([jtiKey('app', 'same'), jtiKey('app2', 'same')]);
   });
 
   it('is not burnt by a forged or invalid assertion', async () => {
