@@ -110,8 +110,8 @@ export interface RoundOptions {
 export interface Target {
   readonly url: string;
   readonly spec: LoadSpec;
-  /** Runs before the warm-up and each round with the number of requests it may send (fresh assertions). */
-  readonly beforeRound?: ((expectedRequests: number) => Promise<void> | void) | undefined;
+  /** Runs before the warm-up and each round with the number of requests it may send (fresh assertions) and the rate expected. */
+  readonly beforeRound?: ((expectedRequests: number, expectedRate: number) => Promise<void> | void) | undefined;
   /** A guess at the rate, sizing what `beforeRound` prepares for the warm-up. Default 8000. */
   readonly expectedRate?: number | undefined;
   /** The server's process: its CPU time is read before and after each round. */
@@ -132,7 +132,7 @@ export async function measureInterleaved(targets: readonly Target[], options: Ro
   const rates = targets.map((t) => t.expectedRate ?? 8000);
   if (warmupSeconds > 0) {
     for (const [i, target] of targets.entries()) {
-      await target.beforeRound?.(Math.ceil(rates[i]! * 1.5 * warmupSeconds) + 500);
+      await target.beforeRound?.(Math.ceil(rates[i]! * 1.5 * warmupSeconds) + 500, rates[i]!);
       const warm = await runRound(target.url, target.spec, warmupSeconds, connections);
       // A cold warm-up underestimates; the caller's guess is kept when it is higher.
       rates[i] = Math.max(warm.rps, target.expectedRate ?? 100);
@@ -146,7 +146,7 @@ export async function measureInterleaved(targets: readonly Target[], options: Ro
     for (const i of order) {
       const target = targets[i]!;
       // Room for a round 40% faster than the fastest seen so far.
-      await target.beforeRound?.(Math.ceil(rates[i]! * 1.4 * seconds) + 1000);
+      await target.beforeRound?.(Math.ceil(rates[i]! * 1.4 * seconds) + 1000, rates[i]!);
       const result = await timedRound(target, seconds, connections);
       rates[i] = Math.max(rates[i]!, result.rps);
       results[i]!.push(result);

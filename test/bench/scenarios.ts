@@ -15,7 +15,7 @@ export type ServerKind = 'floor' | 'es256' | 'rs256' | 'memory' | 'warn' | 'post
 
 export interface Prepared {
   readonly spec: LoadSpec;
-  readonly beforeRound?: (expectedRequests: number) => void;
+  readonly beforeRound?: (expectedRequests: number, expectedRate: number) => void;
   readonly expectedRate?: number;
   /** A line for the output after the run, e.g. how many assertions were made. */
   note?(): string | undefined;
@@ -89,13 +89,12 @@ function clientCredentials(fixture: BenchFixture, clientId: 'm2m' | 'm2m-referen
 
 const b64url = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-/** Signs client assertions ahead of the load: iss = sub = client, aud = issuer, unique jti. */
+/** Signs client assertions ahead of the load: iss = sub = client, aud = issuer, unique jti, issued at `now`. */
 function assertionMaker(fixture: BenchFixture, issuer: string) {
   const { clientId, alg, privateKey } = fixture.assertionKey;
   const header = b64url({ alg, typ: 'client-authentication+jwt' });
   const keyInput = alg === 'ES256' ? { key: privateKey, dsaEncoding: 'ieee-p1363' as const } : privateKey;
-  return (): string => {
-    const now = Math.floor(Date.now() / 1000);
+  return (now: number): string => {
     const input = `${header}.${b64url({ iss: clientId, sub: clientId, aud: issuer, iat: now, exp: now + 900, jti: randomBytes(16).toString('base64url') })}`;
     return `${input}.${sign('sha256', Buffer.from(input), keyInput).toString('base64url')}`;
   };
@@ -109,8 +108,8 @@ function dpopProofMaker(url: string) {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const header = b64url({ typ: 'dpop+jwt', alg: 'ES256', jwk: publicKey.export({ format: 'jwk' }) });
   const htu = `${url}/connect/token`;
-  return (): string => {
-    const input = `${header}.${b64url({ jti: randomBytes(16).toString('base64url'), htm: 'POST', htu, iat: Math.floor(Date.now() / 1000) })}`;
+  return (now: number): string => {
+    const input = `${header}.${b64url({ jti: randomBytes(16).toString('base64url'), htm: 'POST', htu, iat: now })}`;
     return `${input}.${sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
   };
 }
@@ -118,20 +117,28 @@ function dpopProofMaker(url: string) {
 /**
  * A pool of one-time values (assertions, DPoP proofs) signed before each round while the server
  * idles, sized from the expected rate, so the load generator does not sign during the load.
+ *
+ * Each is issued (`iat`) at the second it is expected to be sent, at the expected rate from the
+ * end of the pool already signed: a real client signs just before sending, so the issue times the
+ * service sees grow with the load, as here, rather than all falling in the second the pool was
+ * signed. A round faster than expected sends some up to a second or two early, inside the clock
+ * skew both servers allow.
  */
-function signedPool(make: () => string, what: string) {
+function signedPool(make: (issuedAt: number) => string, what: string) {
   let pool: string[] = [];
   let next = 0;
   let made = 0;
   let onTheFly = 0;
   let signingMs = 0;
+  const nowSeconds = (): number => Math.floor(Date.now() / 1000);
   return {
-    beforeRound(expected: number): void {
+    beforeRound(expected: number, rate: number): void {
       const started = performance.now();
       pool = pool.slice(next);
       next = 0;
       const missing = Math.max(expected - pool.length, 0);
-      for (let i = 0; i < missing; i++) pool.push(make());
+      const start = Date.now() / 1000 + pool.length / rate;
+      for (let i = 0; i < missing; i++) pool.push(make(Math.floor(start + i / rate)));
       signingMs += performance.now() - started;
       made += missing;
     },
@@ -139,7 +146,7 @@ function signedPool(make: () => string, what: string) {
       if (next < pool.length) return pool[next++]!;
       // Never replay: sign one now (this slows the load generator, so it is reported).
       onTheFly++;
-      return make();
+      return make(nowSeconds());
     },
     note: (): string =>
       `${made} ${what} signed in ${(signingMs / 1000).toFixed(1)} s before the rounds` +
