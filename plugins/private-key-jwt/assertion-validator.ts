@@ -91,7 +91,7 @@ function verifiedClaims(jws: CompactJws, alg: SupportedAlgorithm, candidates: re
  * refused. `exp` goes in front as a time (`timeOrderedKey`), which keeps these inserts, one per
  * request, together in the store's index rather than each on a random page; the price is that an
  * assertion the client itself signed with a used `jti` and another `exp` is a new record, which
- * only the holder of the client's key can make (README, "jti").
+ * only the holder of the client's key can make (this plugin's README, check 9).
  */
 async function consumeJti(store: PluginDependencies['store'], holderId: string, jti: string, exp: number, nowMs: number, clockSkew: number): Promise<void> {
   try {
