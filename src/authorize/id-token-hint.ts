@@ -12,15 +12,19 @@ export interface IdTokenHint {
   readonly sid: string | undefined;
 }
 
-export async function readIdTokenHint(token: string, issuer: string, keyRing: Pick<KeyRing, 'verificationKey'>): Promise<IdTokenHint | undefined> {
+/**
+ * `algorithms`: those ID tokens are signed with (`signing.idTokenAlgorithms`); the hint's `alg`
+ * must be one of them and the algorithm of the key its `kid` names.
+ */
+export async function readIdTokenHint(token: string, issuer: string, keyRing: Pick<KeyRing, 'verificationKey'>, algorithms: readonly string[]): Promise<IdTokenHint | undefined> {
   if (token.length > 16_384) return undefined;
   try {
     const { kid, alg, typ } = decodeProtectedHeader(token);
-    // An RS256 access token (typ at+jwt, RFC 9068) is signed by the same keys; it is no ID token.
-    if (kid === undefined || alg !== 'RS256' || typ === 'at+jwt') return undefined;
+    // An access token (typ at+jwt, RFC 9068) is signed by the same keys; it is no ID token.
+    if (kid === undefined || alg === undefined || !algorithms.includes(alg) || typ === 'at+jwt') return undefined;
     const key = await keyRing.verificationKey(kid);
-    if (!key) return undefined;
-    const { payload } = await compactVerify(token, key.publicKey, { algorithms: ['RS256'] });
+    if (key?.alg !== alg) return undefined;
+    const { payload } = await compactVerify(token, key.publicKey, { algorithms: [alg] });
     const claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
     const aud = Array.isArray(claims.aud) && claims.aud.length === 1 ? claims.aud[0] : claims.aud;
     if (claims.iss !== issuer || typeof claims.sub !== 'string' || typeof aud !== 'string') return undefined;

@@ -35,6 +35,8 @@ export function createEntryChecker(config: ResolvedConfig, registry: PluginRegis
     issuer: config.issuer,
     apiScopes: config.apiScopes.map((s) => ({ name: s.name })),
     identityResources: config.identityResources.map((r) => ({ name: r.name, claims: [...r.claims] })),
+    // The ID token algorithms the service has keys for: a stored client may pick only one of them.
+    signing: { idTokenAlgorithms: [...config.signing.idTokenAlgorithms] },
   };
   const resourceEntries = config.apiResources.map((r) => ({ name: r.name, scopes: [...r.scopes] }));
 

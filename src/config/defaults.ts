@@ -35,11 +35,14 @@ export const defaults = {
     authorizationCodeLifetime: 300,
     requireCertificateBoundTokens: false,
     requireDPoP: false,
+    allowedIdentityTokenSigningAlgorithms: [],
   },
   secretType: 'SharedSecret',
   signing: {
     // ES256 signs about 10x faster than RS256 on this hardware (see README "Signing algorithm").
     accessTokenAlgorithm: 'ES256',
+    // OpenID Connect Core §3.1.3.7: RS256 when a client registered none; Discovery §3 requires it.
+    idTokenAlgorithms: ['RS256'],
     rotationInterval: 90 * 86_400,
     propagationTime: 3600,
     refreshInterval: 60,

@@ -61,6 +61,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     authorizationCodeLifetime: c.authorizationCodeLifetime ?? d.authorizationCodeLifetime,
     requireCertificateBoundTokens: c.requireCertificateBoundTokens ?? d.requireCertificateBoundTokens,
     requireDPoP: c.requireDPoP ?? d.requireDPoP,
+    allowedIdentityTokenSigningAlgorithms: [...(c.allowedIdentityTokenSigningAlgorithms ?? d.allowedIdentityTokenSigningAlgorithms)],
   }));
   const apiResources: ApiResource[] = (user.apiResources ?? []).map((r) => ({
     name: r.name,
@@ -101,6 +102,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     })),
     signing: {
       accessTokenAlgorithm: (user.signing?.accessTokenAlgorithm ?? defaults.signing.accessTokenAlgorithm) as SigningAlgorithm,
+      idTokenAlgorithms: [...(user.signing?.idTokenAlgorithms ?? defaults.signing.idTokenAlgorithms)] as SigningAlgorithm[],
       keys,
       keyEncryptionKeys,
       rotationInterval: user.signing?.rotationInterval ?? defaults.signing.rotationInterval,

@@ -11,6 +11,7 @@ import { defaults } from './defaults.js';
 import { parseAddressRange } from '../net/address-ranges.js';
 import { checkSignInClient, signInClientFields } from './validate-sign-in.js';
 import { checkDpop, checkDpopClient, dpopClientFields } from './validate-dpop.js';
+import { checkIdTokenAlgorithms, checkIdTokenSigningClient, idTokenSigningClientFields, offeredIdTokenAlgorithms } from './validate-id-token-signing.js';
 
 export type { Problems };
 
@@ -25,6 +26,7 @@ const clientFields = [
   'accessTokenLifetime', 'accessTokenType', 'allowOfflineAccess', 'absoluteRefreshTokenLifetime',
   'slidingRefreshTokenLifetime', 'refreshTokenReuseInterval', 'deviceCodeLifetime', 'pollingInterval', 'properties', 'allowedCorsOrigins',
   'tokenEndpointAuthMethods', 'allowedSubjectTokenAudiences', 'requireCertificateBoundTokens', ...signInClientFields, ...dpopClientFields,
+  ...idTokenSigningClientFields,
 ] as const;
 const secretFields = ['value', 'type', 'description', 'expiration'] as const;
 export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
@@ -274,6 +276,7 @@ function checkScopesAndResources(p: Problems, raw: Raw): ModelNames {
 function checkClients(p: Problems, raw: Raw, { scopeNames, identityNames, resourceNames }: ModelNames): ReadonlyMap<string, number> {
   const knownScopes = [...scopeNames, ...identityNames];
   const clients = arrayOf(p, 'clients', raw.clients, false);
+  const idTokenAlgorithms = offeredIdTokenAlgorithms(raw.signing, defaults.signing.idTokenAlgorithms);
   clients.forEach((c, i) => {
     const at = `clients[${i}]`;
     if (!isObject(c)) return p.add(at, `expected a client object, got ${describe(c)}`);
@@ -314,6 +317,7 @@ function checkClients(p: Problems, raw: Raw, { scopeNames, identityNames, resour
     checkPinnedAuthMethods(p, at, c);
     checkSignInClient(p, at, c, typeof raw.issuer === 'string' && raw.issuer.startsWith('https:'), { describe, bool, int, stringList });
     checkDpopClient(p, at, c, { describe, bool, int, stringList, isObject });
+    checkIdTokenSigningClient(p, at, c, idTokenAlgorithms, { stringList });
     if (c.properties !== undefined) {
       if (!isObject(c.properties) || Object.values(c.properties).some((v) => typeof v !== 'string')) {
         p.add(`${at}.properties`, 'expected an object of string values');
@@ -378,8 +382,9 @@ function checkSigning(p: Problems, raw: Raw): void {
     if (!isObject(raw.signing)) p.add('signing', `expected an object, got ${describe(raw.signing)}`);
     else {
       const s = raw.signing;
-      checkUnknownFields(p, 'signing', s, ['accessTokenAlgorithm', 'keys', 'keyEncryptionKeys', 'rotationInterval', 'propagationTime', 'refreshInterval', 'threads']);
+      checkUnknownFields(p, 'signing', s, ['accessTokenAlgorithm', 'idTokenAlgorithms', 'keys', 'keyEncryptionKeys', 'rotationInterval', 'propagationTime', 'refreshInterval', 'threads']);
       oneOf(p, 'signing.accessTokenAlgorithm', s.accessTokenAlgorithm, signingAlgorithms);
+      checkIdTokenAlgorithms(p, s.idTokenAlgorithms, signingAlgorithms, { stringList });
       int(p, 'signing.rotationInterval', s.rotationInterval, 60);
       int(p, 'signing.propagationTime', s.propagationTime, 0);
       int(p, 'signing.refreshInterval', s.refreshInterval, 1);

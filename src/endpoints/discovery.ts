@@ -78,7 +78,7 @@ export function buildDiscoveryDocument(
     scopes_supported: scopes,
     claims_supported: [...new Set(['sub', ...config.identityResources.flatMap((r) => r.claims)])],
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: ['RS256'],
+    id_token_signing_alg_values_supported: [...config.signing.idTokenAlgorithms],
     // RFC 9700 §2.1.2: the code flow only; RFC 7636 with S256 only; RFC 9207 iss in every response.
     response_types_supported: ['code'],
     response_modes_supported: ['query', 'form_post'],

@@ -28,7 +28,7 @@ export interface RegistrationAnswer {
 }
 
 export interface RegistrationDeps {
-  config: Pick<ResolvedConfig, 'issuer' | 'registration'>;
+  config: Pick<ResolvedConfig, 'issuer' | 'registration' | 'signing'>;
   admin: ClientAdmin;
   tokens: RegistrationTokens;
   clock: Clock;
@@ -74,7 +74,7 @@ export function createRegistrationEndpoint(deps: RegistrationDeps) {
     async register(request: RegistrationRequest): Promise<RegistrationAnswer> {
       const initial = bearer(request.authorization);
       if (!(await tokens.isInitial(initial))) throw invalidToken('unknown or expired initial access token');
-      const definition = definitionFromMetadata(jsonObject(request.body), config.registration);
+      const definition = definitionFromMetadata(jsonObject(request.body), config.registration, config.signing.idTokenAlgorithms);
       const id = randomBytes(16).toString('base64url');
       const secret = await admin.add('client', id, definition).catch(refused);
       const registrationToken = await tokens.issueAccess(id);
@@ -102,7 +102,7 @@ export function createRegistrationEndpoint(deps: RegistrationDeps) {
       const id = await authorized(request);
       const body = jsonObject(request.body);
       if (body.client_id !== id) throw new InvalidRequest('client_id in the body must be the client being updated.');
-      const definition = definitionFromMetadata(body, config.registration);
+      const definition = definitionFromMetadata(body, config.registration, config.signing.idTokenAlgorithms);
       const record = await admin.show('client', id).catch(() => undefined);
       if (!record) throw invalidToken(`client "${id}" no longer exists`);
       const changes: Record<string, unknown> = Object.fromEntries(Object.keys(record.definition).map((k) => [k, null]));

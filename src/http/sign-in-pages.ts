@@ -92,7 +92,7 @@ export function createSignInPages(deps: SignInPageDeps) {
       });
       const endSession = createEndSession({
         config, clients, sessions, csrf, logger, events: deps.events,
-        readHint: (token) => readIdTokenHint(token, config.issuer, deps.keyRing),
+        readHint: (token) => readIdTokenHint(token, config.issuer, deps.keyRing, config.signing.idTokenAlgorithms),
       });
       return { cookies, csrf, sessions, flow, endSession };
     });

@@ -1,7 +1,8 @@
 /**
  * ID tokens (OpenID Connect Core §2) for grants that represent a user and were granted
- * `openid`: signed RS256, the algorithm every OIDC relying party supports, with the user's
- * claims released by the granted identity resources.
+ * `openid`, with the user's claims released by the granted identity resources. Signed with the
+ * client's `allowedIdentityTokenSigningAlgorithms` (its registered `id_token_signed_response_alg`),
+ * else RS256, the algorithm every OIDC relying party supports (Core §3.1.3.7).
  */
 import { createHash } from 'node:crypto';
 import type { Client, ResolvedConfig } from '../config/schema.js';
@@ -12,6 +13,7 @@ import { newTokenId } from './handles.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
 
 export const idTokenLifetime = 300;
+const defaultAlgorithm = 'RS256';
 
 export interface IdTokenIssuer {
   /**
@@ -48,20 +50,33 @@ export function createIdTokenIssuer(deps: {
           if (value !== undefined && name !== 'sub') claims[name] = value;
         }
       }
-      const key = deps.keyRing.signingKey('RS256');
+      const alg = client.allowedIdentityTokenSigningAlgorithms[0] ?? defaultAlgorithm;
+      const key = deps.keyRing.signingKey(alg);
       const oidc: Record<string, JsonValue> = {};
       if (idToken?.nonce !== undefined) oidc.nonce = idToken.nonce;
       if (idToken?.sid !== undefined) oidc.sid = idToken.sid;
-      if (accessToken !== undefined) oidc.at_hash = atHash(accessToken);
+      if (accessToken !== undefined) oidc.at_hash = atHash(accessToken, alg);
       // node:crypto's synchronous signer, as for access tokens: jose's WebCrypto round trip cost
       // a code redemption or a refresh about as much again as the RSA signature (issue 21).
       const payload = { ...claims, ...oidc, auth_time: subject.authTime, jti: newTokenId(), iss: deps.config.issuer, sub: subject.id, aud: client.clientId, iat: now, exp: now + idTokenLifetime };
-      return signToken(tracing, 'sign id_token', key, { alg: 'RS256', typ: 'JWT', kid: key.kid }, payload);
+      return signToken(tracing, 'sign id_token', key, { alg, typ: 'JWT', kid: key.kid }, payload);
     },
   };
 }
 
-/** OIDC Core §3.1.3.6: the left half of the access token's SHA-256 (RS256's hash), base64url. */
-function atHash(accessToken: string): string {
-  return createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
+/**
+ * OIDC Core §3.1.3.6: the left half of the access token's hash under the hash of the ID token's
+ * `alg`, base64url. EdDSA names no hash; for Ed25519, the only EdDSA curve the service makes keys
+ * on, it is SHA-512 (OpenID Connect Token Hash Algorithms 1.0).
+ */
+export function atHash(accessToken: string, alg: string): string {
+  const digest = createHash(hashOf(alg)).update(accessToken, 'ascii').digest();
+  return digest.subarray(0, digest.length / 2).toString('base64url');
+}
+
+function hashOf(alg: string): string {
+  if (alg === 'EdDSA') return 'sha512';
+  const bits = alg.slice(2);
+  if (bits !== '256' && bits !== '384' && bits !== '512') throw new Error(`no ID token hash for alg ${alg}`);
+  return `sha${bits}`;
 }

@@ -44,8 +44,11 @@ function checkRedirectUri(uri: string, policy: Policy): void {
   throw new InvalidRedirectUri(policy.redirectUris === 'https' ? 'Redirect URIs must use https.' : 'Redirect URIs must use https, or http on a loopback address.');
 }
 
-/** The definition (config fields) a registration or update asks for; throws the RFC 7591 error when it is not allowed. */
-export function definitionFromMetadata(body: Record<string, unknown>, policy: Policy): Record<string, unknown> {
+/**
+ * The definition (config fields) a registration or update asks for; throws the RFC 7591 error
+ * when it is not allowed. `idTokenAlgorithms`: the service's `signing.idTokenAlgorithms`.
+ */
+export function definitionFromMetadata(body: Record<string, unknown>, policy: Policy, idTokenAlgorithms: readonly string[]): Record<string, unknown> {
   const statement = body.software_statement;
   if (statement !== undefined) {
     // RFC 7591 §3.1.1: a software statement is a JWT; this server trusts no statement issuer.
@@ -84,6 +87,11 @@ export function definitionFromMetadata(body: Record<string, unknown>, policy: Po
   if (grantTypes.includes('authorization_code') && redirectUris.length === 0) {
     throw new InvalidRedirectUri('redirect_uris is required for the authorization_code grant.');
   }
+  // OpenID Connect Dynamic Client Registration §2: the ID token's alg; `none` is never offered.
+  const idTokenAlg = text(body, 'id_token_signed_response_alg', 20);
+  if (idTokenAlg !== undefined && !idTokenAlgorithms.includes(idTokenAlg)) {
+    throw new InvalidClientMetadata(`id_token_signed_response_alg must be one of ${idTokenAlgorithms.join(', ')}.`);
+  }
   const name = text(body, 'client_name', 200);
   return {
     ...(name === undefined ? {} : { clientName: name }),
@@ -93,6 +101,7 @@ export function definitionFromMetadata(body: Record<string, unknown>, policy: Po
     ...(redirectUris.length > 0 ? { redirectUris } : {}),
     ...(named === undefined ? {} : { tokenEndpointAuthMethods: [named] }),
     ...(method === 'none' ? { requireClientSecret: false } : {}),
+    ...(idTokenAlg === undefined ? {} : { allowedIdentityTokenSigningAlgorithms: [idTokenAlg] }),
     properties: { registered: 'true' },
   };
 }
@@ -101,6 +110,7 @@ export function definitionFromMetadata(body: Record<string, unknown>, policy: Po
 export function metadataOf(clientId: string, definition: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const d = definition as {
     clientName?: string; allowedGrantTypes?: string[]; allowedScopes?: string[]; allowOfflineAccess?: boolean; redirectUris?: string[]; tokenEndpointAuthMethods?: string[];
+    allowedIdentityTokenSigningAlgorithms?: string[];
   };
   const grantTypes = d.allowedGrantTypes ?? [];
   return {
@@ -111,5 +121,7 @@ export function metadataOf(clientId: string, definition: Readonly<Record<string,
     redirect_uris: d.redirectUris ?? [],
     token_endpoint_auth_method: d.tokenEndpointAuthMethods?.[0] ?? 'client_secret_basic',
     scope: [...(d.allowedScopes ?? []), ...(d.allowOfflineAccess ? ['offline_access'] : [])].join(' '),
+    // Only for a client that can get ID tokens; RS256 is what it gets when it named none.
+    ...(d.allowedScopes?.includes('openid') ? { id_token_signed_response_alg: d.allowedIdentityTokenSigningAlgorithms?.[0] ?? 'RS256' } : {}),
   };
 }

@@ -42,6 +42,8 @@ export interface Client {
   readonly requireCertificateBoundTokens: boolean;
   /** Every token request must carry a DPoP proof (RFC 9449). */
   readonly requireDPoP: boolean;
+  /** ID tokens are signed with the first of these; empty: RS256. */
+  readonly allowedIdentityTokenSigningAlgorithms: readonly string[];
 }
 
 export interface ApiScope {

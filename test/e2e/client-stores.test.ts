@@ -127,6 +127,10 @@ describe('clients from the database', () => {
     await expect(admin.add('client', 'bad', { allowedGrantTypes: ['magic'], allowedScopes: ['api1.read'] })).rejects.toThrow(
       'client "bad".allowedGrantTypes[0]: unknown grant type "magic"',
     );
+    // The service keeps keys for signing.idTokenAlgorithms only (here the default, RS256).
+    await expect(admin.add('client', 'bad', { ...m2mLike, allowedIdentityTokenSigningAlgorithms: ['ES256'] })).rejects.toThrow(
+      'client "bad".allowedIdentityTokenSigningAlgorithms[0]: "ES256" is not one of signing.idTokenAlgorithms (RS256); the service has keys for those only, so add it there',
+    );
   });
 });
 

@@ -18,6 +18,7 @@ const config: UserConfig = {
   identityResources: [{ name: 'openid', claims: ['sub'] }],
   clients: [{ clientId: 'm2m', clientSecrets: [{ value: hashSecret('m2m-secret') }], allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'] }],
   registration: { enabled: true, allowedGrantTypes: ['client_credentials', 'authorization_code', 'refresh_token'], allowedScopes: ['openid', 'api1.read'] },
+  signing: { idTokenAlgorithms: ['RS256', 'ES256'] },
 };
 
 let server: TestServer;
@@ -94,6 +95,17 @@ describe('registration', () => {
     expect(after.status).toBe(401);
   });
 
+  it('keeps the ID token algorithm a client asks for (id_token_signed_response_alg), RS256 when it names none', async () => {
+    const web = { redirect_uris: ['https://app.example.com/cb'], scope: 'openid api1.read' };
+    const es256 = await register({ ...web, id_token_signed_response_alg: 'ES256' });
+    expect(es256).toMatchObject({ status: 201, body: { id_token_signed_response_alg: 'ES256' } });
+    const read = await call('GET', `/connect/register/${String(es256.body!.client_id)}`, undefined, { authorization: `Bearer ${String(es256.body!.registration_access_token)}` });
+    expect(read).toMatchObject({ status: 200, body: { id_token_signed_response_alg: 'ES256' } });
+    expect(await register(web)).toMatchObject({ status: 201, body: { id_token_signed_response_alg: 'RS256' } });
+    // A client without openid gets no ID token, and its metadata names no algorithm for one.
+    expect((await register(m2mMetadata)).body).not.toHaveProperty('id_token_signed_response_alg');
+  });
+
   it('refuses a missing, unknown or other kind of initial access token with 401 invalid_token', async () => {
     const missing = await call('POST', '/connect/register', m2mMetadata);
     expect(missing).toMatchObject({ status: 401, body: { error: 'invalid_token', error_description: 'The access token is missing or invalid.' } });
@@ -114,6 +126,8 @@ describe('registration', () => {
       ['an auth method the policy does not allow', { grant_types: ['client_credentials'], scope: 'api1.read', token_endpoint_auth_method: 'none' }, 'invalid_client_metadata', 'The token endpoint auth method is not allowed here (allowed: client_secret_basic, client_secret_post).'],
       ['grant_types of the wrong type', { grant_types: 'client_credentials' }, 'invalid_client_metadata', 'grant_types must be an array of at most 20 non-empty strings.'],
       ['response types that contradict the grant types', { grant_types: ['client_credentials'], response_types: ['code'], scope: 'api1.read' }, 'invalid_client_metadata', 'response_types code and grant_types authorization_code go together.'],
+      ['an ID token algorithm the service has no key for', { redirect_uris: ['https://app.example.com/cb'], scope: 'openid', id_token_signed_response_alg: 'PS256' }, 'invalid_client_metadata', 'id_token_signed_response_alg must be one of RS256, ES256.'],
+      ['an unsigned ID token', { redirect_uris: ['https://app.example.com/cb'], scope: 'openid', id_token_signed_response_alg: 'none' }, 'invalid_client_metadata', 'id_token_signed_response_alg must be one of RS256, ES256.'],
       ['an implicit response type', { response_types: ['token'], redirect_uris: ['https://app.example.com/cb'] }, 'invalid_client_metadata', 'Only the response type code is supported.'],
       ['an array instead of an object', [], 'invalid_client_metadata', 'The request body must be a JSON object of client metadata.'],
       ['JSON that does not parse', '{"grant_types": [', 'invalid_client_metadata', 'The request body is not valid JSON.'],

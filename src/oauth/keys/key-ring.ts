@@ -56,7 +56,7 @@ function managedAlgsOf(algorithms: readonly string[], configured: readonly Signi
 }
 
 export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 5000 }: KeyRingDeps): Promise<KeyRing> {
-  const algorithms = [...new Set<SigningAlgorithm>([config.signing.accessTokenAlgorithm, 'RS256'])];
+  const algorithms = [...new Set<SigningAlgorithm>([config.signing.accessTokenAlgorithm, ...config.signing.idTokenAlgorithms])];
   const threads = config.signing.threads > 0 ? createSigningThreads({ threads: config.signing.threads, logger }) : undefined;
   const onThreads = (key: SigningKey): SigningKey => (threads ? signingOnThreads(key, threads) : key);
   const configured = (await loadConfiguredKeys(config.signing.keys)).map(onThreads);
