@@ -79,6 +79,16 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
       allowOfflineAccess: true,
       redirectUris: [webRedirect],
     },
+    // The same web app with ES256 ID tokens (README "ID token algorithms"); the same secret.
+    {
+      clientId: 'webapp-es256',
+      clientSecrets: shared(secrets.webapp),
+      allowedGrantTypes: ['authorization_code', 'refresh_token'],
+      allowedScopes: ['openid', 'api1.read'],
+      allowOfflineAccess: true,
+      redirectUris: [webRedirect],
+      allowedIdentityTokenSigningAlgorithms: ['ES256'],
+    },
     { clientId: 'api1.client', clientSecrets: shared(secrets.delegation), allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'], allowedSubjectTokenAudiences: ['api1'] },
   ];
   const deviceClient = {
@@ -117,6 +127,7 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
         signing: {
           ...(settings.accessTokenAlgorithm ? { accessTokenAlgorithm: settings.accessTokenAlgorithm } : {}),
           ...(settings.signingThreads ? { threads: settings.signingThreads } : {}),
+          idTokenAlgorithms: ['RS256', 'ES256'],
         },
         apiScopes: [{ name: 'api1.read' }, { name: 'backend.read' }],
         identityResources: [{ name: 'openid', claims: ['sub'] }],

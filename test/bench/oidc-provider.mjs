@@ -20,6 +20,7 @@ const issuer = `http://127.0.0.1:${settings.port}`;
 const alg = settings.accessTokenAlgorithm;
 const jwtResource = 'urn:bench:api1';
 const webScope = 'openid api1.read offline_access';
+const webApps = ['webapp', 'webapp-es256'];
 const clockTolerance = 15; // its default
 
 const signingKey = async (algorithm) => {
@@ -63,6 +64,16 @@ const provider = new Provider(issuer, {
       scope: webScope,
       id_token_signed_response_alg: 'RS256',
     },
+    // The same web app with ES256 ID tokens, as ours (fixture.ts).
+    {
+      client_id: 'webapp-es256',
+      client_secret: settings.secrets.webapp,
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      redirect_uris: [settings.webapp.redirectUri],
+      scope: webScope,
+      id_token_signed_response_alg: 'ES256',
+    },
   ],
   jwks: { keys: [await signingKey('ES256'), await signingKey('RS256')] },
   scopes: ['openid', 'offline_access', 'api1.read'],
@@ -79,7 +90,7 @@ const provider = new Provider(issuer, {
     introspection: { enabled: true },
     resourceIndicators: {
       enabled: true,
-      defaultResource: (_ctx, client) => (client.clientId === 'm2m' || client.clientId === 'webapp' ? jwtResource : undefined),
+      defaultResource: (_ctx, client) => (client.clientId === 'm2m' || webApps.includes(client.clientId) ? jwtResource : undefined),
       // With `openid` granted it would otherwise issue an opaque token for its userinfo endpoint
       // unless the token request names the resource; ours issues the API's JWT either way.
       useGrantedResource: () => true,
@@ -88,7 +99,7 @@ const provider = new Provider(issuer, {
   },
 });
 
-const webapp = await provider.Client.find('webapp');
+const webClients = new Map(await Promise.all(webApps.map(async (id) => [id, await provider.Client.find(id)])));
 
 /**
  * What its authorization endpoint leaves in the store for a signed-in user who consented (see
@@ -99,7 +110,7 @@ const webapp = await provider.Client.find('webapp');
  * No session: with offline_access the code does not expire with one (expiresWithSession), so
  * the redemption never reads it.
  */
-async function mintCode(codeChallenge) {
+async function mintCode(webapp, codeChallenge) {
   const { accountId, redirectUri } = settings.webapp;
   const grant = new provider.Grant({ accountId, clientId: webapp.clientId });
   grant.addOIDCScope(webScope);
@@ -119,17 +130,18 @@ async function mintCode(codeChallenge) {
   return code.save();
 }
 
-/** POST /bench/codes {"count": n, "code_challenge": "..."} → {"codes": [...]}. */
+/** POST /bench/codes {"count": n, "code_challenge": "...", "client_id"?: "webapp" (default) or "webapp-es256"} → {"codes": [...]}. */
 async function mintCodes(req, res) {
   let text = '';
   for await (const chunk of req) text += chunk;
-  const { count, code_challenge: challenge } = JSON.parse(text);
-  if (!Number.isInteger(count) || count < 1 || count > 10_000 || typeof challenge !== 'string') {
-    res.writeHead(400).end('count (1-10000) and code_challenge expected');
+  const { count, code_challenge: challenge, client_id: clientId = 'webapp' } = JSON.parse(text);
+  const webapp = webClients.get(clientId);
+  if (!Number.isInteger(count) || count < 1 || count > 10_000 || typeof challenge !== 'string' || !webapp) {
+    res.writeHead(400).end('count (1-10000), code_challenge and a web app client_id expected');
     return;
   }
   const codes = [];
-  for (let i = 0; i < count; i++) codes.push(await mintCode(challenge));
+  for (let i = 0; i < count; i++) codes.push(await mintCode(webapp, challenge));
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ codes }));
 }
 

@@ -269,6 +269,8 @@ export function markdown(results: BenchResults): string {
       ['cc-dpop', [['ES256 check of the proof', check], ['ES256 signature', sig.ES256]]],
       ['code', [['ES256 signature', sig.ES256], ['RS256 ID token signature', sig.RS256]]],
       ['refresh', [['ES256 signature', sig.ES256], ['RS256 ID token signature', sig.RS256]]],
+      ['code-es256-id-token', [['ES256 signature', sig.ES256], ['ES256 ID token signature', sig.ES256]]],
+      ['refresh-es256-id-token', [['ES256 signature', sig.ES256], ['ES256 ID token signature', sig.ES256]]],
     ];
     const lines = bounds.flatMap(([id, parts]) => {
       const r = rowById(id);

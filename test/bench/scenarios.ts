@@ -193,10 +193,10 @@ const redemption = (verifier: string) => (code: string): string =>
  * Each browser has one request in flight, as a person has: codes issued at once in one session
  * are recorded one after another (src/pages/sign-in-sessions.ts), which would measure that queue.
  */
-async function signedInBrowsers(url: string, fixture: BenchFixture, count = 16): Promise<CodeMaker> {
+async function signedInBrowsers(url: string, fixture: BenchFixture, clientId: WebApp, count = 16): Promise<CodeMaker> {
   const { verifier, challenge } = pkcePair();
   const authorize = `/connect/authorize?${new URLSearchParams({
-    client_id: 'webapp', redirect_uri: webRedirect, response_type: 'code', scope: 'openid api1.read offline_access',
+    client_id: clientId, redirect_uri: webRedirect, response_type: 'code', scope: 'openid api1.read offline_access',
     code_challenge: challenge, code_challenge_method: 'S256',
   })}`;
   const codeOf = (answer: Page): string => {
@@ -231,7 +231,7 @@ async function signedInBrowsers(url: string, fixture: BenchFixture, count = 16):
  * script mints the codes in its store as that flow leaves them (POST /bench/codes,
  * test/bench/oidc-provider.mjs). Either way only the redemption is measured.
  */
-function mintedInStore(url: string): CodeMaker {
+function mintedInStore(url: string, clientId: WebApp): CodeMaker {
   const { verifier, challenge } = pkcePair();
   return {
     redeem: redemption(verifier),
@@ -242,7 +242,7 @@ function mintedInStore(url: string): CodeMaker {
         const res = await fetch(`${url}/bench/codes`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ count: Math.min(count - codes.length, 10_000), code_challenge: challenge }),
+          body: JSON.stringify({ count: Math.min(count - codes.length, 10_000), code_challenge: challenge, client_id: clientId }),
         });
         if (!res.ok) throw new Error(`POST /bench/codes answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
         codes.push(...((await res.json()) as { codes: string[] }).codes);
@@ -252,21 +252,30 @@ function mintedInStore(url: string): CodeMaker {
   };
 }
 
-const codeMaker = ({ implementation, url, fixture }: ScenarioContext): Promise<CodeMaker> | CodeMaker =>
-  implementation === 'svc' ? signedInBrowsers(url, fixture) : mintedInStore(url);
+const codeMaker = ({ implementation, url, fixture }: ScenarioContext, clientId: WebApp): Promise<CodeMaker> | CodeMaker =>
+  implementation === 'svc' ? signedInBrowsers(url, fixture, clientId) : mintedInStore(url, clientId);
 
-const webAppAuth = (fixture: BenchFixture) => ({ ...form, authorization: basic('webapp', fixture.secrets.webapp) });
+/**
+ * The two web apps of both sides (fixture.ts, oidc-provider.mjs), one secret: `webapp` gets RS256
+ * ID tokens (OIDC's default), `webapp-es256` ES256 ones.
+ */
+type WebApp = 'webapp' | 'webapp-es256';
+
+const webAppAuth = (fixture: BenchFixture, clientId: WebApp) => ({ ...form, authorization: basic(clientId, fixture.secrets.webapp) });
+
+/** The row's id and title: for the RS256 web app, or for its ES256 ID token variant. */
+const webAppRow = (clientId: WebApp, id: string, title: string, es256Title: string) =>
+  clientId === 'webapp' ? { id, title } : { id: `${id}-es256-id-token`, title: es256Title };
 
 /** Authorization codes are single-use and live minutes: a pool made before each round, while the server idles. */
-const codeRedemption: Scenario = {
-  id: 'code',
-  title: 'authorization_code redemption (PKCE) → JWT + ID token + refresh token',
+const codeRedemption = (clientId: WebApp): Scenario => ({
+  ...webAppRow(clientId, 'code', 'authorization_code redemption (PKCE) → JWT + ID token + refresh token', 'authorization_code redemption (PKCE) → JWT + ES256 ID token + refresh token'),
   server: 'es256',
   // Issue 7 quotes no figure for it: only the paired rounds of this run compare.
   oidcProvider: { setup: 'es256' },
   async prepare(ctx) {
     const { fixture, measured } = ctx;
-    const maker = await codeMaker(ctx);
+    const maker = await codeMaker(ctx, clientId);
     let pool: string[] = [];
     let next = 0;
     let made = 0;
@@ -286,7 +295,7 @@ const codeRedemption: Scenario = {
       spec: {
         method: 'POST',
         path: '/connect/token',
-        headers: webAppAuth(fixture),
+        headers: webAppAuth(fixture, clientId),
         body: () => {
           if (next < pool.length) return maker.redeem(pool[next++]!);
           onTheFly++;
@@ -299,23 +308,22 @@ const codeRedemption: Scenario = {
         (onTheFly ? `; the pool ran out ${onTheFly} times (answered invalid_grant)` : ', none during the load'),
     };
   },
-};
+});
 
 /**
  * Each refresh rotates: the answer's new refresh token goes back into the pool and the old one
  * is never sent again, so the load is a few hundred families each moving one step per request.
  */
-const refreshRotation: Scenario = {
-  id: 'refresh',
-  title: 'refresh_token rotation → JWT + new refresh token',
+const refreshRotation = (clientId: WebApp): Scenario => ({
+  ...webAppRow(clientId, 'refresh', 'refresh_token rotation → JWT + new refresh token', 'refresh_token rotation → JWT + ES256 ID token + new refresh token'),
   server: 'es256',
   oidcProvider: { setup: 'es256' },
   async prepare(ctx) {
     const { url, fixture } = ctx;
-    const maker = await codeMaker(ctx);
+    const maker = await codeMaker(ctx, clientId);
     const pool: string[] = [];
     for (const code of await maker.make(512)) {
-      const { status, body } = await postForm(`${url}/connect/token`, Object.fromEntries(new URLSearchParams(maker.redeem(code))), basic('webapp', fixture.secrets.webapp));
+      const { status, body } = await postForm(`${url}/connect/token`, Object.fromEntries(new URLSearchParams(maker.redeem(code))), basic(clientId, fixture.secrets.webapp));
       if (status !== 200 || typeof body.refresh_token !== 'string') throw new Error(`no refresh token: ${status} ${JSON.stringify(body)}`);
       pool.push(body.refresh_token);
     }
@@ -326,7 +334,7 @@ const refreshRotation: Scenario = {
       spec: {
         method: 'POST',
         path: '/connect/token',
-        headers: webAppAuth(fixture),
+        headers: webAppAuth(fixture, clientId),
         body: () => {
           const token = pool.shift();
           if (token === undefined) starved++;
@@ -341,7 +349,7 @@ const refreshRotation: Scenario = {
       note: () => `${families} refresh token families, each token sent once${starved ? `; ${starved} requests found the pool empty` : ''}`,
     };
   },
-};
+});
 
 const onSqlite: readonly Scenario[] = [
   {
@@ -456,8 +464,11 @@ const onSqlite: readonly Scenario[] = [
       };
     },
   },
-  codeRedemption,
-  refreshRotation,
+  codeRedemption('webapp'),
+  refreshRotation('webapp'),
+  // The same with ES256 ID tokens on both sides: what the RSA signature costs these rows.
+  codeRedemption('webapp-es256'),
+  refreshRotation('webapp-es256'),
   {
     id: 'cc-dpop',
     title: 'client_credentials + Basic + DPoP proof (fresh each) → DPoP-bound JWT ES256',
@@ -484,7 +495,9 @@ const onSqlite: readonly Scenario[] = [
  * default in-memory adapter, so these rows compare like with like; the gap to the SQLite rows is
  * the cost of a durable write per request.
  */
-const onMemory = (['cc-es256', 'cc-reference', 'private-key-jwt', 'cc-dpop'] as const).map((id): Scenario => {
+const onMemory = ([
+  'cc-es256', 'cc-reference', 'private-key-jwt', 'cc-dpop', 'code', 'refresh', 'code-es256-id-token', 'refresh-es256-id-token',
+] as const).map((id): Scenario => {
   const base = onSqlite.find((s) => s.id === id)!;
   return { ...base, id: `${id}-memory`, title: base.title.replace(' (SQLite)', '').concat(' — memory store'), server: 'memory', repeats: id };
 });
