@@ -52,6 +52,14 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
   const passwordHash = await hashPassword(user.password);
 
   const shared = (value: string) => [{ value: hashSecret(value) }];
+  const webApp = {
+    clientId: 'webapp',
+    clientSecrets: shared(secrets.webapp),
+    allowedGrantTypes: ['authorization_code', 'refresh_token'],
+    allowedScopes: ['openid', 'api1.read'],
+    allowOfflineAccess: true,
+    redirectUris: [webRedirect],
+  };
   const clients = [
     { clientId: 'm2m', clientSecrets: shared(secrets.m2m), allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'] },
     {
@@ -71,24 +79,9 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
     },
     { clientId: 'web', clientSecrets: shared(secrets.web), allowedGrantTypes: ['password'], allowedScopes: ['api1.read'] },
     // A web app signing users in: codes (PKCE) and rotating refresh tokens.
-    {
-      clientId: 'webapp',
-      clientSecrets: shared(secrets.webapp),
-      allowedGrantTypes: ['authorization_code', 'refresh_token'],
-      allowedScopes: ['openid', 'api1.read'],
-      allowOfflineAccess: true,
-      redirectUris: [webRedirect],
-    },
+    webApp,
     // The same web app with ES256 ID tokens (README "ID token algorithms"); the same secret.
-    {
-      clientId: 'webapp-es256',
-      clientSecrets: shared(secrets.webapp),
-      allowedGrantTypes: ['authorization_code', 'refresh_token'],
-      allowedScopes: ['openid', 'api1.read'],
-      allowOfflineAccess: true,
-      redirectUris: [webRedirect],
-      allowedIdentityTokenSigningAlgorithms: ['ES256'],
-    },
+    { ...webApp, clientId: 'webapp-es256', allowedIdentityTokenSigningAlgorithms: ['ES256'] },
     { clientId: 'api1.client', clientSecrets: shared(secrets.delegation), allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'], allowedSubjectTokenAudiences: ['api1'] },
   ];
   const deviceClient = {

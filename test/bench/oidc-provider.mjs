@@ -38,6 +38,15 @@ const userFlowStore = new LRU({ maxSize: 200_000 });
 const adapter = (model) => new MemoryAdapter(model, userFlowModels.has(model) ? userFlowStore : defaultStore, clockTolerance);
 
 const confidential = { grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: 'api1.read' };
+const webApp = (clientId, idTokenAlg) => ({
+  client_id: clientId,
+  client_secret: settings.secrets.webapp,
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+  redirect_uris: [settings.webapp.redirectUri],
+  scope: webScope,
+  id_token_signed_response_alg: idTokenAlg,
+});
 const provider = new Provider(issuer, {
   adapter,
   clockTolerance,
@@ -54,26 +63,10 @@ const provider = new Provider(issuer, {
     // The API calls introspection as a client of its own.
     { client_id: 'api1', client_secret: settings.secrets.api1, grant_types: [], redirect_uris: [], response_types: [] },
     // A web app signing users in, as ours: client_secret_basic, codes with PKCE, rotating
-    // refresh tokens. ID tokens RS256, as our service signs them (src/oauth/id-token-issuer.ts).
-    {
-      client_id: 'webapp',
-      client_secret: settings.secrets.webapp,
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      redirect_uris: [settings.webapp.redirectUri],
-      scope: webScope,
-      id_token_signed_response_alg: 'RS256',
-    },
-    // The same web app with ES256 ID tokens, as ours (fixture.ts).
-    {
-      client_id: 'webapp-es256',
-      client_secret: settings.secrets.webapp,
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      redirect_uris: [settings.webapp.redirectUri],
-      scope: webScope,
-      id_token_signed_response_alg: 'ES256',
-    },
+    // refresh tokens. ID tokens RS256, as our service signs them by default, and the same web app
+    // with ES256 ID tokens, as ours (fixture.ts).
+    webApp('webapp', 'RS256'),
+    webApp('webapp-es256', 'ES256'),
   ],
   jwks: { keys: [await signingKey('ES256'), await signingKey('RS256')] },
   scopes: ['openid', 'offline_access', 'api1.read'],
