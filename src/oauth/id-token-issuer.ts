@@ -69,7 +69,7 @@ export function createIdTokenIssuer(deps: {
  * `alg`, base64url. EdDSA names no hash; for Ed25519, the only EdDSA curve the service makes keys
  * on, it is SHA-512 (OpenID Connect Token Hash Algorithms 1.0).
  */
-export function atHash(accessToken: string, alg: string): string {
+function atHash(accessToken: string, alg: string): string {
   const digest = createHash(hashOf(alg)).update(accessToken, 'ascii').digest();
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }
