@@ -13,7 +13,8 @@ import { newTokenId } from './handles.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
 
 export const idTokenLifetime = 300;
-const defaultAlgorithm = 'RS256';
+/** What a client that named no ID token algorithm gets (OIDC Core §3.1.3.7; Registration §2). */
+export const defaultIdTokenAlgorithm = 'RS256';
 
 export interface IdTokenIssuer {
   /**
@@ -50,7 +51,7 @@ export function createIdTokenIssuer(deps: {
           if (value !== undefined && name !== 'sub') claims[name] = value;
         }
       }
-      const alg = client.allowedIdentityTokenSigningAlgorithms[0] ?? defaultAlgorithm;
+      const alg = client.allowedIdentityTokenSigningAlgorithms[0] ?? defaultIdTokenAlgorithm;
       const key = deps.keyRing.signingKey(alg);
       const oidc: Record<string, JsonValue> = {};
       if (idToken?.nonce !== undefined) oidc.nonce = idToken.nonce;

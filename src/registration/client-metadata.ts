@@ -5,6 +5,7 @@
  * `invalid_redirect_uri` (§3.2.2). The definition is then checked with the config's own rules.
  */
 import type { ResolvedConfig } from '../config/schema.js';
+import { defaultIdTokenAlgorithm } from '../oauth/id-token-issuer.js';
 import { InvalidClientMetadata, InvalidRedirectUri, InvalidSoftwareStatement, UnapprovedSoftwareStatement } from '../oauth/errors.js';
 
 type Policy = ResolvedConfig['registration'];
@@ -122,6 +123,6 @@ export function metadataOf(clientId: string, definition: Readonly<Record<string,
     token_endpoint_auth_method: d.tokenEndpointAuthMethods?.[0] ?? 'client_secret_basic',
     scope: [...(d.allowedScopes ?? []), ...(d.allowOfflineAccess ? ['offline_access'] : [])].join(' '),
     // Only for a client that can get ID tokens; RS256 is what it gets when it named none.
-    ...(d.allowedScopes?.includes('openid') ? { id_token_signed_response_alg: d.allowedIdentityTokenSigningAlgorithms?.[0] ?? 'RS256' } : {}),
+    ...(d.allowedScopes?.includes('openid') ? { id_token_signed_response_alg: d.allowedIdentityTokenSigningAlgorithms?.[0] ?? defaultIdTokenAlgorithm } : {}),
   };
 }
