@@ -27,6 +27,7 @@ import type { KeyRing } from '../oauth/keys/key-ring.js';
 import { createEventService, type EventService } from '../events/event-service.js';
 import { logEvents } from '../events/index.js';
 import { endpointUrls, paths } from '../endpoints/urls.js';
+import { receivesClientCertificates } from '../http/tls.js';
 import { createTokenValidator } from '../oauth/token-validator.js';
 import { createConfigUserValidator } from '../oauth/config-user-validator.js';
 import { createRefreshTokenService, type RefreshTokenService } from '../oauth/refresh-tokens.js';
@@ -246,6 +247,7 @@ function createHostRouter(cradle: HostCradle): Router {
       signIn: signInPages,
       par: createParEndpoint({
         clientAuthenticator, validator: signInPages.validator, pushed: signInPages.pushed, credentialParameters: parameterTable.credentials,
+        dpop, parUrl: config.issuer + paths.par,
       }),
       userInfo: createUserInfoEndpoint({ config, tokenValidator, users: resourceOwnerValidator, dpop }),
       dpopNonce: () => dpop.currentNonce(),
@@ -257,6 +259,7 @@ function createHostRouter(cradle: HostCradle): Router {
         ? {
             registration: createRegistrationEndpoint({
               config,
+              certificateBoundTokens: receivesClientCertificates(config),
               admin: createClientAdmin({ records: store.clientRecords, checker: createEntryChecker(config, registry), config, clock }),
               tokens: createRegistrationTokens({ store, clock }),
               clock,

@@ -4,6 +4,8 @@
  * for, and `code_verifier` must hash to its challenge (a code issued without a challenge takes
  * no verifier: a PKCE downgrade is refused).
  *
+ * A code issued for a request with `dpop_jkt` (RFC 9449 §10) takes a DPoP proof of that key.
+ *
  * Like the device code, a good code does not spend itself: it answers with `consumes`, and the
  * token endpoint spends it in the transaction that stores the tokens, atomically across nodes.
  * A code presented again revokes the tokens of its first redemption (RFC 6749 §4.1.2).
@@ -53,6 +55,14 @@ export function createAuthorizationCodeGrant({ store, clock, logger, events }: {
       if (!verifierShape.test(verifier) || !matchesChallenge(verifier, grant.codeChallenge)) {
         throw new InvalidGrant('The code_verifier does not match the code_challenge.');
       }
+    }
+    // RFC 9449 §10 and §11.9: a code bound to a DPoP key is redeemed only with a proof of that
+    // key, so a code taken from a log or a redirect is of no use to anyone else. The code is not
+    // spent by the refusal: the client holding the key can still redeem it.
+    if (grant.dpopJkt !== undefined && request.dpop?.jkt !== grant.dpopJkt) {
+      throw new InvalidGrant('The authorization code is bound to a DPoP key: redeem it with a DPoP proof made with that key.', {
+        logDetail: request.dpop === undefined ? 'code bound to a DPoP key (dpop_jkt); no DPoP proof' : 'code bound to a DPoP key (dpop_jkt) other than the proof key',
+      });
     }
     return {
       subject: { kind: 'user', id: found.subject, authTime: grant.authTime },

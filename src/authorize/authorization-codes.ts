@@ -1,7 +1,8 @@
 /**
  * Authorization codes (RFC 6749 §4.1.2): 256 random bits, stored hashed (the store keeps only
  * the key's digest), short-lived, and bound to everything the token request must match: the
- * client, the redirect URI, the PKCE challenge, the scopes, the nonce and the sign-in session.
+ * client, the redirect URI, the PKCE challenge, the scopes, the nonce, the sign-in session and,
+ * when the request named one, the client's DPoP key.
  * Redemption is the token endpoint's atomic consume (`GrantSuccess.consumes`).
  */
 import type { Clock } from '../sdk/contracts.js';
@@ -19,6 +20,8 @@ export interface CodeGrant {
   /** The sign-in session's public id (the ID token's `sid`). */
   readonly sid: string;
   readonly authTime: number;
+  /** RFC 9449 §10: the thumbprint of the DPoP key the code may be redeemed with; none, any. */
+  readonly dpopJkt?: string;
 }
 
 export interface StoredCode {

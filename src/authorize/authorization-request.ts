@@ -33,6 +33,11 @@ export interface AuthorizationRequest extends ResponseTarget {
   readonly loginHint: string | undefined;
   /** OIDC Core §3.1.2.1 `ui_locales`, for the pages' language; absent or over its cap, none. */
   readonly uiLocales?: string | undefined;
+  /**
+   * RFC 9449 §10 `dpop_jkt`: the thumbprint of the DPoP key the code is bound to, from the
+   * parameter or (§10.1) from the proof that came with the pushed request.
+   */
+  readonly dpopJkt?: string | undefined;
 }
 
 /** An error before the client and redirect URI are trusted: shown on a 400 page, never redirected. */
@@ -65,6 +70,8 @@ const uiLocalesOf = (params: ReadonlyMap<string, string>): { uiLocales?: string 
 };
 /** RFC 7636 §4.2: BASE64URL(SHA256(verifier)) is always 43 characters. */
 const s256Challenge = /^[A-Za-z0-9_-]{43}$/;
+/** RFC 9449 §10: a JWK SHA-256 thumbprint (RFC 7638), base64url, is 43 characters too. */
+const jwkThumbprint = s256Challenge;
 const prompts: ReadonlySet<string> = new Set<Prompt>(['none', 'login', 'consent']);
 
 export interface RequestValidatorDeps {
@@ -137,6 +144,8 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
     const prompt = checkPrompt(params.get('prompt'));
     const maxAgeText = params.get('max_age');
     if (maxAgeText !== undefined && !/^\d{1,10}$/.test(maxAgeText)) throw new InvalidRequest('The max_age parameter must be a whole number of seconds.');
+    const dpopJkt = params.get('dpop_jkt');
+    if (dpopJkt !== undefined && !jwkThumbprint.test(dpopJkt)) throw new InvalidRequest('The dpop_jkt parameter must be a base64url SHA-256 JWK thumbprint.');
     return {
       ...target,
       clientId: client.clientId,
@@ -147,6 +156,7 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
       maxAge: maxAgeText === undefined ? undefined : Number(maxAgeText),
       loginHint: params.get('login_hint'),
       ...uiLocalesOf(params),
+      ...(dpopJkt === undefined ? {} : { dpopJkt }),
     };
   }
 

@@ -140,7 +140,10 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     }
     const code = await deps.codes.issue({
       clientId: client.clientId, subject: session!.subject, lifetimeSeconds: client.authorizationCodeLifetime,
-      grant: { redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes: request.scopes, nonce: request.nonce, sid: session!.sid, authTime: session!.authTime },
+      grant: {
+        redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes: request.scopes, nonce: request.nonce, sid: session!.sid, authTime: session!.authTime,
+        ...(request.dpopJkt === undefined ? {} : { dpopJkt: request.dpopJkt }),
+      },
     });
     if (interactionId) await deps.interactions.finish(interactionId);
     await deps.sessions.codeIssued(browserId!, client.clientId, familyOfSpentGrant(code));

@@ -3,11 +3,16 @@
  * its authorization parameters, which are validated here as the authorization endpoint would
  * (an unregistered redirect URI is a 400 with no `request_uri`); the answer is 201 with a
  * one-time `request_uri` good for 60 seconds.
+ *
+ * A DPoP proof may come along (RFC 9449 §10.1): it is checked as at the token endpoint, and the
+ * code is then bound to its key as if `dpop_jkt` had named it; a `dpop_jkt` sent as well must
+ * name that same key.
  */
 import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
 import { InvalidRequest, OAuthError } from '../oauth/errors.js';
 import { RedirectableError, UntrustedRequestError, type RequestValidator } from '../authorize/authorization-request.js';
 import type { PushedRequests } from '../authorize/pushed-requests.js';
+import type { DpopProofValidator } from '../dpop/proof-validator.js';
 import type { FormRequest } from './form-request.js';
 
 export function createParEndpoint(deps: {
@@ -16,13 +21,25 @@ export function createParEndpoint(deps: {
   pushed: PushedRequests;
   /** Parameters declared `credential` by the loaded contributions: they serve client authentication only. */
   credentialParameters: ReadonlySet<string>;
+  dpop: DpopProofValidator;
+  /** The endpoint's public URL, the `htu` of its DPoP proofs. */
+  parUrl: string;
 }) {
   return async function pushedAuthorizationRequest(request: FormRequest): Promise<{ request_uri: string; expires_in: number }> {
+    // Before client authentication, as at the token endpoint: a bad proof is refused first.
+    const proof = await deps.dpop.check({ headers: request.dpop, method: 'POST', url: deps.parUrl }, 'token');
     const { client } = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'pushed_authorization_request' });
     const params = new Map(request.params);
     for (const name of deps.credentialParameters) params.delete(name);
     // RFC 9126 §2.1: client_id may be left out of the body when another method names the client.
     if (!params.has('client_id')) params.set('client_id', client.clientId);
+    if (proof !== undefined) {
+      const named = params.get('dpop_jkt');
+      if (named !== undefined && named !== proof.jkt) {
+        throw new InvalidRequest('The dpop_jkt parameter does not name the key of the DPoP proof.', { logDetail: 'dpop_jkt differs from the DPoP proof key thumbprint' });
+      }
+      params.set('dpop_jkt', proof.jkt);
+    }
     let validated;
     try {
       validated = deps.validator.validate(params, { pushed: true, authenticatedClient: client });

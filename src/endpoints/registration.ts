@@ -29,6 +29,8 @@ export interface RegistrationAnswer {
 
 export interface RegistrationDeps {
   config: Pick<ResolvedConfig, 'issuer' | 'registration' | 'signing'>;
+  /** The service receives TLS client certificates: a client may ask for certificate-bound tokens. */
+  certificateBoundTokens: boolean;
   admin: ClientAdmin;
   tokens: RegistrationTokens;
   clock: Clock;
@@ -60,6 +62,7 @@ function refused(err: unknown): never {
 
 export function createRegistrationEndpoint(deps: RegistrationDeps) {
   const { admin, tokens, config } = deps;
+  const offered = { idTokenAlgorithms: config.signing.idTokenAlgorithms, certificateBoundTokens: deps.certificateBoundTokens };
   const clientUri = (id: string): string => `${config.issuer}${paths.register}/${encodeURIComponent(id)}`;
 
   async function authorized(request: RegistrationRequest): Promise<string> {
@@ -74,7 +77,7 @@ export function createRegistrationEndpoint(deps: RegistrationDeps) {
     async register(request: RegistrationRequest): Promise<RegistrationAnswer> {
       const initial = bearer(request.authorization);
       if (!(await tokens.isInitial(initial))) throw invalidToken('unknown or expired initial access token');
-      const definition = definitionFromMetadata(jsonObject(request.body), config.registration, config.signing.idTokenAlgorithms);
+      const definition = definitionFromMetadata(jsonObject(request.body), config.registration, offered);
       const id = randomBytes(16).toString('base64url');
       const secret = await admin.add('client', id, definition).catch(refused);
       const registrationToken = await tokens.issueAccess(id);
@@ -102,7 +105,7 @@ export function createRegistrationEndpoint(deps: RegistrationDeps) {
       const id = await authorized(request);
       const body = jsonObject(request.body);
       if (body.client_id !== id) throw new InvalidRequest('client_id in the body must be the client being updated.');
-      const definition = definitionFromMetadata(body, config.registration, config.signing.idTokenAlgorithms);
+      const definition = definitionFromMetadata(body, config.registration, offered);
       const record = await admin.show('client', id).catch(() => undefined);
       if (!record) throw invalidToken(`client "${id}" no longer exists`);
       const changes: Record<string, unknown> = Object.fromEntries(Object.keys(record.definition).map((k) => [k, null]));

@@ -27,7 +27,7 @@ export interface Endpoints {
   par?(request: FormRequest): Promise<object>;
   /** GET/POST /connect/userinfo (OIDC Core §5.3). */
   userInfo?(request: UserInfoRequest): Promise<object>;
-  /** The DPoP nonce to announce on the token endpoint's and UserInfo's answers, when nonces are required (RFC 9449 §8.2). */
+  /** The DPoP nonce to announce on the token, PAR and UserInfo endpoints' answers, when nonces are required (RFC 9449 §8.2). */
   dpopNonce?(): Promise<string | undefined>;
   /** CORS for the endpoints browser-based clients call. */
   cors?: Middleware;
@@ -93,6 +93,7 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
     router.post(paths.par, form, async (ctx) => {
       sendJson(ctx, JSON.stringify(await par(formOf(ctx))), 'no-store');
       ctx.status = 201;
+      await announceNonce(ctx);
     });
   }
   const userInfo = endpoints.userInfo;

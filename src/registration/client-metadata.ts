@@ -22,6 +22,13 @@ function stringList(body: Record<string, unknown>, name: string): string[] | und
   return value as string[];
 }
 
+function flag(body: Record<string, unknown>, name: string): boolean | undefined {
+  const value = body[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw new InvalidClientMetadata(`${name} must be true or false.`);
+  return value;
+}
+
 function text(body: Record<string, unknown>, name: string, max = maxString): string | undefined {
   const value = body[name];
   if (value === undefined) return undefined;
@@ -45,11 +52,19 @@ function checkRedirectUri(uri: string, policy: Policy): void {
   throw new InvalidRedirectUri(policy.redirectUris === 'https' ? 'Redirect URIs must use https.' : 'Redirect URIs must use https, or http on a loopback address.');
 }
 
+/** What the service offers that a client may ask for. */
+export interface OfferedMetadata {
+  /** `signing.idTokenAlgorithms`. */
+  readonly idTokenAlgorithms: readonly string[];
+  /** The service receives TLS client certificates, so it can bind tokens to them (RFC 8705 §3). */
+  readonly certificateBoundTokens: boolean;
+}
+
 /**
  * The definition (config fields) a registration or update asks for; throws the RFC 7591 error
- * when it is not allowed. `idTokenAlgorithms`: the service's `signing.idTokenAlgorithms`.
+ * when it is not allowed.
  */
-export function definitionFromMetadata(body: Record<string, unknown>, policy: Policy, idTokenAlgorithms: readonly string[]): Record<string, unknown> {
+export function definitionFromMetadata(body: Record<string, unknown>, policy: Policy, { idTokenAlgorithms, certificateBoundTokens }: OfferedMetadata): Record<string, unknown> {
   const statement = body.software_statement;
   if (statement !== undefined) {
     // RFC 7591 §3.1.1: a software statement is a JWT; this server trusts no statement issuer.
@@ -93,6 +108,13 @@ export function definitionFromMetadata(body: Record<string, unknown>, policy: Po
   if (idTokenAlg !== undefined && !idTokenAlgorithms.includes(idTokenAlg)) {
     throw new InvalidClientMetadata(`id_token_signed_response_alg must be one of ${idTokenAlgorithms.join(', ')}.`);
   }
+  // RFC 9449 §5.2: every token request must then carry a DPoP proof (the config's requireDPoP).
+  const dpopBound = flag(body, 'dpop_bound_access_tokens');
+  // RFC 8705 §3.4: access tokens bound to the client certificate (requireCertificateBoundTokens).
+  const certificateBound = flag(body, 'tls_client_certificate_bound_access_tokens');
+  if (certificateBound && !certificateBoundTokens) {
+    throw new InvalidClientMetadata('tls_client_certificate_bound_access_tokens needs mutual TLS, which this server does not offer.');
+  }
   const name = text(body, 'client_name', 200);
   return {
     ...(name === undefined ? {} : { clientName: name }),
@@ -103,6 +125,8 @@ export function definitionFromMetadata(body: Record<string, unknown>, policy: Po
     ...(named === undefined ? {} : { tokenEndpointAuthMethods: [named] }),
     ...(method === 'none' ? { requireClientSecret: false } : {}),
     ...(idTokenAlg === undefined ? {} : { allowedIdentityTokenSigningAlgorithms: [idTokenAlg] }),
+    ...(dpopBound ? { requireDPoP: true } : {}),
+    ...(certificateBound ? { requireCertificateBoundTokens: true } : {}),
     properties: { registered: 'true' },
   };
 }
@@ -111,7 +135,7 @@ export function definitionFromMetadata(body: Record<string, unknown>, policy: Po
 export function metadataOf(clientId: string, definition: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const d = definition as {
     clientName?: string; allowedGrantTypes?: string[]; allowedScopes?: string[]; allowOfflineAccess?: boolean; redirectUris?: string[]; tokenEndpointAuthMethods?: string[];
-    allowedIdentityTokenSigningAlgorithms?: string[];
+    allowedIdentityTokenSigningAlgorithms?: string[]; requireDPoP?: boolean; requireCertificateBoundTokens?: boolean;
   };
   const grantTypes = d.allowedGrantTypes ?? [];
   return {
@@ -124,5 +148,7 @@ export function metadataOf(clientId: string, definition: Readonly<Record<string,
     scope: [...(d.allowedScopes ?? []), ...(d.allowOfflineAccess ? ['offline_access'] : [])].join(' '),
     // Only for a client that can get ID tokens; RS256 is what it gets when it named none.
     ...(d.allowedScopes?.includes('openid') ? { id_token_signed_response_alg: d.allowedIdentityTokenSigningAlgorithms?.[0] ?? defaultIdTokenAlgorithm } : {}),
+    dpop_bound_access_tokens: d.requireDPoP === true,
+    ...(d.requireCertificateBoundTokens ? { tls_client_certificate_bound_access_tokens: true } : {}),
   };
 }

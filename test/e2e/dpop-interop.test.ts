@@ -1,8 +1,9 @@
 /**
  * Interop (issue 17): real DPoP clients from npm — oauth4webapi's `DPoP()` handle and
  * openid-client's `getDPoPHandle()` — get DPoP-bound tokens with client_credentials, refresh and
- * authorization_code (a person signing in through the pages), and call UserInfo with them; with
- * server nonces on, both libraries follow `use_dpop_nonce` and the `DPoP-Nonce` header.
+ * authorization_code (a person signing in through the pages), and call UserInfo with them; codes
+ * bound to the key through a pushed request or `dpop_jkt` (RFC 9449 §10); with server nonces on,
+ * both libraries follow `use_dpop_nonce` and the `DPoP-Nonce` header.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oauth from 'oauth4webapi';
@@ -62,6 +63,35 @@ describe.each([false, true])('with dpop.requireNonce %s', (requireNonce) => {
       expect(decodeJwt(refreshed.access_token).cnf).toEqual({ jkt: await thumbprint(keyPair) });
     });
 
+    it('PAR with the DPoP handle binds the code to its key (RFC 9449 §10.1): another key cannot redeem it, the handle can', async () => {
+      const config = await discover('web', 'web-secret');
+      const DPoP = openid.getDPoPHandle(config, await openid.randomDPoPKeyPair('ES256'));
+      const verifier = openid.randomPKCECodeVerifier();
+      const url = await openid.buildAuthorizationUrlWithPAR(config, {
+        redirect_uri: webRedirect, scope: 'openid profile',
+        code_challenge: await openid.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      }, { DPoP });
+      const callback = await walk(url);
+      const otherKey = openid.getDPoPHandle(config, await openid.randomDPoPKeyPair('ES256'));
+      await expect(openid.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }, undefined, { DPoP: otherKey })).rejects.toMatchObject({ error: 'invalid_grant' });
+      const tokens = await openid.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }, undefined, { DPoP });
+      expect(tokens.token_type).toBe('dpop');
+    });
+
+    it('dpop_jkt from the handle on the front channel binds the code (RFC 9449 §10)', async () => {
+      const config = await discover('web', 'web-secret');
+      const DPoP = openid.getDPoPHandle(config, await openid.randomDPoPKeyPair('ES256'));
+      const verifier = openid.randomPKCECodeVerifier();
+      const url = openid.buildAuthorizationUrl(config, {
+        redirect_uri: webRedirect, scope: 'openid profile', dpop_jkt: await DPoP.calculateThumbprint(),
+        code_challenge: await openid.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      });
+      const callback = await walk(url);
+      await expect(openid.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier })).rejects.toMatchObject({ error: 'invalid_grant' });
+      const tokens = await openid.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }, undefined, { DPoP });
+      expect(tokens.token_type).toBe('dpop');
+    });
+
     it('a public client refresh token is bound: refreshing with another key is invalid_grant', async () => {
       const config = await discover('spa-offline');
       const DPoP = openid.getDPoPHandle(config, await openid.randomDPoPKeyPair('ES256'));
@@ -105,6 +135,26 @@ describe.each([false, true])('with dpop.requireNonce %s', (requireNonce) => {
         expect(result.token_type).toBe('dpop');
         expect(decodeJwt(result.access_token).cnf).toEqual({ jkt: await thumbprint(keyPair) });
       }
+    });
+
+    it('a public client pushes its request with a DPoP proof: the code is bound to that key (RFC 9449 §10.1)', async () => {
+      const client: oauth.Client = { client_id: 'spa-offline' };
+      const keyPair = await oauth.generateKeyPair('ES256');
+      const DPoP = oauth.DPoP(client, keyPair);
+      const verifier = oauth.generateRandomCodeVerifier();
+      const pushed = await withNonceRetry(async () => oauth.processPushedAuthorizationResponse(as, client, await oauth.pushedAuthorizationRequest(as, client, oauth.None(), {
+        redirect_uri: spaRedirect, response_type: 'code', scope: 'openid',
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      }, { DPoP, ...insecure })));
+      const url = new URL(as.authorization_endpoint!);
+      url.search = new URLSearchParams({ client_id: client.client_id, request_uri: pushed.request_uri }).toString();
+      const params = oauth.validateAuthResponse(as, client, await walk(url), oauth.expectNoState);
+      const redeem = (handle: oauth.DPoPHandle) => withNonceRetry(async () => oauth.processAuthorizationCodeResponse(as, client,
+        await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, spaRedirect, verifier, { DPoP: handle, ...insecure })));
+      await expect(redeem(oauth.DPoP(client, await oauth.generateKeyPair('ES256')))).rejects.toMatchObject({ error: 'invalid_grant' });
+      const tokens = await redeem(DPoP);
+      expect(tokens.token_type).toBe('dpop');
+      expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: await thumbprint(keyPair) });
     });
 
     it('a public client: authorization_code, UserInfo, refresh bound to the key', async () => {

@@ -10,6 +10,10 @@ import type { UserConfig } from '../../src/config/schema.js';
 import { createRegistrationTokens } from '../../src/registration/registration-tokens.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
+import { createHash } from 'node:crypto';
+import { decodeJwt } from 'jose';
+import { makeSelfSigned, nodeCertificate } from '../support/certificates.js';
+import { dpopKey } from '../support/dpop.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 
 const config: UserConfig = {
@@ -62,6 +66,7 @@ describe('registration', () => {
       redirect_uris: [],
       token_endpoint_auth_method: 'client_secret_basic',
       scope: 'api1.read',
+      dpop_bound_access_tokens: false,
       client_secret: expect.stringMatching(/^[\w-]{43}$/),
       client_secret_expires_at: 0,
       client_id_issued_at: expect.any(Number),
@@ -106,6 +111,24 @@ describe('registration', () => {
     expect((await register(m2mMetadata)).body).not.toHaveProperty('id_token_signed_response_alg');
   });
 
+  it('dpop_bound_access_tokens (RFC 9449 §5.2): the client then gets tokens only with a DPoP proof', async () => {
+    const reply = await register({ ...m2mMetadata, dpop_bound_access_tokens: true });
+    expect(reply).toMatchObject({ status: 201, body: { dpop_bound_access_tokens: true } });
+    const { client_id: id, client_secret: secret, registration_access_token: rat } = reply.body!;
+    const path = `/connect/register/${String(id)}`;
+    const auth = { authorization: `Bearer ${String(rat)}` };
+    expect(await call('GET', path, undefined, auth)).toMatchObject({ status: 200, body: { dpop_bound_access_tokens: true } });
+    const tokenUrl = `${server.url}/connect/token`;
+    const bearer = await postForm(tokenUrl, { grant_type: 'client_credentials' }, { authorization: basic(String(id), String(secret)) });
+    expect(bearer).toMatchObject({ status: 400, body: { error: 'invalid_request', error_description: 'A DPoP proof is required for this client.' } });
+    const key = await dpopKey();
+    const bound = await postForm(tokenUrl, { grant_type: 'client_credentials' }, { authorization: basic(String(id), String(secret)), DPoP: key.proof({ htu: tokenUrl }) });
+    expect(bound).toMatchObject({ status: 200, body: { token_type: 'DPoP' } });
+    // An update that leaves the member out takes its default (RFC 7592 §2.2): bearer tokens again.
+    expect(await call('PUT', path, { client_id: id, ...m2mMetadata }, auth)).toMatchObject({ status: 200, body: { dpop_bound_access_tokens: false } });
+    expect((await postForm(tokenUrl, { grant_type: 'client_credentials' }, { authorization: basic(String(id), String(secret)) })).status).toBe(200);
+  });
+
   it('refuses a missing, unknown or other kind of initial access token with 401 invalid_token', async () => {
     const missing = await call('POST', '/connect/register', m2mMetadata);
     expect(missing).toMatchObject({ status: 401, body: { error: 'invalid_token', error_description: 'The access token is missing or invalid.' } });
@@ -128,6 +151,8 @@ describe('registration', () => {
       ['response types that contradict the grant types', { grant_types: ['client_credentials'], response_types: ['code'], scope: 'api1.read' }, 'invalid_client_metadata', 'response_types code and grant_types authorization_code go together.'],
       ['an ID token algorithm the service has no key for', { redirect_uris: ['https://app.example.com/cb'], scope: 'openid', id_token_signed_response_alg: 'PS256' }, 'invalid_client_metadata', 'id_token_signed_response_alg must be one of RS256, ES256.'],
       ['an unsigned ID token', { redirect_uris: ['https://app.example.com/cb'], scope: 'openid', id_token_signed_response_alg: 'none' }, 'invalid_client_metadata', 'id_token_signed_response_alg must be one of RS256, ES256.'],
+      ['dpop_bound_access_tokens that is not a boolean', { ...m2mMetadata, dpop_bound_access_tokens: 'yes' }, 'invalid_client_metadata', 'dpop_bound_access_tokens must be true or false.'],
+      ['certificate-bound tokens from a server without mutual TLS', { ...m2mMetadata, tls_client_certificate_bound_access_tokens: true }, 'invalid_client_metadata', 'tls_client_certificate_bound_access_tokens needs mutual TLS, which this server does not offer.'],
       ['an implicit response type', { response_types: ['token'], redirect_uris: ['https://app.example.com/cb'] }, 'invalid_client_metadata', 'Only the response type code is supported.'],
       ['an array instead of an object', [], 'invalid_client_metadata', 'The request body must be a JSON object of client metadata.'],
       ['JSON that does not parse', '{"grant_types": [', 'invalid_client_metadata', 'The request body is not valid JSON.'],
@@ -174,6 +199,35 @@ describe('interop', () => {
     expect(metadata.registration_client_uri).toBe(`${server.url}/connect/register/${metadata.client_id}`);
     const tokens = await openid.clientCredentialsGrant(configuration, { scope: 'api1.read' });
     expect(tokens.scope).toBe('api1.read');
+  });
+});
+
+describe('certificate-bound tokens for a registered client (RFC 8705 §3.4)', () => {
+  it('tls_client_certificate_bound_access_tokens binds its tokens to the certificate; without one it gets none', async () => {
+    const header = 'X-SSL-Client-Cert';
+    const store = createMemoryStore();
+    // Behind a TLS-terminating proxy at 127.0.0.1 that forwards the certificate URL-encoded, as nginx's $ssl_client_escaped_cert.
+    const mtls = await startServer({ ...config, trustedProxies: ['127.0.0.1'], mtls: { certificateHeader: header } }, { store });
+    try {
+      const token = (await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(3600)).token;
+      const reply = await fetch(`${mtls.url}/connect/register`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ ...m2mMetadata, tls_client_certificate_bound_access_tokens: true }),
+      });
+      const body = (await reply.json()) as Record<string, unknown>;
+      expect(reply.status).toBe(201);
+      expect(body).toMatchObject({ tls_client_certificate_bound_access_tokens: true, dpop_bound_access_tokens: false });
+      const authorization = basic(String(body.client_id), String(body.client_secret));
+      const certificate = await makeSelfSigned('CN=reports');
+      const bound = await postForm(`${mtls.url}/connect/token`, { grant_type: 'client_credentials' }, { authorization, [header]: encodeURIComponent(certificate.certificatePem) });
+      expect(bound.status).toBe(200);
+      expect(decodeJwt(String(bound.body.access_token)).cnf).toEqual({ 'x5t#S256': createHash('sha256').update(nodeCertificate(certificate).raw).digest('base64url') });
+      expect(await postForm(`${mtls.url}/connect/token`, { grant_type: 'client_credentials' }, { authorization })).toMatchObject({
+        status: 400, body: { error: 'invalid_request', error_description: 'This client must present a TLS client certificate: its access tokens are bound to it.' },
+      });
+    } finally {
+      await mtls.close();
+    }
   });
 });
 
