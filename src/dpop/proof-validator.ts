@@ -92,11 +92,27 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
   // By the header's base64url text: the same text is the same typ, alg and jwk, so a header
   // that passed checks 4, 5 and 7 once passes them again; only the signature is per proof.
   const checkedHeaders = new Map<string, CheckedHeader>();
-  // The service's own endpoint URLs, a handful: parsed once each.
-  const endpointHtu = new Map<string, string | undefined>();
-  const htuOf = (url: string): string | undefined => {
-    if (!endpointHtu.has(url)) endpointHtu.set(url, comparableHtu(url));
-    return endpointHtu.get(url);
+  // RFC 8705 §5: with mTLS endpoint aliases on another base URL, a client may reach an endpoint
+  // there, and a proof then names the alias as its htu (RFC 9449 §4.3 check 9: the URI the
+  // request was sent to). Both URLs are the service's own, so either is accepted.
+  const { issuer } = config;
+  const aliasBase = config.mtls.endpointAliasesBaseUrl;
+  const aliasOf = (url: string): string | undefined => (aliasBase !== issuer && url.startsWith(`${issuer}/`) ? aliasBase + url.slice(issuer.length) : undefined);
+  // The service's own endpoint URLs, a handful: each endpoint's accepted spellings parsed once.
+  const endpointHtus = new Map<string, ReadonlySet<string | undefined>>();
+  const htusOf = (url: string): ReadonlySet<string | undefined> => {
+    let htus = endpointHtus.get(url);
+    if (htus === undefined) {
+      const alias = aliasOf(url);
+      htus = new Set(alias === undefined ? [comparableHtu(url)] : [comparableHtu(url), comparableHtu(alias)]);
+      endpointHtus.set(url, htus);
+    }
+    return htus;
+  };
+  const htuFits = (htu: string, url: string): boolean => {
+    const accepted = htusOf(url);
+    const comparable = comparableHtu(htu);
+    return comparable !== undefined && accepted.has(comparable);
   };
 
   async function checkHeader(part: string): Promise<CheckedHeader> {
@@ -160,8 +176,8 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > maxJtiLength) reject('jti is missing or not a string of 1 to 256 characters');
     // Checks 8 and 9.
     if (htm !== request.method) reject('htm does not match the request method');
-    // The exact URL (what clients send) needs no parsing; any other spelling is compared parsed.
-    if (typeof htu !== 'string' || (htu !== request.url && comparableHtu(htu) !== htuOf(request.url))) reject('htu does not match the endpoint URL');
+    // The exact URL (what clients send) needs no parsing; any other spelling, or the mTLS alias, is compared parsed.
+    if (typeof htu !== 'string' || (htu !== request.url && !htuFits(htu, request.url))) reject('htu does not match the endpoint URL');
     // Check 11: a short-lived proof.
     const now = clock.now() / 1000;
     if (typeof iat !== 'number' || !Number.isFinite(iat)) reject('iat is missing or not a number');

@@ -16,8 +16,8 @@ import { isOAuthError } from '../../src/sdk/errors.js';
 const url = 'https://id.example.com/connect/token';
 const clock = { now: () => Date.now() };
 
-function validator(dpop: Record<string, unknown> = {}, store = createMemoryStore(clock)) {
-  const config = resolveConfig({ issuer: 'https://id.example.com', dpop }, '/');
+function validator(dpop: Record<string, unknown> = {}, store = createMemoryStore(clock), more: Record<string, unknown> = {}) {
+  const config = resolveConfig({ issuer: 'https://id.example.com', dpop, ...more }, '/');
   const nonces = createDpopNonces({ secret: async () => Buffer.alloc(32, 1), clock, lifetimeSeconds: 300 });
   return createDpopProofValidator({ config, store, clock, nonces });
 }
@@ -144,6 +144,21 @@ describe('DPoP proof validator', () => {
     const { privateKey, jwk } = ec('P-256');
     expect(await v.check({ headers: [proof(privateKey, 'ES256', jwk, { htu: 'HTTPS://ID.example.com:443/connect/token' })], method: 'POST', url }, 'token')).toBeDefined();
     expect((await refusal(v.check({ headers: [proof(privateKey, 'ES256', jwk, { htu: 'https://id.example.com/connect/token2' })], method: 'POST', url }, 'token'))).detail)
+      .toBe('htu does not match the endpoint URL');
+  });
+
+  it('with mTLS endpoint aliases on another host, accepts the alias of this endpoint as htu (RFC 8705 §5), and no other', async () => {
+    const v = validator({}, createMemoryStore(clock), { mtls: { endpointAliasesBaseUrl: 'https://mtls.example.com' } });
+    const { privateKey, jwk } = ec('P-256');
+    const check = (htu: string) => v.check({ headers: [proof(privateKey, 'ES256', jwk, { htu })], method: 'POST', url }, 'token');
+    expect(await check('https://mtls.example.com/connect/token')).toBeDefined();
+    expect(await check('https://id.example.com/connect/token')).toBeDefined();
+    for (const htu of ['https://mtls.example.com/connect/par', 'https://other.example.com/connect/token', 'http://mtls.example.com/connect/token']) {
+      expect((await refusal(check(htu))).detail).toBe('htu does not match the endpoint URL');
+    }
+    // Without aliases on another host, the alias URL is no URL of this service.
+    const plain = validator();
+    expect((await refusal(plain.check({ headers: [proof(privateKey, 'ES256', jwk, { htu: 'https://mtls.example.com/connect/token' })], method: 'POST', url }, 'token'))).detail)
       .toBe('htu does not match the endpoint URL');
   });
 });
