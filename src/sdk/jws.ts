@@ -56,6 +56,8 @@ export function jwsSignature(alg: JwsAlgorithm, signature: Buffer): string {
 }
 
 export type CompactSigner = (header: object, payload: object) => string;
+/** The same, with the signature made elsewhere (see `signCompactJwsWith`). */
+export type AsyncCompactSigner = (header: object, payload: object) => Promise<string>;
 
 const encode = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -63,7 +65,7 @@ const encode = (value: object): string => Buffer.from(JSON.stringify(value)).toS
  * A signer whose signature is made elsewhere (a signing thread): `signature` gets the JWS signing
  * input and answers the base64url signature.
  */
-export function signCompactJwsWith(signature: (signingInput: string) => Promise<string>): (header: object, payload: object) => Promise<string> {
+export function signCompactJwsWith(signature: (signingInput: string) => Promise<string>): AsyncCompactSigner {
   return async (header, payload) => {
     const input = `${encode(header)}.${encode(payload)}`;
     return `${input}.${await signature(input)}`;

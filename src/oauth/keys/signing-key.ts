@@ -1,7 +1,7 @@
 /** A signing key as the service uses it, imported once from its stored or configured form. */
 import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { importJWK, type CryptoKey, type JWK } from 'jose';
-import { signCompactJws, signCompactJwsWith, type CompactSigner } from '../../sdk/jws.js';
+import { signCompactJws, signCompactJwsWith, type AsyncCompactSigner, type CompactSigner } from '../../sdk/jws.js';
 import type { Tracing } from '../../tracing/tracing.js';
 import type { SigningKeyRecord } from '../../store/store.js';
 import type { KeyProtector } from './key-protection.js';
@@ -14,7 +14,7 @@ export interface SigningKey {
   /** Signs a JWS compact serialization with this key, synchronously (the access-token hot path). */
   readonly sign: CompactSigner;
   /** The same on a signing thread, when `signing.threads` is set; see `signToken`. */
-  readonly signOnThread: ((header: object, payload: object) => Promise<string>) | undefined;
+  readonly signOnThread: AsyncCompactSigner | undefined;
   /** The private key for node:crypto, which the signing threads are given. */
   readonly signingKeyObject: KeyObject;
   readonly publicKey: CryptoKey;
