@@ -92,25 +92,20 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
   // By the header's base64url text: the same text is the same typ, alg and jwk, so a header
   // that passed checks 4, 5 and 7 once passes them again; only the signature is per proof.
   const checkedHeaders = new Map<string, CheckedHeader>();
-  // RFC 8705 §5: with mTLS endpoint aliases on another base URL, a client may reach an endpoint
-  // there, and a proof then names the alias as its htu (RFC 9449 §4.3 check 9: the URI the
-  // request was sent to). Both URLs are the service's own, so either is accepted.
+  // The service's own endpoint URLs, a handful: each one's accepted spellings parsed once. With
+  // mTLS endpoint aliases on another base URL (RFC 8705 §5), a client may reach an endpoint at
+  // its alias and sign that as htu (RFC 9449 §4.3 check 9: the URI the request was sent to);
+  // both URLs are the service's own, so either is accepted.
   const { issuer } = config;
   const aliasBase = config.mtls.endpointAliasesBaseUrl;
-  const aliasOf = (url: string): string | undefined => (aliasBase !== issuer && url.startsWith(`${issuer}/`) ? aliasBase + url.slice(issuer.length) : undefined);
-  // The service's own endpoint URLs, a handful: each endpoint's accepted spellings parsed once.
-  const endpointHtus = new Map<string, ReadonlySet<string | undefined>>();
-  const htusOf = (url: string): ReadonlySet<string | undefined> => {
-    let htus = endpointHtus.get(url);
-    if (htus === undefined) {
-      const alias = aliasOf(url);
-      htus = new Set(alias === undefined ? [comparableHtu(url)] : [comparableHtu(url), comparableHtu(alias)]);
-      endpointHtus.set(url, htus);
-    }
-    return htus;
-  };
+  const endpointHtus = new Map<string, ReadonlySet<string>>();
   const htuFits = (htu: string, url: string): boolean => {
-    const accepted = htusOf(url);
+    let accepted = endpointHtus.get(url);
+    if (accepted === undefined) {
+      const spellings = aliasBase !== issuer && url.startsWith(`${issuer}/`) ? [url, aliasBase + url.slice(issuer.length)] : [url];
+      accepted = new Set(spellings.map(comparableHtu).filter((u): u is string => u !== undefined));
+      endpointHtus.set(url, accepted);
+    }
     const comparable = comparableHtu(htu);
     return comparable !== undefined && accepted.has(comparable);
   };
