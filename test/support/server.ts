@@ -36,8 +36,25 @@ export interface StartOptions {
   tracerProvider?: TracerProvider;
 }
 
-/** Starts the service. `issuer` and `port` are filled in; `store` defaults to memory. */
+/**
+ * Starts the service. `issuer` and `port` are filled in; `store` defaults to memory.
+ *
+ * The port is probed free before the app is built (its issuer names it) and bound after, so in
+ * between another test process can take it, as a listener or as the local port of an outgoing
+ * connection: a port picked here that turns out taken is picked again, a few times.
+ */
 export async function startServer(config: UserConfig, options: StartOptions = {}): Promise<TestServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnPort(config, options);
+    } catch (error) {
+      const taken = (error as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
+      if (!taken || config.port !== undefined || attempt === 5) throw error;
+    }
+  }
+}
+
+async function startOnPort(config: UserConfig, options: StartOptions): Promise<TestServer> {
   const port = config.port ?? (await freePort());
   const resolved = checkConfig(
     {
@@ -70,7 +87,13 @@ export async function startServer(config: UserConfig, options: StartOptions = {}
     ...(options.store ? { store: options.store } : {}),
     ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
   });
-  const { url } = await app.listen(port, '127.0.0.1');
+  let url: string;
+  try {
+    ({ url } = await app.listen(port, '127.0.0.1'));
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
   const logText = (): string => chunks.join('');
   return {
     url,
