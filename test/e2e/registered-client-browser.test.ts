@@ -17,6 +17,7 @@ import { createMemoryStore } from '../../src/store/memory-store.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { alice, authorizeUrl, signInClients, signInConfig, webRequest } from '../support/sign-in.js';
 import { makeSelfSigned } from '../support/certificates.js';
+import { axeViolations } from '../support/accessibility.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 
 const executablePath = '/usr/bin/chromium';
@@ -85,9 +86,9 @@ describe.skipIf(chromiumMissing)('a self-registered client in Chromium', () => {
   });
 
   /** A profile signed in as alice through the operator's web client. */
-  async function signedInContext(): Promise<{ context: BrowserContext; page: Page }> {
+  async function signedInContext(options: { bypassCSP?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
     // The clients' sites use a self-signed certificate.
-    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, ...options });
     const page = await context.newPage();
     await page.goto(authorizeUrl(server, webRequest({ scope: 'openid' }, 'browser-web', webRedirect).params));
     await page.getByLabel('Username').fill(alice.username);
@@ -115,12 +116,14 @@ describe.skipIf(chromiumMissing)('a self-registered client in Chromium', () => {
   });
 
   it('without prompt=none: a consent page that says the client is not verified and names the redirect host', async () => {
-    const { context, page } = await signedInContext();
+    // axe-core is injected by script, which the page's CSP would refuse.
+    const { context, page } = await signedInContext({ bypassCSP: true });
     try {
       await fromElsewhere(page, authorizeUrl(server, webRequest({ scope: 'openid profile' }, clientId, rpRedirect).params));
       await expect.poll(() => page.locator('h1').textContent()).toBe('Allow access?');
       await expect.poll(() => page.getByRole('alert').textContent()).toContain('registered itself with this service. The operator has not verified who runs it.');
       expect(await page.locator('strong.redirect-target').textContent()).toBe(new URL(rpRedirect).host);
+      expect(await axeViolations(page)).toEqual([]);
       await page.getByRole('button', { name: 'Approve' }).click();
       await expect.poll(() => page.url().startsWith(rpRedirect)).toBe(true);
       expect(new URL(page.url()).searchParams.has('code')).toBe(true);
