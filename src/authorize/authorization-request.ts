@@ -38,6 +38,13 @@ export interface AuthorizationRequest extends ResponseTarget {
    * parameter or (§10.1) from the proof that came with the pushed request.
    */
   readonly dpopJkt?: string | undefined;
+  /**
+   * OIDC Core §3.1.2.1 `id_token_hint` as sent. The flow reads it once, before anything is
+   * stored for the browser, and keeps only `hintSubject`.
+   */
+  readonly idTokenHint?: string | undefined;
+  /** The `sub` of the request's valid `id_token_hint`: a session of another user must sign in again. */
+  readonly hintSubject?: string | undefined;
 }
 
 /** An error before the client and redirect URI are trusted: shown on a 400 page, never redirected. */
@@ -61,6 +68,8 @@ export class RedirectableError extends Error {
 const maxLength: Readonly<Record<string, number>> = {
   client_id: 200, redirect_uri: 2000, response_type: 50, response_mode: 50, scope: 2000, state: 2000, nonce: 500,
   code_challenge: 128, code_challenge_method: 20, prompt: 50, max_age: 12, login_hint: 256, request_uri: 200,
+  // An ID token of ours: a few claims and one signature (RSA-4096 at most), far below this.
+  id_token_hint: 8192,
 };
 /** A hint only: one over its cap is dropped rather than refused. */
 const maxUiLocales = 100;
@@ -97,14 +106,15 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
     }
     const clientId = params.get('client_id');
     if (clientId === undefined) throw new UntrustedRequestError('client-missing', 'The request names no client.', 'client_id missing');
+    const redirectUri = params.get('redirect_uri');
+    // OIDC Core §3.1.2.1 makes redirect_uri REQUIRED; requiring it also means the token request can always compare it.
+    // Checked before the client is looked up, so the answer says nothing about whether the client exists.
+    if (redirectUri === undefined) throw new UntrustedRequestError('redirect-uri-missing', 'The request names no redirect URI.', `redirect_uri missing (client ${JSON.stringify(clientId)})`);
     const client = deps.clients.get(clientId);
     if (!client) throw new UntrustedRequestError('client-unknown', 'The application that sent you here is not known.', `unknown client ${JSON.stringify(clientId)}`);
     if (options.authenticatedClient && options.authenticatedClient.clientId !== clientId) {
       throw new UntrustedRequestError('request-malformed', 'The request is malformed.', 'client_id differs from the authenticated client');
     }
-    const redirectUri = params.get('redirect_uri');
-    // OIDC Core §3.1.2.1 makes redirect_uri REQUIRED; requiring it also means the token request can always compare it.
-    if (redirectUri === undefined) throw new UntrustedRequestError('redirect-uri-missing', 'The request names no redirect URI.', `redirect_uri missing (client ${clientId})`);
     if (!isRegisteredRedirectUri(client, redirectUri)) {
       throw new UntrustedRequestError('redirect-uri-unregistered', 'The redirect URI is not registered for this application.', `unregistered redirect_uri for client ${clientId}`);
     }
@@ -144,6 +154,7 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
     const prompt = checkPrompt(params.get('prompt'));
     const maxAgeText = params.get('max_age');
     if (maxAgeText !== undefined && !/^\d{1,10}$/.test(maxAgeText)) throw new InvalidRequest('The max_age parameter must be a whole number of seconds.');
+    const idTokenHint = params.get('id_token_hint');
     const dpopJkt = params.get('dpop_jkt');
     if (dpopJkt !== undefined && !jwkThumbprint.test(dpopJkt)) throw new InvalidRequest('The dpop_jkt parameter must be a base64url SHA-256 JWK thumbprint.');
     return {
@@ -157,6 +168,7 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
       loginHint: params.get('login_hint'),
       ...uiLocalesOf(params),
       ...(dpopJkt === undefined ? {} : { dpopJkt }),
+      ...(idTokenHint === undefined ? {} : { idTokenHint }),
     };
   }
 

@@ -9,7 +9,7 @@ import type { Clock, ExternalSignIn, Logger, ResourceOwnerValidator, SignInResul
 import type { EventService } from '../events/event-service.js';
 import type { Csrf } from '../pages/csrf.js';
 import type { ScopeLine } from '../device/page-views.js';
-import { AccessDenied, OAuthError } from '../oauth/errors.js';
+import { AccessDenied, InvalidRequest, OAuthError } from '../oauth/errors.js';
 import type { PasswordThrottle } from '../oauth/password-throttle.js';
 import { familyOfSpentGrant } from '../oauth/grant-family.js';
 import { createThrottledSignIn } from '../pages/throttled-sign-in.js';
@@ -18,9 +18,11 @@ import { RedirectableError, UntrustedRequestError, type AuthorizationRequest, ty
 import { authorizationResponse, errorResponse, type AuthorizationResponse } from './authorization-response.js';
 import type { AuthorizationCodes } from './authorization-codes.js';
 import type { Interaction, Interactions } from './interactions.js';
-import type { SignInMessageId, SignInNoticeId, SignInView } from './views.js';
+import { shownReason, type SignInMessageId, type SignInNoticeId, type SignInView } from './views.js';
 import type { PushedRequests } from './pushed-requests.js';
 import type { Lookup } from '../clients/client-directory.js';
+import type { IdTokenHint } from './id-token-hint.js';
+import { isSelfRegistered, isUnprovableNativeClient, needsConsent, redirectTargetOf } from './consent-policy.js';
 
 export interface BrowserContext {
   /** The id in the browser's valid cookie, if any. */
@@ -68,6 +70,8 @@ export interface AuthorizeFlowDeps {
   clock: Clock;
   logger: Logger;
   events?: EventService | undefined;
+  /** Reads an `id_token_hint` (`readIdTokenHint`); without it a hint is refused as invalid. */
+  readHint?: ((token: string) => Promise<IdTokenHint | undefined>) | undefined;
 }
 
 
@@ -91,20 +95,44 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     status: 200, response: errorResponse(config.issuer, request, error), redirectUri: request.redirectUri,
   });
 
-  /** OIDC Core §3.1.2.1: `max_age` and `prompt=login` ask for a sign-in newer than the request. */
+  /**
+   * OIDC Core §3.1.2.1: `max_age` and `prompt=login` ask for a sign-in newer than the request;
+   * `max_age=0` is `prompt=login`, as `auth_time` counts whole seconds and a sign-in earlier in
+   * the same second would pass. An `id_token_hint` naming another user than the session's
+   * asks for a sign-in too. A sign-in in this interaction meets all of them.
+   */
   function needsSignIn(request: AuthorizationRequest, session: SignInSession | undefined, interaction: Interaction | undefined, browserId: string | undefined): boolean {
     if (!session) return true;
     if (interaction?.signedInAs !== undefined && interaction.signedInAs === browserId) return false;
-    if (request.prompt.includes('login')) return true;
+    if (request.prompt.includes('login') || request.maxAge === 0) return true;
+    if (request.hintSubject !== undefined && request.hintSubject !== session.subject) return true;
     return request.maxAge !== undefined && Math.floor(clock.now() / 1000) - session.authTime > request.maxAge;
   }
 
-  function needsConsent(request: AuthorizationRequest, client: Client, session: SignInSession, interaction: Interaction | undefined): boolean {
-    if (interaction?.consented) return false;
-    if (request.prompt.includes('consent')) return true;
-    if (!client.requireConsent) return false;
-    const given = session.consents[client.clientId] ?? [];
-    return !request.scopes.every((s) => given.includes(s));
+  /**
+   * A client removed or disabled while its page was open (RFC 7592 `DELETE`, `svc clients
+   * disable`): the interaction ends with the page an unknown client gets.
+   */
+  async function clientGone(request: AuthorizationRequest, ctx: BrowserContext, interactionId: string | undefined): Promise<FlowOutcome> {
+    if (interactionId) await deps.interactions.finish(interactionId);
+    deps.logger.info({ reqId: ctx.requestId, clientId: request.clientId }, 'authorization: the client is gone or disabled; the interaction ends');
+    return message(400, 'client-unknown', request.uiLocales);
+  }
+
+  /**
+   * OIDC Core §3.1.2.1 `id_token_hint`: an ID token this service issued to this client (it may
+   * have expired). Read once, here; only its `sub` goes on with the request. A hint that is not
+   * one is `invalid_request` at the redirect URI, as node-oidc-provider answers.
+   */
+  async function withHint(request: AuthorizationRequest, ctx: BrowserContext): Promise<AuthorizationRequest | FlowOutcome> {
+    const { idTokenHint, ...rest } = request;
+    if (idTokenHint === undefined) return request;
+    const hint = deps.readHint ? await deps.readHint(idTokenHint) : undefined;
+    if (hint?.clientId !== request.clientId) {
+      deps.logger.info({ reqId: ctx.requestId, clientId: request.clientId }, hint ? 'id_token_hint was issued to another client' : 'id_token_hint is not an ID token of this service');
+      return respondError(request, new InvalidRequest('The id_token_hint is not valid.'));
+    }
+    return { ...rest, hintSubject: hint.sub };
   }
 
   function scopeLines(scopes: readonly string[]): ScopeLine[] {
@@ -113,7 +141,8 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
 
   /** Takes the request as far as it can go: a sign-in page, a consent page or the code. */
   async function proceed(request: AuthorizationRequest, ctx: BrowserContext, interactionId: string | undefined, interaction: Interaction | undefined, setBrowserId?: string): Promise<FlowOutcome> {
-    const client = clients.get(request.clientId)!;
+    const client = clients.get(request.clientId);
+    if (!client) return clientGone(request, ctx, interactionId);
     const browserId = setBrowserId ?? ctx.browserId;
     const session = browserId === undefined ? undefined : await deps.sessions.get(browserId);
     const withCookie = (o: FlowOutcome): FlowOutcome => (setBrowserId ? { ...o, browserId: setBrowserId } : o);
@@ -127,15 +156,20 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       const view: SignInView = { kind: 'sign-in', interaction: id, csrf: csrfFor(bid, id), clientId: client.clientId, clientName: clientName(client), username: request.loginHint };
       return { status: 200, view, redirectUri: request.redirectUri, ...languageOf(request), ...cookie };
     }
-    if (needsConsent(request, client, session!, interaction)) {
+    if (needsConsent(request, client, { remembered: session!.consents[client.clientId] ?? [], approvedNow: interaction?.consented === true })) {
       if (request.prompt.includes('none')) return withCookie(respondError(request, new OAuthError('consent_required', 'The user must consent.')));
       const id = interactionId ?? (await deps.interactions.start(request));
       const user = await deps.users.findBySubject(session!.subject);
+      const unverified = isSelfRegistered(client);
+      const showTarget = unverified || isUnprovableNativeClient(client, request.redirectUri);
       return withCookie({
         status: 200,
         redirectUri: request.redirectUri,
         ...languageOf(request),
-        view: { kind: 'consent', interaction: id, csrf: csrfFor(browserId!, id), clientId: client.clientId, clientName: clientName(client), scopes: scopeLines(request.scopes), username: user?.username ?? session!.subject },
+        view: {
+          kind: 'consent', interaction: id, csrf: csrfFor(browserId!, id), clientId: client.clientId, clientName: clientName(client), scopes: scopeLines(request.scopes),
+          username: user?.username ?? session!.subject, unverified, returnTo: showTarget ? redirectTargetOf(request.redirectUri) : undefined,
+        },
       });
     }
     const code = await deps.codes.issue({
@@ -189,7 +223,8 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     if (!('interaction' in found)) return found;
     const { id, interaction } = found;
     const request = interaction.request;
-    const client = clients.get(request.clientId)!;
+    const client = clients.get(request.clientId);
+    if (!client) return clientGone(request, ctx, id);
     const username = (form.get('username') ?? '').slice(0, 256);
     const password = (form.get('password') ?? '').slice(0, 1024);
     const custom = deps.authenticate;
@@ -237,6 +272,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     const dot = state.indexOf('.');
     const found = await continued(new Map([['interaction', state.slice(0, Math.max(0, dot))], ['csrf', state.slice(dot + 1)]]), ctx);
     if (!('interaction' in found)) return found;
+    if (!clients.has(found.interaction.request.clientId)) return clientGone(found.interaction.request, ctx, found.id);
     if (typeof result?.subject !== 'string' || result.subject === '') {
       deps.logger.info({ reqId: ctx.requestId }, 'external sign-in: the identity provider answered without a subject');
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'external', reason: 'rejected by the identity provider' }, ctx.requestId);
@@ -251,6 +287,8 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     if (!('interaction' in found)) return found;
     const { id, interaction } = found;
     const request = interaction.request;
+    // Not even a denial goes to the redirect URI of a client that is gone.
+    if (!clients.has(request.clientId)) return clientGone(request, ctx, id);
     const session = await deps.sessions.get(ctx.browserId!);
     if (!session) return proceed(request, ctx, id, interaction);
     const decision = form.get('decision');
@@ -274,7 +312,8 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   async function pushedRequest(params: ReadonlyMap<string, string>): Promise<AuthorizationRequest> {
     const clientId = params.get('client_id');
     const client = clientId === undefined ? undefined : clients.get(clientId);
-    if (!client) throw new UntrustedRequestError('client-unknown', 'The application that sent you here is not known.', 'pushed request without a known client_id');
+    // The same page as a request_uri that does not fit: it says nothing about which client ids exist.
+    if (!client) throw new UntrustedRequestError('link-used', 'This sign-in link has expired or was already used. Go back to the application and start again.', 'pushed request without a known client_id');
     const found = await deps.pushed.take(params.get('request_uri')!.slice(0, 200), client.clientId);
     if (!found) throw new UntrustedRequestError('link-used', 'This sign-in link has expired or was already used. Go back to the application and start again.', 'request_uri unknown, expired, used or of another client');
     return found;
@@ -289,7 +328,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       } catch (err) {
         if (err instanceof UntrustedRequestError) {
           deps.logger.info({ reqId: ctx.requestId, detail: err.logDetail }, 'authorization request refused before its redirect URI was trusted');
-          return message(400, err.reason, params.get('ui_locales'));
+          return message(400, shownReason(err.reason), params.get('ui_locales'));
         }
         if (err instanceof RedirectableError) {
           deps.logger.info({ reqId: ctx.requestId, error: err.error.code, detail: err.error.logDetail }, 'authorization request refused');
@@ -297,7 +336,10 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
         }
         throw err;
       }
-      return proceed(request, ctx, undefined, undefined);
+      if (!clients.has(request.clientId)) return clientGone(request, ctx, undefined);
+      const hinted = await withHint(request, ctx);
+      if (!('clientId' in hinted)) return hinted;
+      return proceed(hinted, ctx, undefined, undefined);
     },
     /** POST of the sign-in and consent pages. */
     async interact(form: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<FlowOutcome> {

@@ -63,8 +63,11 @@ ${hidden('step', 'sign-in')}${hidden('interaction', view.interaction)}${hidden('
 </form>`;
     case 'consent': {
       const t = text.consent;
+      const a = text.authorize;
       return html`<h1>${title}</h1>
 <p>${t.intro(html`${view.clientName}`)}</p>
+${view.unverified ? html`<p class="notice" role="alert">${a.unverifiedClient(html`${view.clientName}`)}</p>` : ''}
+${view.returnTo === undefined ? '' : html`<p>${a.returnsTo(html`${view.returnTo}`)}</p>`}
 ${view.scopes.length > 0 ? html`<h2>${t.scopesHeading}</h2>
 <ul class="scopes">${view.scopes.map((scope) => scopeItem(scope, text))}</ul>` : ''}
 <form method="post" action="${paths.interaction}">

@@ -13,7 +13,8 @@ export type UntrustedReason = 'request-malformed' | 'client-missing' | 'client-u
 
 /** A page that is only a message. */
 export type SignInMessageId =
-  | UntrustedReason
+  // An unregistered redirect URI is shown as `client-unknown` (`shownReason`).
+  | Exclude<UntrustedReason, 'redirect-uri-unregistered'>
   | 'request-unreadable'
   | 'start-again'
   | 'external-sign-in-failed'
@@ -46,6 +47,22 @@ export type SignInView =
       readonly clientName: string;
       readonly scopes: readonly ScopeLine[];
       readonly username: string;
+      /** The client registered itself (RFC 7591 §5): the page says the operator has not verified it. */
+      readonly unverified: boolean;
+      /**
+       * Where the browser goes next (`redirectTargetOf`), shown for a self-registered client and
+       * for a native public client (RFC 8252 §8.6), whose names alone prove nothing.
+       */
+      readonly returnTo?: string | undefined;
     }
   | { readonly kind: 'logout'; readonly csrf: string; readonly fields: ReadonlyArray<readonly [string, string]> }
   | { readonly kind: 'message'; readonly message: SignInMessageId };
+
+/**
+ * The page a refusal before the redirect URI is trusted shows. An unknown client and a known
+ * client's unregistered redirect URI look the same, so nobody can try client ids to find which
+ * exist (dynamic registration hardening); the log line says which it was.
+ */
+export function shownReason(reason: UntrustedReason): SignInMessageId {
+  return reason === 'redirect-uri-unregistered' ? 'client-unknown' : reason;
+}

@@ -74,6 +74,8 @@ export function createSignInPages(deps: SignInPageDeps) {
   const clients: Lookup<Client> = deps.clients ?? new Map(config.clients.map((c) => [c.clientId, c]));
   const validator = createRequestValidator({ clients, scopeCatalog: deps.scopeCatalog });
   const pushed = createPushedRequests({ store, clock });
+  // OIDC Core §3.1.2.1 `id_token_hint` at the authorization endpoint.
+  const readHint = (token: string) => readIdTokenHint(token, config.issuer, deps.keyRing, config.signing.idTokenAlgorithms);
 
   let parts: Promise<SignInParts> | undefined;
   function signInParts(): Promise<SignInParts> {
@@ -89,6 +91,7 @@ export function createSignInPages(deps: SignInPageDeps) {
         external: deps.customPage?.externalSignIn,
         callbackUrl: config.issuer + paths.signInCallback,
         newBrowserId: cookies.newId,
+        readHint,
       });
       const endSession = createEndSession({
         config, clients, sessions, csrf, logger, events: deps.events,
@@ -199,6 +202,8 @@ function renderByPlugin(view: SignInView | undefined, page: SignInPage | undefin
         clientName: view.clientName,
         scopes: view.scopes.map((s) => ({ name: s.name, description: s.description ?? text.scopes[s.name] })),
         username: view.username,
+        unverified: view.unverified,
+        returnTo: view.returnTo,
       });
     case 'logout':
       return page.renderLogout?.({ lang: text.lang, action: pagePaths.endSession, hiddenFields: [['csrf', view.csrf], ...view.fields] });

@@ -438,6 +438,10 @@ export interface ConsentPageView {
   readonly scopes: ReadonlyArray<{ readonly name: string; readonly description: string | undefined }>;
   /** Who is signed in. */
   readonly username: string;
+  /** The client registered itself (RFC 7591 §5): say that the operator has not verified it. */
+  readonly unverified: boolean;
+  /** Where the browser goes next (a host, or a native app's scheme) for a self-registered or native public client: show it prominently. */
+  readonly returnTo: string | undefined;
 }
 
 /** What the logout confirmation page shows; `SignInPage.renderLogout` turns it into HTML. */

@@ -6,11 +6,27 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
-import { alice, authorizeUrl, Browser, redeemWeb, signInAndAuthorize, signInConfig, spaRedirect, webRedirect, webRequest } from '../support/sign-in.js';
+import { hashSecret } from '../../src/sdk/hash.js';
+import { alice, authorizeUrl, Browser, redeemWeb, signInAndAuthorize, signInClients, signInConfig, spaRedirect, webRedirect, webRequest } from '../support/sign-in.js';
 
+const consentRedirect = 'https://consent.example.com/callback';
+const nativeRedirect = 'com.example.app:/oauth2redirect';
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer(await signInConfig());
+  server = await startServer(await signInConfig({
+    clients: [
+      ...signInClients,
+      // A confidential web app that asks for consent: a consent it was given is remembered.
+      {
+        clientId: 'consent-web', clientSecrets: [{ value: hashSecret('consent-secret') }], requireConsent: true,
+        allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [consentRedirect],
+      },
+      // Native apps (RFC 8252): public, answered at a custom scheme or a loopback address.
+      { clientId: 'native-app', requireClientSecret: false, allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid'], redirectUris: [nativeRedirect] },
+      { clientId: 'native-loopback', requireClientSecret: false, allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid'], redirectUris: ['http://127.0.0.1/cb'] },
+      { clientId: 'loopback-web', clientSecrets: [{ value: hashSecret('loopback-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid'], redirectUris: ['http://127.0.0.1/cb'] },
+    ],
+  }));
 });
 afterAll(() => server.close());
 
@@ -21,19 +37,21 @@ async function open(params: Record<string, string>, browser = new Browser(server
 /** The error redirect's parameters, asserting it went to the registered URI. */
 function redirected(page: { status: number; location: URL | undefined }, redirectUri = webRedirect): Record<string, string> {
   expect(page.status).toBe(303);
-  expect(page.location!.origin + page.location!.pathname).toBe(redirectUri);
+  expect(page.location!.href.replace(/\?.*$/, '')).toBe(redirectUri);
   return Object.fromEntries(page.location!.searchParams);
 }
 
 describe('errors shown on a page, never redirected', () => {
+  // One text for an unknown client and an unregistered redirect URI: client ids cannot be enumerated.
+  const unknownOrUnregistered = 'The application that sent you here is not known, or the address it wants to send you back to is not registered for it.';
   it.each([
-    ['an unknown client', { client_id: 'nobody' }, 'The application that sent you here is not known.'],
+    ['an unknown client', { client_id: 'nobody' }, unknownOrUnregistered],
     ['no client_id', { client_id: undefined }, 'The request names no client.'],
     ['no redirect_uri', { redirect_uri: undefined }, 'The request names no redirect URI.'],
-    ['an unregistered redirect_uri (open redirector, RFC 9700 §4.11)', { redirect_uri: 'https://evil.example/callback' }, 'The redirect URI is not registered for this application.'],
-    ['a redirect_uri differing in case', { redirect_uri: webRedirect.toUpperCase() }, 'The redirect URI is not registered for this application.'],
-    ['a redirect_uri with an extra query', { redirect_uri: `${webRedirect}?x=1` }, 'The redirect URI is not registered for this application.'],
-    ['a redirect_uri of another client', { redirect_uri: spaRedirect }, 'The redirect URI is not registered for this application.'],
+    ['an unregistered redirect_uri (open redirector, RFC 9700 §4.11)', { redirect_uri: 'https://evil.example/callback' }, unknownOrUnregistered],
+    ['a redirect_uri differing in case', { redirect_uri: webRedirect.toUpperCase() }, unknownOrUnregistered],
+    ['a redirect_uri with an extra query', { redirect_uri: `${webRedirect}?x=1` }, unknownOrUnregistered],
+    ['a redirect_uri of another client', { redirect_uri: spaRedirect }, unknownOrUnregistered],
     ['a request_uri that was never pushed (its redirect URI is unknown)', { request_uri: 'urn:ietf:params:oauth:request_uri:nothing' }, 'This sign-in link has expired or was already used. Go back to the application and start again.'],
   ])('%s: 400 page', async (_name, patch, text) => {
     const params: Record<string, string> = { ...webRequest().params };
@@ -46,6 +64,26 @@ describe('errors shown on a page, never redirected', () => {
     expect(page.location).toBeUndefined();
     expect(page.html).toContain(`<p role="alert">${text}</p>`);
     expect(page.html).not.toContain('evil.example');
+  });
+
+  it('an unknown client looks like a known one with a wrong redirect URI; only the log says which (no enumeration of client ids)', async () => {
+    const unknown = await open({ ...webRequest().params, client_id: 'nobody' });
+    const unregistered = await open({ ...webRequest().params, redirect_uri: 'https://evil.example/callback' });
+    expect(unknown.status).toBe(400);
+    expect(unregistered.status).toBe(400);
+    expect(unknown.html).toBe(unregistered.html);
+    const { redirect_uri: _dropped, ...withoutRedirect } = webRequest().params;
+    const knownBare = await open(withoutRedirect);
+    const unknownBare = await open({ ...withoutRedirect, client_id: 'nobody' });
+    expect([knownBare.status, unknownBare.status]).toEqual([400, 400]);
+    expect(unknownBare.html).toBe(knownBare.html);
+    const used = 'urn:ietf:params:oauth:request_uri:nothing';
+    const knownPushed = await open({ client_id: 'web', request_uri: used });
+    const unknownPushed = await open({ client_id: 'nobody', request_uri: used });
+    expect(unknownPushed.html).toBe(knownPushed.html);
+    const details = server.logs.map((l) => l.detail);
+    expect(details).toContain('unknown client "nobody"');
+    expect(details).toContain('unregistered redirect_uri for client web');
   });
 
   it('a parameter sent twice: 400 page (RFC 6749 §3.1)', async () => {
@@ -113,11 +151,42 @@ describe('errors redirected to the client with state and iss', () => {
   it('prompt=none with a session but no consent answers consent_required; after consent it answers a code', async () => {
     const browser = new Browser(server.url);
     await signInAndAuthorize(server, browser, webRequest().params);
-    const none = webRequest({ prompt: 'none' }, 'spa', spaRedirect).params;
-    expect(redirected(await open(none, browser), spaRedirect)).toMatchObject({ error: 'consent_required', state: none.state, iss: server.url });
+    const none = webRequest({ prompt: 'none' }, 'consent-web', consentRedirect).params;
+    expect(redirected(await open(none, browser), consentRedirect)).toMatchObject({ error: 'consent_required', state: none.state, iss: server.url });
+    await signInAndAuthorize(server, browser, webRequest({}, 'consent-web', consentRedirect).params);
+    const again = webRequest({ prompt: 'none' }, 'consent-web', consentRedirect).params;
+    expect(Object.keys(redirected(await open(again, browser), consentRedirect))).toEqual(['code', 'state', 'iss']);
+  });
+
+  it('a public client at a loopback redirect URI: a consent given before is not reused, prompt=none stays consent_required (RFC 8252 §8.6)', async () => {
+    const browser = new Browser(server.url);
     await signInAndAuthorize(server, browser, webRequest({}, 'spa', spaRedirect).params);
     const again = webRequest({ prompt: 'none' }, 'spa', spaRedirect).params;
-    expect(Object.keys(redirected(await open(again, browser), spaRedirect))).toEqual(['code', 'state', 'iss']);
+    expect(redirected(await open(again, browser), spaRedirect)).toMatchObject({ error: 'consent_required', state: again.state, iss: server.url });
+  });
+
+  it.each([
+    ['a custom scheme', 'native-app', nativeRedirect],
+    ['a loopback address', 'native-loopback', 'http://127.0.0.1:50123/cb'],
+  ])('a public client at %s is asked for consent every time, though it does not require consent (RFC 8252 §8.6)', async (_name, clientId, redirectUri) => {
+    const browser = new Browser(server.url);
+    await signInAndAuthorize(server, browser, webRequest().params);
+    const none = webRequest({ prompt: 'none', scope: 'openid' }, clientId, redirectUri).params;
+    expect(redirected(await open(none, browser), redirectUri)).toMatchObject({ error: 'consent_required', state: none.state });
+    const consent = await open(webRequest({ scope: 'openid' }, clientId, redirectUri).params, browser);
+    expect(consent.html).toContain('<h1>Allow access?</h1>');
+    expect(consent.html).toContain(`After this page you will be sent to <strong class="redirect-target">${clientId === 'native-app' ? 'com.example.app' : '127.0.0.1:50123'}</strong>.`);
+    expect(consent.html).not.toContain('registered itself');
+    expect(Object.keys(redirected(await browser.submit(consent, { decision: 'approve' }), redirectUri))).toEqual(['code', 'state', 'iss']);
+    // Approved once: still asked the next time.
+    expect((await open(webRequest({ scope: 'openid' }, clientId, redirectUri).params, browser)).html).toContain('<h1>Allow access?</h1>');
+  });
+
+  it('a confidential client at a loopback redirect URI is answered silently as before', async () => {
+    const browser = new Browser(server.url);
+    await signInAndAuthorize(server, browser, webRequest().params);
+    const none = webRequest({ prompt: 'none', scope: 'openid' }, 'loopback-web', 'http://127.0.0.1:50123/cb').params;
+    expect(Object.keys(redirected(await open(none, browser), 'http://127.0.0.1:50123/cb'))).toEqual(['code', 'state', 'iss']);
   });
 });
 

@@ -76,7 +76,7 @@ describe('the sign-in pages in German', () => {
     const unknown = await browser.get(authorizeUrl(server, { ...webRequest().params, client_id: 'nobody', ui_locales: 'de' }));
     expect(unknown.status).toBe(400);
     expect(unknown.html).toContain('<h1>Dieser Anmeldelink ist ungültig</h1>');
-    expect(unknown.html).toContain('Die Anwendung, die Sie hierher geschickt hat, ist nicht bekannt.');
+    expect(unknown.html).toContain('Die Anwendung, die Sie hierher geschickt hat, ist nicht bekannt, oder die Adresse, zu der sie Sie zurückschicken will, ist für sie nicht registriert.');
   });
 
   it('a pushed request\'s ui_locales chooses the language of its sign-in page', async () => {

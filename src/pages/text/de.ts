@@ -71,6 +71,8 @@ export const de: PageText = {
     brand: 'Anmeldung',
     signOutBrand: 'Abmeldung',
     signInIntro: (client) => html`Melden Sie sich an, um mit <strong>${client}</strong> fortzufahren.`,
+    unverifiedClient: (client) => html`<strong>${client}</strong> hat sich selbst bei diesem Dienst registriert. Der Betreiber hat nicht geprüft, wer dahintersteht. Stimmen Sie nur zu, wenn Sie dem Ziel vertrauen, zu dem Sie weitergeleitet werden.`,
+    returnsTo: (target) => html`Nach dieser Seite werden Sie zu <strong class="redirect-target">${target}</strong> weitergeleitet.`,
     logout: { title: 'Abmelden?', question: 'Möchten Sie sich von diesem Dienst abmelden?', confirm: 'Abmelden', stay: 'Angemeldet bleiben' },
     continue: 'Weiter',
     notices: {
@@ -81,9 +83,8 @@ export const de: PageText = {
     messages: {
       'request-malformed': { title: 'Dieser Anmeldelink ist ungültig', text: 'Die Anfrage ist fehlerhaft.' },
       'client-missing': { title: 'Dieser Anmeldelink ist ungültig', text: 'Die Anfrage nennt keine Anwendung.' },
-      'client-unknown': { title: 'Dieser Anmeldelink ist ungültig', text: 'Die Anwendung, die Sie hierher geschickt hat, ist nicht bekannt.' },
+      'client-unknown': { title: 'Dieser Anmeldelink ist ungültig', text: 'Die Anwendung, die Sie hierher geschickt hat, ist nicht bekannt, oder die Adresse, zu der sie Sie zurückschicken will, ist für sie nicht registriert.' },
       'redirect-uri-missing': { title: 'Dieser Anmeldelink ist ungültig', text: 'Die Anfrage nennt keine Rücksprungadresse.' },
-      'redirect-uri-unregistered': { title: 'Dieser Anmeldelink ist ungültig', text: 'Die Rücksprungadresse ist für diese Anwendung nicht registriert.' },
       'link-used': { title: 'Dieser Anmeldelink ist ungültig', text: 'Dieser Anmeldelink ist abgelaufen oder wurde bereits verwendet. Kehren Sie zur Anwendung zurück und beginnen Sie neu.' },
       'request-unreadable': { title: 'Dieser Anmeldelink ist ungültig', text: 'Die Anfrage konnte nicht gelesen werden. Kehren Sie zur Anwendung zurück und beginnen Sie neu.' },
       'start-again': { title: 'Bitte neu beginnen', text: 'Diese Anmeldung ist abgelaufen oder wurde in einem anderen Browser geöffnet. Kehren Sie zur Anwendung zurück und beginnen Sie neu.' },

@@ -67,6 +67,8 @@ export const en: PageText = {
     brand: 'Sign in',
     signOutBrand: 'Sign out',
     signInIntro: (client) => html`Sign in to continue to <strong>${client}</strong>.`,
+    unverifiedClient: (client) => html`<strong>${client}</strong> registered itself with this service. The operator has not verified who runs it. Approve only if you trust where it sends you.`,
+    returnsTo: (target) => html`After this page you will be sent to <strong class="redirect-target">${target}</strong>.`,
     logout: { title: 'Sign out?', question: 'Do you want to sign out of this service?', confirm: 'Sign out', stay: 'Stay signed in' },
     continue: 'Continue',
     notices: {
@@ -77,9 +79,8 @@ export const en: PageText = {
     messages: {
       'request-malformed': { title: 'This sign-in link is not valid', text: 'The request is malformed.' },
       'client-missing': { title: 'This sign-in link is not valid', text: 'The request names no client.' },
-      'client-unknown': { title: 'This sign-in link is not valid', text: 'The application that sent you here is not known.' },
+      'client-unknown': { title: 'This sign-in link is not valid', text: 'The application that sent you here is not known, or the address it wants to send you back to is not registered for it.' },
       'redirect-uri-missing': { title: 'This sign-in link is not valid', text: 'The request names no redirect URI.' },
-      'redirect-uri-unregistered': { title: 'This sign-in link is not valid', text: 'The redirect URI is not registered for this application.' },
       'link-used': { title: 'This sign-in link is not valid', text: 'This sign-in link has expired or was already used. Go back to the application and start again.' },
       'request-unreadable': { title: 'This sign-in link is not valid', text: 'The request could not be read. Go back to the application and start again.' },
       'start-again': { title: 'Please start again', text: 'This sign-in has expired or was opened in another browser. Go back to the application and start again.' },

@@ -54,6 +54,10 @@ export interface PageText {
     /** The same line on the logout pages. */
     readonly signOutBrand: string;
     readonly signInIntro: (client: SafeHtml) => SafeHtml;
+    /** On the consent page of a self-registered client (RFC 7591 §5): nobody vouches for its name. */
+    readonly unverifiedClient: (client: SafeHtml) => SafeHtml;
+    /** On the consent page of a self-registered or native public client: where the browser goes next (a host or an app's scheme). */
+    readonly returnsTo: (target: SafeHtml) => SafeHtml;
     readonly logout: { readonly title: string; readonly question: string; readonly confirm: string; readonly stay: string };
     /** The form_post page's heading and button (shown when JavaScript is off). */
     readonly continue: string;
