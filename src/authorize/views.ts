@@ -16,6 +16,7 @@ export type SignInMessageId =
   | UntrustedReason
   | 'request-unreadable'
   | 'start-again'
+  | 'cookies-conflict'
   | 'external-sign-in-failed'
   | 'sign-out-unreadable'
   | 'sign-out-invalid'
