@@ -2,15 +2,17 @@
  * GET/POST /connect/endsession (OpenID Connect RP-Initiated Logout 1.0), without HTTP: ends the
  * browser's sign-in session and sends it to the client's `post_logout_redirect_uri` with
  * `state` — only to a URI registered for the client the hint or `client_id` names (§3: never
- * an open redirector). Without a valid `id_token_hint` for the signed-in user, the user
- * confirms first (§2: a logout request from a stranger must not sign anyone out silently).
- * Signing out revokes the tokens of every code issued in the session (`SignInSessions.signOut`).
+ * an open redirector). The user confirms first unless the `id_token_hint` was issued in this
+ * very session (`hintNamesSession`): a logout request from a stranger must not sign anyone out
+ * silently (§2, §6). A hint that fails validation makes the request unverified: it never
+ * redirects (§4), with or without a session. Signing out revokes the tokens of every code
+ * issued in the session (`SignInSessions.signOut`).
  */
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Logger } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
 import type { Csrf } from '../pages/csrf.js';
-import type { SignInSessions } from '../pages/sign-in-sessions.js';
+import type { SignInSession, SignInSessions } from '../pages/sign-in-sessions.js';
 import type { IdTokenHint } from './id-token-hint.js';
 import type { BrowserContext, FlowOutcome } from './authorize-flow.js';
 import type { SignInMessageId } from './views.js';
@@ -29,6 +31,20 @@ export interface EndSessionDeps {
 
 const maxLength = 2000;
 
+/**
+ * Whether the hint is an ID token of this session, which lets the RP sign the user out without
+ * asking (RP-Initiated Logout §2 and §6). The same subject is not enough: an ID token of the same
+ * user from another client, another browser or an ended session (the one another RP kept, or one
+ * that leaked) would sign this browser out with a cross-site GET. So its `sid` must be this
+ * session's (a new one at every sign-in, `SignInSessions.start`) and its audience a client that
+ * received a code in this session. Its age needs no check of its own: an expired hint is still
+ * accepted (§2: users log out long after signing in), and the `sid` ties it to a session that
+ * lives at most the session lifetime.
+ */
+export function hintNamesSession(hint: IdTokenHint, session: SignInSession): boolean {
+  return hint.sid !== undefined && hint.sid === session.sid && hint.sub === session.subject && session.clients.includes(hint.clientId);
+}
+
 export function createEndSession(deps: EndSessionDeps) {
   const clients: Lookup<Client> = deps.clients ?? new Map(deps.config.clients.map((c) => [c.clientId, c]));
   const csrfFor = (browserId: string): string => deps.csrf.tokenFor(`logout:${browserId}`);
@@ -43,7 +59,9 @@ export function createEndSession(deps: EndSessionDeps) {
     }
     const hintText = params.get('id_token_hint');
     const hint = hintText === undefined ? undefined : await deps.readHint(hintText);
-    if (hintText !== undefined && !hint) deps.logger.info({ reqId: ctx.requestId }, 'end session: id_token_hint not valid');
+    // §4: when a validation fails the OP must not redirect; `client_id` cannot vouch for the request then.
+    const unverified = hintText !== undefined && !hint;
+    if (unverified) deps.logger.info({ reqId: ctx.requestId }, 'end session: id_token_hint not valid');
     const clientId = params.get('client_id');
     if (hint && clientId !== undefined && clientId !== hint.clientId) return page(400, 'sign-out-invalid');
     const client: Client | undefined = clients.get(hint?.clientId ?? clientId ?? '');
@@ -55,15 +73,18 @@ export function createEndSession(deps: EndSessionDeps) {
 
     const session = ctx.browserId === undefined ? undefined : await deps.sessions.get(ctx.browserId);
     const confirmed = method === 'POST' && ctx.browserId !== undefined && deps.csrf.verify(`logout:${ctx.browserId}`, params.get('csrf'));
-    if (session && !confirmed && !(hint && hint.sub === session.subject)) {
+    if (session && !confirmed && !(hint && hintNamesSession(hint, session))) {
       if (method === 'POST' && params.has('csrf')) return page(400, 'sign-out-expired');
       const fields: Array<[string, string]> = [];
       for (const name of ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id', 'ui_locales'] as const) {
         const value = params.get(name);
         if (value !== undefined) fields.push([name, value]);
       }
-      return { status: 200, view: { kind: 'logout', csrf: csrfFor(ctx.browserId!), fields }, ...language, ...(redirect ? { redirectUri: redirect } : {}) };
+      const target = redirect !== undefined && !unverified ? { redirectUri: redirect } : {};
+      return { status: 200, view: { kind: 'logout', csrf: csrfFor(ctx.browserId!), fields }, ...language, ...target };
     }
+    // Nothing to sign out and nowhere we may send the browser: say the request was not valid.
+    if (!session && unverified) return page(400, 'sign-out-invalid');
     if (confirmed && params.get('decision') === 'deny') return page(200, 'still-signed-in');
 
     if (session && ctx.browserId !== undefined) {
@@ -72,7 +93,7 @@ export function createEndSession(deps: EndSessionDeps) {
       deps.events?.raise({ type: 'user.signed_out', subject: session.subject, clientId: client?.clientId }, ctx.requestId);
     }
     const cleared = { clearCookie: true } as const;
-    if (redirect === undefined) return { ...page(200, 'signed-out'), ...cleared };
+    if (redirect === undefined || unverified) return { ...page(200, 'signed-out'), ...cleared };
     const url = new URL(redirect);
     const state = params.get('state');
     if (state !== undefined) url.searchParams.append('state', state);

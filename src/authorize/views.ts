@@ -17,6 +17,7 @@ export type SignInMessageId =
   | Exclude<UntrustedReason, 'redirect-uri-unregistered'>
   | 'request-unreadable'
   | 'start-again'
+  | 'cookies-conflict'
   | 'external-sign-in-failed'
   | 'sign-out-unreadable'
   | 'sign-out-invalid'

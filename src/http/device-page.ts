@@ -17,7 +17,8 @@ import { createDeviceFlowStore } from '../device/device-flow-store.js';
 import { userCodeScheme } from '../device/user-code.js';
 import { createFailedAttempts, type FailedAttempts } from '../device/failed-attempts.js';
 import type { PasswordThrottle } from '../oauth/password-throttle.js';
-import { sessionLifetimeSeconds, type LoadPageParts, type PageParts } from '../pages/page-parts.js';
+import type { LoadPageParts, PageParts } from '../pages/page-parts.js';
+import { readSessionCookie, sessionCookieLines } from './session-cookie.js';
 import { pageHeaders } from '../pages/page-headers.js';
 import { createVerificationPage, type PageOutcome, type VerificationPage } from '../device/verification-page.js';
 import type { PageView } from '../device/page-views.js';
@@ -104,17 +105,23 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
     let outcome: PageOutcome;
     try {
       const parts = await deps.pageParts();
+      // Two session cookies (cookie tossing): refused before any step, see `session-cookie.ts`.
+      const reading = readSessionCookie(ctx, parts.cookies, logger, 'device page');
+      if (reading.kind === 'conflict') {
+        send(ctx, 400, { kind: 'message', message: 'cookies-conflict' });
+        return;
+      }
       const method = ctx.method === 'POST' ? 'POST' : 'GET';
       const form = method === 'POST' ? await readForm(ctx) : new Map<string, string>();
       outcome = await pageWith(parts)({
         method,
         queryUserCode: new URLSearchParams(ctx.querystring).get('user_code') ?? undefined,
         form,
-        browserId: parts.cookies.read(ctx.get('cookie') || undefined),
+        browserId: reading.kind === 'one' ? reading.id : undefined,
         remoteAddress: ctx.ip,
         requestId: ctx.state.requestId as string | undefined,
       });
-      if (outcome.browserId) ctx.append('Set-Cookie', parts.cookies.serialize(outcome.browserId, sessionLifetimeSeconds, ctx.state.secureOrigin === true));
+      for (const line of sessionCookieLines(parts.cookies, reading, { browserId: outcome.browserId }, ctx.state.secureOrigin === true)) ctx.append('Set-Cookie', line);
     } catch (err) {
       const failed = pageFailure(err, ctx, logger, 'device page');
       if (failed.headers) ctx.set(failed.headers);

@@ -14,9 +14,10 @@ import { parseFormParams } from '../oauth/form-params.js';
 import type { ScopeCatalog } from '../oauth/scopes.js';
 import { paths } from '../endpoints/urls.js';
 import type { Csrf } from '../pages/csrf.js';
-import type { BrowserCookies } from '../pages/browser-cookie.js';
+import type { BrowserCookies, CookieReading } from '../pages/browser-cookie.js';
 import type { SignInSessions } from '../pages/sign-in-sessions.js';
-import { sessionLifetimeSeconds, type LoadPageParts } from '../pages/page-parts.js';
+import type { LoadPageParts } from '../pages/page-parts.js';
+import { readSessionCookie, sessionCookieLines } from './session-cookie.js';
 import { pageHeaders } from '../pages/page-headers.js';
 import { pageFailure } from './page-failure.js';
 import { createRequestValidator } from '../authorize/authorization-request.js';
@@ -105,8 +106,8 @@ export function createSignInPages(deps: SignInPageDeps) {
     return parts;
   }
 
-  function browserOf(ctx: Context, cookies: BrowserCookies): BrowserContext {
-    return { browserId: cookies.read(ctx.get('cookie') || undefined), remoteAddress: ctx.ip, requestId: ctx.state.requestId as string | undefined };
+  function browserOf(ctx: Context, reading: CookieReading): BrowserContext {
+    return { browserId: reading.kind === 'one' ? reading.id : undefined, remoteAddress: ctx.ip, requestId: ctx.state.requestId as string | undefined };
   }
 
   async function paramsOf(ctx: Context): Promise<Map<string, string>> {
@@ -114,27 +115,35 @@ export function createSignInPages(deps: SignInPageDeps) {
     return ctx.request.is('application/x-www-form-urlencoded') ? readBody(ctx) : new Map();
   }
 
-  function send(ctx: Context, outcome: FlowOutcome, cookies: BrowserCookies | undefined): void {
+  function send(ctx: Context, outcome: FlowOutcome, cookies: BrowserCookies | undefined, reading: CookieReading): void {
     const secureOrigin = ctx.state.secureOrigin === true;
-    if (outcome.browserId && cookies) ctx.append('Set-Cookie', cookies.serialize(outcome.browserId, sessionLifetimeSeconds, secureOrigin));
-    else if (outcome.clearCookie && cookies) ctx.append('Set-Cookie', cookies.serialize('', 0, secureOrigin));
+    const answer = { browserId: outcome.browserId, clear: outcome.clearCookie };
+    for (const line of cookies ? sessionCookieLines(cookies, reading, answer, secureOrigin) : []) ctx.append('Set-Cookie', line);
     const chosen = choosePageText(outcome.uiLocales ?? new URLSearchParams(ctx.querystring).get('ui_locales') ?? undefined, ctx.get('accept-language') || undefined);
     ctx.set({ 'Content-Language': chosen.value.lang, Vary: 'Accept-Language' });
     sendPage(ctx, outcome, pagePaths, chosen.value, deps.customPage);
   }
 
-  /** Runs `step` and answers; an unexpected failure is a plain page, its cause only in the log. */
-  function handler(step: (ctx: Context, parts: SignInParts) => Promise<FlowOutcome>): Middleware {
+  /**
+   * Runs `step` and answers; an unexpected failure is a plain page, its cause only in the log.
+   * Two session cookies (`session-cookie.ts`) stop the request before any step: nobody is
+   * signed in, consented or signed out on the strength of either.
+   */
+  function handler(step: (ctx: Context, parts: SignInParts, browser: BrowserContext) => Promise<FlowOutcome>): Middleware {
     return async (ctx) => {
       let signIn: SignInParts | undefined;
+      let reading: CookieReading = { kind: 'none' };
       let outcome: FlowOutcome;
       try {
         signIn = await signInParts();
-        outcome = await step(ctx, signIn);
+        reading = readSessionCookie(ctx, signIn.cookies, logger, 'sign-in page');
+        outcome = reading.kind === 'conflict'
+          ? { status: 400, view: { kind: 'message', message: 'cookies-conflict' } }
+          : await step(ctx, signIn, browserOf(ctx, reading));
       } catch (err) {
         outcome = failure(err, ctx, logger);
       }
-      send(ctx, outcome, signIn?.cookies);
+      send(ctx, outcome, signIn?.cookies, reading);
     };
   }
 
@@ -143,13 +152,12 @@ export function createSignInPages(deps: SignInPageDeps) {
     pagePaths,
     validator,
     pushed,
-    authorize: handler(async (ctx, { cookies, flow }) => flow.authorize(await paramsOf(ctx), browserOf(ctx, cookies))),
-    interaction: handler(async (ctx, { cookies, flow }) => flow.interact(await paramsOf(ctx), browserOf(ctx, cookies))),
-    endSession: handler(async (ctx, { cookies, endSession }) =>
-      endSession(await paramsOf(ctx), browserOf(ctx, cookies), ctx.method === 'POST' ? 'POST' : 'GET')),
+    authorize: handler(async (ctx, { flow }, browser) => flow.authorize(await paramsOf(ctx), browser)),
+    interaction: handler(async (ctx, { flow }, browser) => flow.interact(await paramsOf(ctx), browser)),
+    endSession: handler(async (ctx, { endSession }, browser) => endSession(await paramsOf(ctx), browser, ctx.method === 'POST' ? 'POST' : 'GET')),
     /** The external identity provider's way back; only when a sign-in plugin brings one. */
     ...(deps.customPage?.externalSignIn
-      ? { callback: handler(async (ctx, { cookies, flow }) => flow.callback(await paramsOf(ctx), browserOf(ctx, cookies))) }
+      ? { callback: handler(async (ctx, { flow }, browser) => flow.callback(await paramsOf(ctx), browser)) }
       : {}),
   };
 }

@@ -28,6 +28,7 @@ export type LoadPageParts = () => Promise<PageParts>;
 
 export function createPageParts({ config, store, clock }: { config: ResolvedConfig; store: Store; clock: Clock }): LoadPageParts {
   // The cookie covers every page under the issuer: /connect/authorize..., /connect/endsession, /device.
+  // On https it is a __Host- cookie, which must say Path=/ (`browser-cookie.ts`); no page needs a narrower one.
   const path = new URL(config.issuer).pathname.replace(/\/$/, '') || '/';
   let parts: Promise<PageParts> | undefined;
   return function pageParts() {

@@ -88,6 +88,55 @@ describe('end session', () => {
   });
 });
 
+describe('which id_token_hint signs out without asking (RP-Initiated Logout §2, §6)', () => {
+  const logoutWith = (idToken: string) =>
+    `/connect/endsession?${new URLSearchParams({ id_token_hint: idToken, post_logout_redirect_uri: signedOut, state: 'x' })}`;
+
+  it('an ID token of the same user from another browser\'s session: the confirmation page; nothing ends, no token is revoked', async () => {
+    const { browser } = await signedIn();
+    const mine = webRequest({ scope: 'openid offline_access' });
+    const tokens = await redeemWeb(server, (await signInAndAuthorize(server, browser, mine.params)).searchParams.get('code')!, mine.verifier);
+    const { idToken: elsewhere } = await signedIn();
+    const res = await browser.get(logoutWith(elsewhere));
+    expect(res.status).toBe(200);
+    expect(res.html).toContain('<h1>Sign out?</h1>');
+    expect(res.location).toBeUndefined();
+    expect(res.headers.getSetCookie()).toEqual([]);
+    expect(await promptNone(browser)).toBeNull();
+    expect((await refresh(tokens.body.refresh_token as string)).status).toBe(200);
+  });
+
+  it('an ID token from an ended session of this browser: the confirmation page', async () => {
+    const { browser, idToken: old } = await signedIn();
+    const confirm = await browser.get('/connect/endsession');
+    expect((await browser.submit(confirm, { decision: 'approve' })).status).toBe(200);
+    const again = webRequest();
+    await redeemWeb(server, (await signInAndAuthorize(server, browser, again.params)).searchParams.get('code')!, again.verifier);
+    const res = await browser.get(logoutWith(old));
+    expect(res.status).toBe(200);
+    expect(res.html).toContain('<h1>Sign out?</h1>');
+    expect(await promptNone(browser)).toBeNull();
+  });
+
+  it('an invalid hint with a client_id and its registered URI: no redirect, with or without a session', async () => {
+    const forged = `/connect/endsession?${new URLSearchParams({ id_token_hint: 'not.an.id-token', client_id: 'web', post_logout_redirect_uri: signedOut, state: 'f' })}`;
+    const nobody = await new Browser(server.url).get(forged);
+    expect(nobody.status).toBe(400);
+    expect(nobody.location).toBeUndefined();
+    expect(nobody.html).toContain('The sign-out request is not valid.');
+
+    const { browser } = await signedIn();
+    const confirm = await browser.get(forged);
+    expect(confirm.html).toContain('<h1>Sign out?</h1>');
+    expect(confirm.headers.get('content-security-policy')).not.toContain('web.example.com');
+    const done = await browser.submit(confirm, { decision: 'approve' });
+    expect(done.status).toBe(200);
+    expect(done.location).toBeUndefined();
+    expect(done.html).toContain('<h1>You are signed out</h1>');
+    expect(await promptNone(browser)).toBe('login_required');
+  });
+});
+
 describe('what signing out revokes', () => {
   it('the refresh tokens of the session\'s codes, rotated ones included; another browser\'s session keeps its tokens', async () => {
     const browser = new Browser(server.url);
