@@ -24,6 +24,7 @@ export type SignInMessageId =
   | 'still-signed-in'
   | 'signed-out'
   | 'unavailable'
+  | 'too-many-requests'
   | 'failed';
 
 export type SignInView =
