@@ -58,6 +58,7 @@ import { createParEndpoint } from '../endpoints/par.js';
 import { userCodeScheme } from '../device/user-code.js';
 import { createDevicePage } from '../http/device-page.js';
 import { createSignInPages } from '../http/sign-in-pages.js';
+import { createInteractionLimit } from '../authorize/interaction-limit.js';
 import { createPageParts, type LoadPageParts } from '../pages/page-parts.js';
 import { createRouter } from '../http/routes.js';
 import { homePage } from '../http/home-page.js';
@@ -192,8 +193,16 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
       createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle)),
     ).singleton(),
     pageParts: asFunction(({ config, store, clock }: HostCradle) => createPageParts({ config, store, clock })).singleton(),
-    signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle, pageParts, clientDirectory }: HostCradle) =>
-      createSignInPages({ config, clients: clientDirectory.clients, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle, pageParts }),
+    signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle, pageParts, clientDirectory, counters }: HostCradle) =>
+      createSignInPages({
+        config, clients: clientDirectory.clients, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle, pageParts,
+        // Where the guessing counters are, so N nodes allow the limit once between them.
+        interactionLimit: createInteractionLimit({
+          perAddress: counters.windowLimit('interaction-address', { limit: config.interactionLimit.maxPerAddress, window: config.interactionLimit.window }),
+          total: counters.windowLimit('interaction-total', { limit: config.interactionLimit.maxTotal, window: config.interactionLimit.window }),
+          clock,
+        }),
+      }),
     ).singleton(),
     dpop: asFunction(({ config, store, clock }: HostCradle) => createDpopProofValidator({
       config, store, clock,

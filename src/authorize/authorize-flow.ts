@@ -149,7 +149,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
 
     if (needsSignIn(request, session, interaction, browserId)) {
       if (request.prompt.includes('none')) return respondError(request, new OAuthError('login_required', 'The user must sign in.'));
-      const id = interactionId ?? (await deps.interactions.start(request));
+      const id = interactionId ?? (await deps.interactions.start(request, ctx.remoteAddress));
       const bid = browserId ?? deps.newBrowserId();
       const cookie = bid !== ctx.browserId ? { browserId: bid } : {};
       if (deps.external) return { ...(await startExternalSignIn(request, client, id, bid)), ...cookie };
@@ -158,7 +158,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     }
     if (needsConsent(request, client, { remembered: session!.consents[client.clientId] ?? [], approvedNow: interaction?.consented === true })) {
       if (request.prompt.includes('none')) return withCookie(respondError(request, new OAuthError('consent_required', 'The user must consent.')));
-      const id = interactionId ?? (await deps.interactions.start(request));
+      const id = interactionId ?? (await deps.interactions.start(request, ctx.remoteAddress));
       const user = await deps.users.findBySubject(session!.subject);
       const unverified = isSelfRegistered(client);
       const showTarget = unverified || isUnprovableNativeClient(client, request.redirectUri);

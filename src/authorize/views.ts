@@ -26,6 +26,7 @@ export type SignInMessageId =
   | 'still-signed-in'
   | 'signed-out'
   | 'unavailable'
+  | 'too-many-requests'
   | 'failed';
 
 export type SignInView =

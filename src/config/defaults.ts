@@ -64,6 +64,10 @@ export const defaults = {
   passwordThrottle: { pairThreshold: 5, userThreshold: 20, addressThreshold: 50, maxDelay: 300, window: 900 },
   // Counts only inactive answers: an API introspecting live tokens at any rate never meets it.
   introspectionLimit: { maxInactive: 6000, window: 60 },
+  // A person starts a sign-in or two a minute, an office behind one address a few dozen; the
+  // total bounds what every address together keeps in the store: 3000 a minute for the
+  // 15 minutes an interaction lives is at most 45,000 records (about 20 MB at the usual size).
+  interactionLimit: { maxPerAddress: 60, maxTotal: 3000, window: 60 },
   connections: { firstByteTimeout: 5000, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5000 },
   // Without a list nobody's forwarding headers are believed.
   trustedProxies: [],

@@ -129,6 +129,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     authThrottle: { ...defaults.authThrottle, ...user.authThrottle },
     passwordThrottle: { ...defaults.passwordThrottle, ...user.passwordThrottle },
     introspectionLimit: { ...defaults.introspectionLimit, ...user.introspectionLimit },
+    interactionLimit: { ...defaults.interactionLimit, ...user.interactionLimit },
     connections: { ...defaults.connections, ...user.connections },
     trustedProxies: [...(user.trustedProxies ?? defaults.trustedProxies)],
     forwardedHeader: user.forwardedHeader ?? defaults.forwardedHeader,

@@ -251,6 +251,19 @@ export interface PasswordThrottleConfig {
   window?: number;
 }
 
+/**
+ * Authorization interactions started (sign-in and consent pages waiting for a person), each a
+ * record in the store for 15 minutes written before anyone has signed in.
+ */
+export interface InteractionLimitConfig {
+  /** Interactions started per client address per window before it gets a 429 page. Default 60. */
+  maxPerAddress?: number;
+  /** Interactions started in all (every address, every node with shared `counters`) per window. Default 3000. */
+  maxTotal?: number;
+  /** Window in seconds. Default 60. */
+  window?: number;
+}
+
 /** RFC 7662 §4: limits token scanning through the introspection endpoint. */
 export interface IntrospectionLimitConfig {
   /** Inactive answers (unknown, expired or other APIs' tokens) per API resource per window before it gets 429. Default 6000. */
@@ -378,6 +391,7 @@ export interface UserConfig {
   authThrottle?: AuthThrottleConfig;
   passwordThrottle?: PasswordThrottleConfig;
   introspectionLimit?: IntrospectionLimitConfig;
+  interactionLimit?: InteractionLimitConfig;
   connections?: ConnectionsConfig;
   /**
    * Reverse proxies (load balancers) in front of the service, as addresses or CIDR ranges, IPv4
@@ -516,6 +530,7 @@ export interface ResolvedConfig {
     readonly window: number;
   };
   readonly introspectionLimit: { readonly maxInactive: number; readonly window: number };
+  readonly interactionLimit: { readonly maxPerAddress: number; readonly maxTotal: number; readonly window: number };
   readonly connections: {
     readonly firstByteTimeout: number;
     readonly headersTimeout: number;

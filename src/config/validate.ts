@@ -18,7 +18,7 @@ export type { Problems };
 const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'packagePlugins', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
   'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics', 'tracing',
-  'authThrottle', 'passwordThrottle', 'introspectionLimit', 'connections', 'trustedProxies', 'forwardedHeader',
+  'authThrottle', 'passwordThrottle', 'introspectionLimit', 'interactionLimit', 'connections', 'trustedProxies', 'forwardedHeader',
   'counters', 'counterKeyPrefix', 'tls', 'mtls', 'dpop', 'clientStores', 'registration',
 ] as const;
 const clientFields = [
@@ -457,6 +457,7 @@ function checkOperations(p: Problems, raw: Raw): void {
   }
   checkNumbers(p, raw, 'passwordThrottle', ['pairThreshold', 'userThreshold', 'addressThreshold', 'maxDelay', 'window'], 1);
   checkNumbers(p, raw, 'introspectionLimit', ['maxInactive', 'window'], 1);
+  checkNumbers(p, raw, 'interactionLimit', ['maxPerAddress', 'maxTotal', 'window'], 1);
   checkConnections(p, raw.connections);
   arrayOf(p, 'trustedProxies', raw.trustedProxies, false).forEach((entry, i) => {
     if (str(p, `trustedProxies[${i}]`, entry, { required: true }) && !parseAddressRange(entry)) {

@@ -9,18 +9,33 @@ import { hash } from 'node:crypto';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { Clock, Logger } from '../sdk/contracts.js';
 import type { FailedAttempts } from '../device/failed-attempts.js';
-import { memoryBackoff, type Backoff } from '../oauth/rate-limits.js';
+import { memoryBackoff, memoryWindowLimit, type Backoff, type MaybePromise } from '../oauth/rate-limits.js';
 import type { BackoffRule, CounterStore } from './counter-store.js';
 import { failClosed, outageLog } from './fail-closed.js';
 import { openPostgresCounters } from './postgres-counters.js';
 import { openRedisCounters } from './redis-counters.js';
-import { sharedBackoff } from './shared-backoff.js';
+import { sharedBackoff, sharedWindowLimit } from './shared-backoff.js';
+
+/** Events per key in a fixed window, counted where the back-offs are (in this process or shared by every node). */
+export interface WindowCounter {
+  /** Counts one event for `key`; answers the milliseconds it must wait when it is over the limit (0: counted, go on). */
+  take(key: string, now: number): MaybePromise<number>;
+}
+
+export interface WindowRule {
+  /** Events per key per window. */
+  readonly limit: number;
+  /** Window in seconds. */
+  readonly window: number;
+}
 
 export interface Counters {
   /** `"memory"`, `"PostgreSQL"` or `"Redis"`. */
   readonly kind: string;
   /** A back-off for one throttle; `namespace` keeps its keys apart from the others'. */
   backoff(namespace: string, rule: BackoffRule): Backoff;
+  /** A fixed-window limit; `namespace` keeps its keys apart from the others'. */
+  windowLimit(namespace: string, rule: WindowRule): WindowCounter;
   /** The device page's wrong-code window when shared; `undefined` keeps it in the store (`device/failed-attempts.ts`). */
   deviceFailedAttempts(options: { clock: Clock; maxFailures: number; windowSeconds: number }): FailedAttempts | undefined;
   /** Waits (bounded) for the first connection, so a node's first requests are not refused. */
@@ -29,18 +44,24 @@ export interface Counters {
 }
 
 /**
- * Counters in this process. One back-off per namespace, so every throttle that counts in a
+ * Counters in this process. One back-off (and one window limit) per namespace, so every throttle that counts in a
  * namespace (the password grant and the device page both count 'password') shares its counts,
  * as they would in a shared store.
  */
 export function memoryCounters(): Counters {
   const backoffs = new Map<string, Backoff>();
+  const windows = new Map<string, WindowCounter>();
   return {
     kind: 'memory',
     backoff(namespace, rule) {
       let backoff = backoffs.get(namespace);
       if (!backoff) backoffs.set(namespace, (backoff = memoryBackoff(rule)));
       return backoff;
+    },
+    windowLimit(namespace, rule) {
+      let limit = windows.get(namespace);
+      if (!limit) windows.set(namespace, (limit = memoryWindowLimit(rule)));
+      return limit;
     },
     deviceFailedAttempts: () => undefined,
     ready: async () => {},
@@ -66,6 +87,7 @@ export function sharedCounters(store: CounterStore, deps: { clock: Clock; sweepS
   return {
     kind: store.name,
     backoff: (namespace, rule) => sharedBackoff(store, namespace, rule),
+    windowLimit: (namespace, rule) => sharedWindowLimit(store, namespace, rule),
     deviceFailedAttempts: ({ clock, maxFailures, windowSeconds }) => {
       // As in the store: the address only ever reaches the counter store hashed.
       const keyOf = (address: string): string => `device:${hash('sha256', address, 'base64url')}`;

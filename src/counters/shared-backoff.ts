@@ -1,7 +1,8 @@
-/** A `Backoff` over a counter store every node shares; each method is one round trip. */
+/** A `Backoff` and a window limit over a counter store every node shares; each method is one round trip. */
 import { hash } from 'node:crypto';
 import type { Backoff } from '../oauth/rate-limits.js';
 import type { BackoffRule, CounterStore } from './counter-store.js';
+import type { WindowCounter, WindowRule } from './counters.js';
 
 /**
  * `namespace` keeps the throttles apart (each has its own keys and rule). Keys are stored as
@@ -16,5 +17,21 @@ export function sharedBackoff(store: CounterStore, namespace: string, rule: Back
     },
     attempt: (keys, failures, now) => store.count(failures.map((f) => ({ key: keyOf(f.key), threshold: f.threshold })), now, rule, keys.map(keyOf)),
     reset: (keys) => store.reset(keys.map(keyOf)),
+  };
+}
+
+/**
+ * A fixed window over the shared store: one atomic `windowHit` per event, so N nodes allow the
+ * limit once between them, not N times. Events over the limit are counted too (the window's
+ * end does not move), which only keeps the key waiting until that end.
+ */
+export function sharedWindowLimit(store: CounterStore, namespace: string, rule: WindowRule): WindowCounter {
+  const keyOf = (key: string): string => `${namespace}:${hash('sha256', key, 'base64url')}`;
+  const windowMs = rule.window * 1000;
+  return {
+    async take(key, now) {
+      const { count, endsAt } = await store.windowHit(keyOf(key), now, windowMs);
+      return count > rule.limit ? Math.max(1, endsAt - now) : 0;
+    },
   };
 }

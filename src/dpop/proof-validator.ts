@@ -4,8 +4,11 @@
  * (UserInfo), where it must accompany a bound access token with that token's hash in `ath`.
  *
  * The checks run cheapest first; the signature is the one expensive step, and the `jti` is
- * recorded in the store last, so neither a forged nor a stale proof can burn a `jti`. Every
- * refusal says only "invalid DPoP proof" to the caller; the reason goes to the log.
+ * recorded in the store last, so neither a forged nor a stale proof can burn a `jti`. At the
+ * token and PAR endpoints the record waits longer still (`verify`, then `spend`): until the
+ * client has authenticated and no limit refused the request, so a caller nobody knows, with a
+ * proof of its own making, writes nothing (issue 33, item 4). Every refusal says only "invalid
+ * DPoP proof" to the caller; the reason goes to the log.
  */
 import { createPublicKey, type KeyObject, type JsonWebKey } from 'node:crypto';
 import { calculateJwkThumbprint } from 'jose';
@@ -34,17 +37,36 @@ export interface DpopRequest {
 /** Where the proof was sent: the answers differ (RFC 9449 §5: 400; §7.1 and §9: 401 with a challenge). */
 export type DpopContext = 'token' | 'resource';
 
+/** A proof that passed every check but the replay check. */
+export interface VerifiedDpopProof {
+  readonly summary: DpopProofSummary;
+  /**
+   * RFC 9449 §11.1: records the `jti`; the single-use insert is itself the replay check, atomic
+   * on every node. Throws the `invalid_dpop_proof` error to answer when the proof was used before.
+   */
+  spend(): Promise<void>;
+}
+
 export interface DpopProofValidator {
   /** The accepted `alg` values, as in discovery and in challenges. */
   readonly algorithms: readonly string[];
   readonly nonceRequired: boolean;
-  /** The proof's key thumbprint and `ath`; `undefined` when the request has no `DPoP` header. Throws the OAuth error to answer. */
+  /** Every check but the replay check, writing nothing; `undefined` when the request has no `DPoP` header. Throws the OAuth error to answer. */
+  verify(request: DpopRequest, context: DpopContext): Promise<VerifiedDpopProof | undefined>;
+  /** `verify` and `spend` at once: the proof's key thumbprint and `ath`; `undefined` without a `DPoP` header. */
   check(request: DpopRequest, context: DpopContext): Promise<DpopProofSummary | undefined>;
   /** The nonce to send in `DPoP-Nonce` now, when nonces are required. */
   currentNonce(): Promise<string | undefined>;
 }
 
 class ProofRejected extends Error {}
+/** A checked proof, with what its replay record is made of. */
+interface Proof {
+  readonly summary: DpopProofSummary;
+  readonly jti: string;
+  readonly iat: number;
+}
+
 class NonceNeeded extends Error {}
 
 const reject = (reason: string): never => {
@@ -143,7 +165,7 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
     return checked;
   }
 
-  async function validate(request: DpopRequest): Promise<DpopProofSummary | undefined> {
+  async function validate(request: DpopRequest): Promise<Proof | undefined> {
     const values = request.headers;
     if (values === undefined || values.length === 0) return undefined;
     // Check 1: one header; a JWT has no comma, so a comma means two values folded into one.
@@ -189,8 +211,7 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
       if (nonce === undefined) throw new NonceNeeded('proof has no nonce');
       if (typeof nonce !== 'string' || !(await nonces.isFresh(nonce))) throw new NonceNeeded('proof nonce is unknown or stale');
     }
-    await recordJti(jkt, jti as string, iat as number);
-    return { jkt, ath: ath as string | undefined };
+    return { summary: { jkt, ath: ath as string | undefined }, jti: jti as string, iat: iat as number };
   }
 
   /**
@@ -226,16 +247,32 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
     });
   }
 
+  async function answering<T>(context: DpopContext, step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (err) {
+      if (err instanceof ProofRejected || err instanceof NonceNeeded) throw await answer(err, context);
+      throw err;
+    }
+  }
+
+  async function verify(request: DpopRequest, context: DpopContext): Promise<VerifiedDpopProof | undefined> {
+    const proof = await answering(context, () => validate(request));
+    if (proof === undefined) return undefined;
+    return {
+      summary: proof.summary,
+      spend: () => answering(context, () => recordJti(proof.summary.jkt, proof.jti, proof.iat)),
+    };
+  }
+
   return {
     algorithms: signingAlgValues,
     nonceRequired: requireNonce,
+    verify,
     async check(request, context) {
-      try {
-        return await validate(request);
-      } catch (err) {
-        if (err instanceof ProofRejected || err instanceof NonceNeeded) throw await answer(err, context);
-        throw err;
-      }
+      const proof = await verify(request, context);
+      await proof?.spend();
+      return proof?.summary;
     },
     async currentNonce() {
       return requireNonce ? nonces.current() : undefined;

@@ -26,8 +26,10 @@ export function createParEndpoint(deps: {
   parUrl: string;
 }) {
   return async function pushedAuthorizationRequest(request: FormRequest): Promise<{ request_uri: string; expires_in: number }> {
-    // Before client authentication, as at the token endpoint: a bad proof is refused first.
-    const proof = await deps.dpop.check({ headers: request.dpop, method: 'POST', url: deps.parUrl }, 'token');
+    // Before client authentication, as at the token endpoint: a bad proof is refused first. Its
+    // `jti` is recorded only once the client authenticated and the request is valid (`spend`).
+    const verified = await deps.dpop.verify({ headers: request.dpop, method: 'POST', url: deps.parUrl }, 'token');
+    const proof = verified?.summary;
     const { client } = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'pushed_authorization_request' });
     const params = new Map(request.params);
     for (const name of deps.credentialParameters) params.delete(name);
@@ -48,6 +50,8 @@ export function createParEndpoint(deps: {
       if (err instanceof RedirectableError) throw new OAuthError(err.error.code, err.error.description, { logDetail: err.error.logDetail });
       throw err;
     }
+    // RFC 9449 §11.1: the replay check, before the request is stored.
+    await verified?.spend();
     const { requestUri, expiresIn } = await deps.pushed.push(validated);
     return { request_uri: requestUri, expires_in: expiresIn };
   };

@@ -15,8 +15,8 @@ import type { PreparedIssuance, TokenIssuer, TokenResponse } from '../oauth/toke
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
 import type { CertificateBinding } from '../oauth/certificate-binding.js';
-import type { DpopProofValidator } from '../dpop/proof-validator.js';
-import type { Confirmation, DpopProofSummary } from '../sdk/dpop.js';
+import type { DpopProofValidator, VerifiedDpopProof } from '../dpop/proof-validator.js';
+import type { Confirmation } from '../sdk/dpop.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
 
 export interface TokenEndpointDeps {
@@ -49,14 +49,21 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     return grant;
   }
 
-  /** RFC 9449 §5: a valid proof binds the tokens to its key; a client with `requireDPoP` must send one. */
-  async function checkProof(request: FormRequest): Promise<DpopProofSummary | undefined> {
-    return deps.dpop.check({ headers: request.dpop, method: 'POST', url: deps.tokenUrl }, 'token');
+  /**
+   * RFC 9449 §5: a valid proof binds the tokens to its key; a client with `requireDPoP` must send
+   * one. Checked before the client, so a bad proof is refused first; its `jti` is recorded
+   * (`spend`) only once the client authenticated and the grant decided, so neither an unknown
+   * caller nor a request a limit refuses (client or password back-off, device `slow_down`)
+   * writes a record.
+   */
+  async function checkProof(request: FormRequest): Promise<VerifiedDpopProof | undefined> {
+    return deps.dpop.verify({ headers: request.dpop, method: 'POST', url: deps.tokenUrl }, 'token');
   }
 
   async function issueTokens(request: FormRequest, seen: { clientId?: string }): Promise<TokenResponse> {
     const grant = checkGrantType(request);
-    const proof = await checkProof(request);
+    const verified = await checkProof(request);
+    const proof = verified?.summary;
     // Only a registered grant type is recorded: the raw parameter is whatever the caller sent.
     tracing.annotate({ 'oauth.grant_type': grant.grantType });
     const authenticated = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'token' });
@@ -79,6 +86,8 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
       certificateThumbprint: request.clientCertificate?.thumbprint };
     const attributes = { 'oauth.grant_type': grant.grantType, 'oauth.client_id': client.clientId };
     const outcome = await tracing.span(`grant ${grant.grantType}`, attributes, () => runGrant(grant, validated, deps.logger));
+    // RFC 9449 §11.1: the replay check, before anything is issued or spent.
+    await verified?.spend();
     const response = await tracing.span('token_issuance', attributes, async () => {
       const issuance = await deps.tokenIssuer.prepare({
         client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse,

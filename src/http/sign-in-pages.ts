@@ -11,6 +11,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { Clock, Logger, ResourceOwnerValidator, SignInPage } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
 import { parseFormParams } from '../oauth/form-params.js';
+import { isOAuthError } from '../oauth/errors.js';
 import type { ScopeCatalog } from '../oauth/scopes.js';
 import { paths } from '../endpoints/urls.js';
 import type { Csrf } from '../pages/csrf.js';
@@ -23,6 +24,7 @@ import { pageFailure } from './page-failure.js';
 import { createRequestValidator } from '../authorize/authorization-request.js';
 import { createAuthorizationCodes } from '../authorize/authorization-codes.js';
 import { createInteractions } from '../authorize/interactions.js';
+import type { InteractionLimit } from '../authorize/interaction-limit.js';
 import { createPushedRequests } from '../authorize/pushed-requests.js';
 import { createAuthorizeFlow, type AuthorizeFlow, type BrowserContext, type FlowOutcome } from '../authorize/authorize-flow.js';
 import type { SignInView } from '../authorize/views.js';
@@ -52,6 +54,8 @@ export interface SignInPageDeps {
   passwordThrottle: PasswordThrottle;
   /** The cookie, CSRF and sign-in sessions every page shares. */
   pageParts: LoadPageParts;
+  /** How many interactions may start, per address and in all (`interactionLimit`); default unlimited. */
+  interactionLimit?: InteractionLimit | undefined;
 }
 
 /** The parts that need the cookie secret, which may live in the store. */
@@ -83,7 +87,7 @@ export function createSignInPages(deps: SignInPageDeps) {
     parts ??= deps.pageParts().then(({ cookies, csrf, sessions }) => {
       const flow = createAuthorizeFlow({
         config, clients, validator, sessions, csrf, scopeDescriptions, clock, logger, events: deps.events,
-        interactions: createInteractions({ store, clock }),
+        interactions: createInteractions({ store, clock, limit: deps.interactionLimit }),
         codes: createAuthorizationCodes({ store, clock }),
         pushed,
         users: deps.resourceOwnerValidator,
@@ -221,6 +225,11 @@ function renderByPlugin(view: SignInView | undefined, page: SignInPage | undefin
 }
 
 function failure(err: unknown, ctx: Context, logger: Logger): FlowOutcome {
+  // A limit (`interactionLimit`): a page a person can read, with the standard 429 and Retry-After.
+  if (isOAuthError(err) && err.status === 429) {
+    logger.info({ reqId: ctx.state.requestId as string | undefined, address: ctx.ip, detail: err.logDetail }, 'sign-in page: rate limited');
+    return { status: 429, view: { kind: 'message', message: 'too-many-requests' }, headers: err.headers };
+  }
   const failed = pageFailure(err, ctx, logger, 'sign-in page');
   const message = failed.message === 'form-unreadable' ? 'request-unreadable' : failed.message;
   return { status: failed.status, view: { kind: 'message', message }, ...(failed.headers ? { headers: failed.headers } : {}) };

@@ -133,6 +133,9 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
         // The device-poll scenario first starts thousands of device flows from this one address
         // in seconds (codes to poll), which is just the flood the default limit refuses.
         deviceFlow: { maxAuthorizationsPerAddress: 1_000_000, maxAuthorizationsPerClient: 1_000_000 },
+        // The code and refresh scenarios first sign in hundreds of times from this address (codes
+        // to redeem), each sign-in an interaction: the same kind of flood.
+        interactionLimit: { maxPerAddress: 1_000_000, maxTotal: 1_000_000 },
       };
       writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
       return file;

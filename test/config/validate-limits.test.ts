@@ -35,6 +35,15 @@ describe('limits against exhaustion', () => {
     expect(validateUserConfig({ introspectionLimit: 5 })).toEqual(['introspectionLimit: expected an object, got number 5']);
   });
 
+  it('interactionLimit: defaults, partial settings and its bad values', () => {
+    expect(checkConfig({}, process.cwd()).interactionLimit).toEqual({ maxPerAddress: 60, maxTotal: 3000, window: 60 });
+    expect(checkConfig({ interactionLimit: { maxPerAddress: 10 } }, process.cwd()).interactionLimit).toEqual({ maxPerAddress: 10, maxTotal: 3000, window: 60 });
+    expect(validateUserConfig({ interactionLimit: { maxTotal: 0, perAddress: 5 } })).toEqual([
+      'interactionLimit.perAddress: unknown field (did you mean "maxPerAddress"?) (known: maxPerAddress, maxTotal, window)',
+      'interactionLimit.maxTotal: expected a whole number from 1 to 9007199254740991, got number 0',
+    ]);
+  });
+
   it('keep the connection bounds in order', () => {
     expect(validateUserConfig({ connections: { headersTimeout: 40_000 } })).toEqual([
       'connections.headersTimeout: must not exceed connections.requestTimeout (30000), got 40000',

@@ -113,6 +113,33 @@ describe('DPoP proof validator', () => {
     expect((await refusal(v.check({ headers: [again], method: 'POST', url }, 'token'))).detail).toBe('jti was already used (replay)');
   });
 
+  it('verify checks the proof and writes nothing; spend records the jti once, and a second spend is the replay', async () => {
+    const store = createMemoryStore(clock);
+    const v = validator({}, store);
+    const { privateKey, jwk } = ec('P-256');
+    const jti = randomUUID();
+    const iat = Math.floor(Date.now() / 1000);
+    const headers = [proof(privateKey, 'ES256', jwk, { jti, iat })];
+    const verified = (await v.verify({ headers, method: 'POST', url }, 'token'))!;
+    expect(verified.summary).toEqual({ jkt: expect.stringMatching(/^[\w-]{43}$/), ath: undefined });
+    const key = timeOrderedKey(iat * 1000, `dpop_jti:${verified.summary.jkt}:${jti}`);
+    expect(await store.get(key)).toBeUndefined();
+    // Verified again (a request refused after verify, e.g. a client that failed to authenticate): still nothing written, still good.
+    const again = (await v.verify({ headers, method: 'POST', url }, 'token'))!;
+    expect(await store.get(key)).toBeUndefined();
+    await verified.spend();
+    expect(await store.get(key)).toMatchObject({ type: 'dpop_jti' });
+    expect(await refusal(again.spend())).toEqual({ code: 'invalid_dpop_proof', status: 400, detail: 'jti was already used (replay)', headers: {} });
+  });
+
+  it('a refused proof is refused by verify, before anything could be spent', async () => {
+    const v = validator();
+    const { privateKey, jwk } = ec('P-256');
+    const stale = proof(privateKey, 'ES256', jwk, { iat: Math.floor(Date.now() / 1000) - 3600 });
+    expect((await refusal(v.verify({ headers: [stale], method: 'POST', url }, 'token'))).detail).toBe('iat is too old');
+    expect(await v.verify({ headers: undefined, method: 'POST', url }, 'token')).toBeUndefined();
+  });
+
   it('trusts a header met before for its key only: every later proof with it is verified, and its claims checked', async () => {
     const v = validator();
     const { privateKey, jwk } = ec('P-256');

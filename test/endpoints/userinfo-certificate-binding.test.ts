@@ -24,7 +24,7 @@ const claims = (extra: Record<string, unknown>): AccessTokenClaims => ({
 const endpointFor = (tokenClaims: AccessTokenClaims) => {
   const tokenValidator: TokenValidator = { validateAccessToken: async () => ({ active: true, claims: tokenClaims, format: 'jwt' }) };
   // No DPoP here: these tokens are not DPoP-bound and come as Bearer tokens.
-  const dpop: DpopProofValidator = { algorithms: ['ES256'], nonceRequired: false, check: async () => undefined, currentNonce: async () => undefined };
+  const dpop: DpopProofValidator = { algorithms: ['ES256'], nonceRequired: false, verify: async () => undefined, check: async () => undefined, currentNonce: async () => undefined };
   return createUserInfoEndpoint({
     config, tokenValidator, dpop,
     users: { validate: async () => undefined, findBySubject: async (subjectId) => ({ subjectId, username: 'alice', claims: { name: 'Alice' } }) },

@@ -67,6 +67,7 @@ async function startOnPort(config: UserConfig, options: StartOptions): Promise<T
       authThrottle: { pairThreshold: 10_000, addressThreshold: 10_000 },
       passwordThrottle: { pairThreshold: 10_000, userThreshold: 10_000, addressThreshold: 10_000 },
       introspectionLimit: { maxInactive: 1_000_000 },
+      interactionLimit: { maxPerAddress: 1_000_000, maxTotal: 1_000_000 },
       ...config,
       deviceFlow: { maxAuthorizationsPerAddress: 1_000_000, maxAuthorizationsPerClient: 1_000_000, ...config.deviceFlow },
       port,

@@ -98,6 +98,7 @@ export const de: PageText = {
       'still-signed-in': { title: 'Sie sind weiterhin angemeldet', text: 'Sie können diese Seite schließen.' },
       'signed-out': { title: 'Sie sind abgemeldet', text: 'Sie können diese Seite schließen.' },
       unavailable: { title: 'Vorübergehend nicht verfügbar', text: 'Der Dienst ist vorübergehend nicht verfügbar. Versuchen Sie es gleich noch einmal.' },
+      'too-many-requests': { title: 'Zu viele Anmeldungen begonnen', text: 'Von hier wurden zu viele Anmeldungen begonnen. Warten Sie eine Minute, kehren Sie dann zur Anwendung zurück und beginnen Sie neu.' },
       failed: { title: 'Etwas ist schiefgelaufen', text: 'Bei uns ist etwas schiefgelaufen. Versuchen Sie es gleich noch einmal.' },
     },
   },

@@ -94,6 +94,7 @@ export const en: PageText = {
       'still-signed-in': { title: 'You are still signed in', text: 'You can close this page.' },
       'signed-out': { title: 'You are signed out', text: 'You can close this page.' },
       unavailable: { title: 'Temporarily unavailable', text: 'The service is temporarily unavailable. Try again in a moment.' },
+      'too-many-requests': { title: 'Too many sign-ins started', text: 'Too many sign-ins were started from here. Wait a minute, then go back to the application and start again.' },
       failed: { title: 'Something went wrong', text: 'Something went wrong on our side. Try again in a moment.' },
     },
   },
