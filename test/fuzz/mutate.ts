@@ -187,6 +187,16 @@ const jwtEdits: Array<fc.Arbitrary<JwtEdit>> = [
     { describe: 'a huge payload', edit: (jwt) => `${jwt.split('.')[0]}.${b64({ pad: 'x'.repeat(200_000) })}.${jwt.split('.')[2]}` },
     { describe: 'deeply nested claims', edit: (jwt) => `${jwt.split('.')[0]}.${b64(`${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`)}.${jwt.split('.')[2]}` },
   ),
+  // A DPoP proof's own key (RFC 9449 §4.2), unsigned: keys no signature can verify, broken points and sizes, private parts.
+  fc.constantFrom<unknown>(
+    { kty: 'EC', crv: 'P-256', x: 'AAAA', y: 'AAAA' }, { kty: 'EC', crv: 'P-256', x: 'A'.repeat(43), y: 'A'.repeat(43) }, { kty: 'EC', crv: 'secp256k1', x: 'AAAA', y: 'AAAA' },
+    { kty: 'RSA', n: 'AQAB', e: 'AQAB' }, { kty: 'RSA', n: 'A'.repeat(20_000), e: 'AQAB' }, { kty: 'RSA', n: 'AQAB', e: 'A'.repeat(2_000) }, { kty: 'oct', k: 'c2VjcmV0' },
+    { kty: 'OKP', crv: 'X25519', x: 'A'.repeat(43) }, { kty: 'OKP', crv: 'Ed25519', x: '' }, { kty: 'EC', crv: 'P-256', x: 'AAAA', y: 'AAAA', d: 'AAAA' }, { kty: 'EC' },
+    {}, [], 'jwk', null, 1, { kty: 'EC', crv: 'P-256', x: 'AAAA', y: 'AAAA', ext: false, key_ops: ['sign'] }, { kty: '__proto__' },
+  ).map((jwk): JwtEdit => ({
+    describe: `header jwk ${show(jwk)} (unsigned)`,
+    edit: (jwt: string) => `${b64({ ...decodePart(jwt.split('.')[0] ?? ''), jwk })}.${jwt.split('.').slice(1).join('.')}`,
+  })),
   fc.tuple(fc.nat(), fc.nat()).map(([i, bit]) => ({
     describe: `flip bit ${bit % 8} of character ${i}`,
     edit: (jwt: string) => {

@@ -106,6 +106,19 @@ export function pageSeeds(ctx: SeedContext): Seed[] {
       const uri = String((JSON.parse(pushed.body) as Record<string, unknown>).request_uri);
       return get('authorize: PAR request_uri of a client deleted meanwhile', `${authorize}?${new URLSearchParams({ client_id: client.clientId, request_uri: uri })}`);
     }),
+    seed('authorize', 'authorize: PAR request_uri while its client is being deleted (a race)', async (probe) => {
+      const client = await registerClient(ctx, probe, registeredCodeClient);
+      const pushed = await probe(post('setup', par, [...new URLSearchParams(request(client.clientId, codeRedirect, { scope: 'openid profile' }))], basic(client.clientId, client.secret)));
+      if (pushed.status !== 201) throw new SetupRefused(`PAR answered ${pushed.status}`);
+      const uri = String((JSON.parse(pushed.body) as Record<string, unknown>).request_uri);
+      // Both at once, each judged: the authorization request may find the client and lose it halfway.
+      const browser = new Visitor(probe);
+      const [page] = await Promise.all([
+        browser.get(`${authorize}?${new URLSearchParams({ client_id: client.clientId, request_uri: uri })}`),
+        deleteClient(ctx, probe, client),
+      ]);
+      return browser.formRequest('authorize: PAR request_uri while its client is being deleted (a race)', Visitor.formOf(page, 'sign-in'), signInFields);
+    }),
 
     // ---- the sign-in form
     seed('sign-in form', 'sign-in form: right password', async (probe) => {
