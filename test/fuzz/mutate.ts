@@ -318,6 +318,18 @@ const jsonMutations: Array<fc.Arbitrary<Mutation>> = [
     Object.defineProperty(next, name, { value: v, enumerable: true, writable: true, configurable: true });
     return { ...req, body: Buffer.from(JSON.stringify(next)) };
   })),
+  // Values the policy may well accept: combinations a registrant can send that the random ones rarely hit.
+  fc.constantFrom<[string, unknown]>(
+    ...['none', 'tls_client_auth', 'self_signed_tls_client_auth', 'private_key_jwt', 'client_secret_jwt', 'client_secret_post'].map((m): [string, unknown] => ['token_endpoint_auth_method', m]),
+    ...[['client_credentials'], ['refresh_token'], ['authorization_code', 'client_credentials'], ['authorization_code', 'refresh_token', 'client_credentials'], [], ['password'], ['client_credentials', 'client_credentials']]
+      .map((g): [string, unknown] => ['grant_types', g]),
+    ['response_types', []], ['response_types', ['code', 'code']], ['scope', 'offline_access'], ['scope', 'openid offline_access'], ['scope', 'api1.read  api1.read'], ['scope', ' '],
+    ['dpop_bound_access_tokens', true], ['tls_client_certificate_bound_access_tokens', true], ['id_token_signed_response_alg', 'ES256'], ['id_token_signed_response_alg', 'none'],
+    ['redirect_uris', []], ['redirect_uris', ['http://127.0.0.1/cb', 'http://[::1]/cb', 'http://localhost/cb']], ['jwks', { keys: [] }], ['client_id', 'code'], ['client_id', 'm2m'],
+  ).map(([name, v]) => mutation(`JSON: set ${show(name)} = ${show(v)}`, (req) => {
+    const body = jsonOf(req);
+    return !isJson(req) || !body ? req : { ...req, body: Buffer.from(JSON.stringify({ ...body, [name]: v })) };
+  })),
   fc.nat().map((i) => mutation(`JSON: drop member #${i}`, (req) => {
     const body = jsonOf(req);
     if (!isJson(req) || !body) return req;

@@ -46,7 +46,7 @@ export async function startService(configFile: string, secrets: readonly string[
     }
     const level = /"level":(\d+)/.exec(text)?.[1];
     if (Number(level) >= 50 && !text.includes('"msg":"request failed"')) {
-      const key = text.replace(/"(?:time|pid|reqId|requestId|hostname)":(?:"[^"]*"|\d+),?/g, '');
+      const key = text.replace(/"(?:time|pid|reqId|requestId|hostname|path)":(?:"[^"]*"|\d+),?/g, '');
       // The stack, which names the cause, is what the report needs: it goes after the message.
       const stack = /"stack":"((?:[^"\\]|\\.)*)"/.exec(text)?.[1]?.replace(/\\n/g, '\n') ?? '';
       add(key, `an error-level log line: ${redact(text.replace(/"stack":"(?:[^"\\]|\\.)*",?/, ''), secrets).slice(0, 400)}${stack ? `\n${redact(stack, secrets).split('\n').slice(0, 8).join('\n')}` : ''}`);
