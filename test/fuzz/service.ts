@@ -25,21 +25,32 @@ export async function startService(configFile: string, secrets: readonly string[
   let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   proc.once('exit', (code, signal) => (exited = { code, signal }));
 
-  const findings = new Set<string>();
+  // By what went wrong: the same error again (another time, request id) is counted, not repeated.
+  const findings = new Map<string, { text: string; times: number }>();
+  const add = (key: string, text: string): void => {
+    const seen = findings.get(key);
+    if (seen) seen.times++;
+    else findings.set(key, { text, times: 1 });
+  };
   let partial = '';
   let tail = '';
   let listening = false;
   const line = (text: string): void => {
-    for (const secret of secrets) if (text.includes(secret)) findings.add(`a secret (${secret.length} characters) in the log: ${redact(text, secrets).slice(0, 300)}`);
+    for (const secret of secrets) if (text.includes(secret)) add(`secret ${secret.length}`, `a secret (${secret.length} characters) in the log: ${redact(text, secrets).slice(0, 300)}`);
     if (text.includes('svc listening')) listening = true;
     // A 500 shows in the answers; anything else at error level or above (a handler that threw,
     // Node's crash output on stderr) is a finding of its own.
     if (!text.startsWith('{')) {
-      if (/Error|at .+:\d+:\d+/.test(text)) findings.add(`non-JSON error output: ${redact(text, secrets).slice(0, 300)}`);
+      if (/Error|at .+:\d+:\d+/.test(text)) add(text, `non-JSON error output: ${redact(text, secrets).slice(0, 300)}`);
       return;
     }
     const level = /"level":(\d+)/.exec(text)?.[1];
-    if (Number(level) >= 50 && !text.includes('"msg":"request failed"')) findings.add(`an error-level log line: ${redact(text, secrets).slice(0, 300)}`);
+    if (Number(level) >= 50 && !text.includes('"msg":"request failed"')) {
+      const key = text.replace(/"(?:time|pid|reqId|requestId|hostname|path)":(?:"[^"]*"|\d+),?/g, '');
+      // The stack, which names the cause, is what the report needs: it goes after the message.
+      const stack = /"stack":"((?:[^"\\]|\\.)*)"/.exec(text)?.[1]?.replace(/\\n/g, '\n') ?? '';
+      add(key, `an error-level log line: ${redact(text.replace(/"stack":"(?:[^"\\]|\\.)*",?/, ''), secrets).slice(0, 400)}${stack ? `\n${redact(stack, secrets).split('\n').slice(0, 8).join('\n')}` : ''}`);
+    }
   };
   const scan = (chunk: Buffer): void => {
     const lines = (partial + chunk.toString('utf8')).split('\n');
@@ -64,7 +75,7 @@ export async function startService(configFile: string, secrets: readonly string[
     findings() {
       if (partial) line(partial);
       partial = '';
-      return [...findings];
+      return [...findings.values()].map((f) => (f.times === 1 ? f.text : `${f.text}\n(${f.times} times)`));
     },
     tail: () => tail,
     async stop() {
