@@ -21,6 +21,7 @@ import type { Interaction, Interactions } from './interactions.js';
 import { shownReason, type SignInMessageId, type SignInNoticeId, type SignInView } from './views.js';
 import type { PushedRequests } from './pushed-requests.js';
 import type { Lookup } from '../clients/client-directory.js';
+import { isRegisteredRedirectUri } from './redirect-uri.js';
 import type { IdTokenHint } from './id-token-hint.js';
 import { isSelfRegistered, isUnprovableNativeClient, needsConsent, redirectTargetOf } from './consent-policy.js';
 
@@ -110,8 +111,19 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   }
 
   /**
-   * A client removed or disabled while its page was open (RFC 7592 `DELETE`, `svc clients
-   * disable`): the interaction ends with the page an unknown client gets.
+   * The request's client as it is now, while its redirect URI is still one of the client's. A
+   * page stays open for minutes: a client changed meanwhile (a redirect URI removed by RFC 7592
+   * `PUT` or `svc clients update`) must not receive the code at the URI it no longer has.
+   */
+  function liveClient(request: AuthorizationRequest): Client | undefined {
+    const client = clients.get(request.clientId);
+    return client && isRegisteredRedirectUri(client, request.redirectUri) ? client : undefined;
+  }
+
+  /**
+   * A client removed, disabled or no longer registered at the request's redirect URI while its
+   * page was open (RFC 7592 `DELETE`/`PUT`, `svc clients disable`): the interaction ends with
+   * the page an unknown client gets.
    */
   async function clientGone(request: AuthorizationRequest, ctx: BrowserContext, interactionId: string | undefined): Promise<FlowOutcome> {
     if (interactionId) await deps.interactions.finish(interactionId);
@@ -141,7 +153,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
 
   /** Takes the request as far as it can go: a sign-in page, a consent page or the code. */
   async function proceed(request: AuthorizationRequest, ctx: BrowserContext, interactionId: string | undefined, interaction: Interaction | undefined, setBrowserId?: string): Promise<FlowOutcome> {
-    const client = clients.get(request.clientId);
+    const client = liveClient(request);
     if (!client) return clientGone(request, ctx, interactionId);
     const browserId = setBrowserId ?? ctx.browserId;
     const session = browserId === undefined ? undefined : await deps.sessions.get(browserId);
@@ -223,7 +235,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     if (!('interaction' in found)) return found;
     const { id, interaction } = found;
     const request = interaction.request;
-    const client = clients.get(request.clientId);
+    const client = liveClient(request);
     if (!client) return clientGone(request, ctx, id);
     const username = (form.get('username') ?? '').slice(0, 256);
     const password = (form.get('password') ?? '').slice(0, 1024);
@@ -272,7 +284,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     const dot = state.indexOf('.');
     const found = await continued(new Map([['interaction', state.slice(0, Math.max(0, dot))], ['csrf', state.slice(dot + 1)]]), ctx);
     if (!('interaction' in found)) return found;
-    if (!clients.has(found.interaction.request.clientId)) return clientGone(found.interaction.request, ctx, found.id);
+    if (!liveClient(found.interaction.request)) return clientGone(found.interaction.request, ctx, found.id);
     if (typeof result?.subject !== 'string' || result.subject === '') {
       deps.logger.info({ reqId: ctx.requestId }, 'external sign-in: the identity provider answered without a subject');
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'external', reason: 'rejected by the identity provider' }, ctx.requestId);
@@ -288,7 +300,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     const { id, interaction } = found;
     const request = interaction.request;
     // Not even a denial goes to the redirect URI of a client that is gone.
-    if (!clients.has(request.clientId)) return clientGone(request, ctx, id);
+    if (!liveClient(request)) return clientGone(request, ctx, id);
     const session = await deps.sessions.get(ctx.browserId!);
     if (!session) return proceed(request, ctx, id, interaction);
     const decision = form.get('decision');
@@ -336,7 +348,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
         }
         throw err;
       }
-      if (!clients.has(request.clientId)) return clientGone(request, ctx, undefined);
+      if (!liveClient(request)) return clientGone(request, ctx, undefined);
       const hinted = await withHint(request, ctx);
       if (!('clientId' in hinted)) return hinted;
       return proceed(hinted, ctx, undefined, undefined);

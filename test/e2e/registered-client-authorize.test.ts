@@ -134,3 +134,22 @@ describe('a client deleted while its page is open', () => {
     expect(page.html).toContain(`<p role="alert">${unknownClientText}</p>`);
   });
 });
+
+describe('a client whose redirect URI is removed while its page is open', () => {
+  it('the sign-in form\'s POST answers the unknown-client page (400): the code never goes to the URI the client no longer has', async () => {
+    const client = await register();
+    const browser = new Browser(server.url);
+    const signIn = await browser.get(authorizeUrl(server, request(client).params));
+    expect(signIn.html).toContain('<h1>Sign in</h1>');
+    const moved = await fetch(`${server.url}/connect/register/${client.id}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${client.registrationToken}` },
+      body: JSON.stringify({ client_id: client.id, client_name: 'Your Bank', redirect_uris: ['https://elsewhere.example.net/cb'], grant_types: ['authorization_code', 'refresh_token'], scope: 'openid profile offline_access' }),
+    });
+    expect(moved.status).toBe(200);
+    const page = await browser.submit(signIn, { username: alice.username, password: alice.password });
+    expect(page.status).toBe(400);
+    expect(page.location).toBeUndefined();
+    expect(page.html).toContain(`<p role="alert">${unknownClientText}</p>`);
+  });
+});
