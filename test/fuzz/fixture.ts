@@ -83,6 +83,8 @@ export async function createFuzzFixture(port: number): Promise<FuzzFixture> {
     // would see only 429s. The throttle has its own tests.
     authThrottle: { pairThreshold: 1_000_000, addressThreshold: 1_000_000 },
     passwordThrottle: { pairThreshold: 1_000_000, userThreshold: 1_000_000, addressThreshold: 1_000_000 },
+    // Every page case opens a few interactions; over the limit the pages would only be 429s.
+    interactionLimit: { maxPerAddress: 1_000_000, maxTotal: 1_000_000 },
     // The fuzzer's own address is the proxy: the certificate header path (RFC 8705) is reached,
     // and X-Forwarded-For is believed (the mutations vary it).
     trustedProxies: ['127.0.0.1'],
