@@ -28,7 +28,8 @@ export type ClientName = 'm2m' | 'm2m-reference' | 'web' | 'api1.client' | 'exch
 export const certificateHeader = 'x-ssl-client-cert';
 /** The code-flow clients' redirect and post-logout URIs. */
 export const codeRedirect = 'https://app.example/callback';
-export const spaRedirect = 'http://127.0.0.1/spa/callback';
+// https: a public client at a loopback or custom-scheme URI is asked for consent every time (RFC 8252 §8.6).
+export const spaRedirect = 'https://spa.example/callback';
 export const postLogoutRedirect = 'https://app.example/signed-out';
 
 export interface FuzzFixture {
