@@ -6,7 +6,7 @@
  * stranger's certificate, and a certificate-bound token at UserInfo and introspection.
  */
 import { createHash } from 'node:crypto';
-import { certificateHeader, codeRedirect } from './fixture.js';
+import { certificateHeader, codeRedirect, spaRedirect } from './fixture.js';
 import { basic, formHeaders, get, jsonRequest, post, seed, withHeader, type Seed, type SeedContext } from './seed-kit.js';
 import { registerClient, registeredCodeClient } from './seeds-pages.js';
 import type { Probe } from './visitor.js';
@@ -35,7 +35,7 @@ export function resourceSeeds(ctx: SeedContext): Seed[] {
     seed('PAR', 'PAR: client_secret_post, request parameters as JSON-ish values', () => post('PAR: client_secret_post, request parameters as JSON-ish values', par, [
       ...pushed, ['client_secret', fx.clientSecrets.code], ['prompt', 'login consent'], ['max_age', '0'], ['ui_locales', 'de en'], ['login_hint', 'alice'],
     ])),
-    seed('PAR', 'PAR: public client', () => post('PAR: public client', par, pushed.map(([n, v]): [string, string] => [n, n === 'client_id' ? 'spa' : n === 'redirect_uri' ? 'https://spa.example/callback' : v]))),
+    seed('PAR', 'PAR: public client', () => post('PAR: public client', par, pushed.map(([n, v]): [string, string] => [n, n === 'client_id' ? 'spa' : n === 'redirect_uri' ? spaRedirect : v]))),
 
     // ---- UserInfo
     seed('UserInfo', 'UserInfo: GET, Bearer', () => get('UserInfo: GET, Bearer', userinfo, [['authorization', `Bearer ${s.userAccess}`]])),

@@ -8,7 +8,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
-import { certificateHeader, deviceGrant, tokenExchangeGrant, type FuzzFixture } from './fixture.js';
+import { certificateHeader, deviceGrant, spaRedirect, tokenExchangeGrant, type FuzzFixture } from './fixture.js';
 import { send, type FuzzRequest } from './request.js';
 import { basic, formHeaders, get, post, seed, type Seed, type SeedContext, type Signers, type State } from './seed-kit.js';
 import { pageSeeds } from './seeds-pages.js';
@@ -97,12 +97,12 @@ export async function createSeeds(fx: FuzzFixture): Promise<{ seeds: Seed[]; sig
   const spaCode = async (probe: Parameters<Seed['build']>[0]): Promise<string> => {
     signedIn ??= new Visitor(probe);
     const query = new URLSearchParams({
-      response_type: 'code', client_id: 'spa', redirect_uri: 'https://spa.example/callback', scope: 'openid api1.read', state: 's', code_challenge: pkce.challenge, code_challenge_method: 'S256',
+      response_type: 'code', client_id: 'spa', redirect_uri: spaRedirect, scope: 'openid api1.read', state: 's', code_challenge: pkce.challenge, code_challenge_method: 'S256',
     });
     return codeOf(await signedIn.signInIfAsked(await signedIn.get(`${authorize}?${query}`), fx.user));
   };
   const codeRedemption = (name: string, code: string): FuzzRequest => post(name, token, [
-    ['grant_type', 'authorization_code'], ['code', code], ['redirect_uri', 'https://spa.example/callback'], ['code_verifier', pkce.verifier], ['client_id', 'spa'],
+    ['grant_type', 'authorization_code'], ['code', code], ['redirect_uri', spaRedirect], ['code_verifier', pkce.verifier], ['client_id', 'spa'],
   ]);
 
   const tokenSide: Seed[] = [
