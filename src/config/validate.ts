@@ -288,7 +288,12 @@ function checkClients(p: Problems, raw: Raw, { scopeNames, identityNames, resour
     if (c.requireClientSecret !== false && secretCount === 0) {
       p.add(`${at}.clientSecrets`, 'a confidential client needs at least one secret (or set requireClientSecret: false for a public client)');
     }
-    stringList(p, `${at}.allowedGrantTypes`, c.allowedGrantTypes, true);
+    stringList(p, `${at}.allowedGrantTypes`, c.allowedGrantTypes, true).forEach((grant, j) => {
+      // RFC 6749 §4.4: client_credentials is for confidential clients; a public one would give tokens to anyone who knows its id.
+      if (grant === 'client_credentials' && c.requireClientSecret === false) {
+        p.add(`${at}.allowedGrantTypes[${j}]`, 'client_credentials needs a confidential client (RFC 6749 §4.4): a public client (requireClientSecret: false) would give tokens to anyone who knows its id; give it a secret or remove the grant');
+      }
+    });
     stringList(p, `${at}.allowedScopes`, c.allowedScopes, true).forEach((scope, j) => {
       if (scope === 'offline_access') {
         p.add(`${at}.allowedScopes[${j}]`, 'offline_access is not listed; set allowOfflineAccess: true instead');

@@ -105,6 +105,27 @@ describe('svc clients', () => {
     expect(await stored('client', 'odd')).toBeUndefined();
   });
 
+  it('add and update refuse a public client with client_credentials, and a redirect URI that cannot be meant, saying what to write (issue 33)', async () => {
+    expect(await svc('clients', 'add', 'pub', '--public', '--grant', 'client_credentials', '--scope', 'api1.read')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: client "pub" is not valid:\n  client "pub".allowedGrantTypes[0]: client_credentials needs a confidential client (RFC 6749 §4.4): a public client (requireClientSecret: false) would give tokens to anyone who knows its id; give it a secret or remove the grant\n',
+    });
+    expect(await stored('client', 'pub')).toBeUndefined();
+    const web = ['--public', '--grant', 'authorization_code', '--scope', 'api1.read'];
+    expect((await svc('clients', 'add', 'web', ...web, '--redirect-uri', 'localhost:3000/callback')).stderr).toBe(
+      'svc: client "web" is not valid:\n  client "web".redirectUris[0]: a redirect URI needs its scheme: without one, "host:port/path" is read as a custom scheme; write "http://localhost:3000/callback"\n',
+    );
+    expect((await svc('clients', 'add', 'web', ...web, '--redirect-uri', 'https://app.example.com/*')).stderr).toMatch(/^svc: client "web" is not valid:\n {2}client "web"\.redirectUris\[0\]: a redirect URI is compared as an exact string \(RFC 9700 §2\.1\), so "\*" is no wildcard; list each URI/);
+    expect(await svc('clients', 'add', 'web', ...web, '--redirect-uri', 'http://localhost:3000/callback')).toMatchObject({ code: 0 });
+    expect((await svc('clients', 'update', 'web', '--redirect-uri', 'HTTP://LOCALHOST:3000/cb')).stderr).toBe(
+      'svc: client "web" is not valid:\n  client "web".redirectUris[0]: a redirect URI is compared as an exact string (RFC 9700 §2.1) and must be written as a browser sends it back; write "http://localhost:3000/cb"\n',
+    );
+    expect((await svc('clients', 'update', 'web', '--grant', 'client_credentials')).stderr).toMatch(/^svc: client "web" is not valid:\n {2}client "web"\.allowedGrantTypes\[0\]: client_credentials needs a confidential client/);
+    expect((await stored('client', 'web'))!.definition).toMatchObject({ allowedGrantTypes: ['authorization_code'], redirectUris: ['http://localhost:3000/callback'] });
+    await svc('clients', 'remove', 'web');
+  });
+
   it('list and show never print a secret or a hash', async () => {
     const list = await svc('clients', 'list');
     expect(list.code).toBe(0);
