@@ -482,12 +482,14 @@ function checkOperations(p: Problems, raw: Raw): void {
   if (raw.registration !== undefined) {
     if (!isObject(raw.registration)) p.add('registration', `expected an object, got ${describe(raw.registration)}`);
     else {
-      checkUnknownFields(p, 'registration', raw.registration, ['enabled', 'allowedGrantTypes', 'allowedScopes', 'allowedAuthMethods', 'redirectUris']);
+      checkUnknownFields(p, 'registration', raw.registration, ['enabled', 'allowedGrantTypes', 'allowedScopes', 'allowedAuthMethods', 'redirectUris', 'registrationAccessTokenLifetime']);
       bool(p, 'registration.enabled', raw.registration.enabled);
       stringList(p, 'registration.allowedGrantTypes', raw.registration.allowedGrantTypes, false);
       stringList(p, 'registration.allowedScopes', raw.registration.allowedScopes, false);
       stringList(p, 'registration.allowedAuthMethods', raw.registration.allowedAuthMethods, false);
       oneOf(p, 'registration.redirectUris', raw.registration.redirectUris, ['https', 'https-or-loopback']);
+      // A minute to ten years.
+      int(p, 'registration.registrationAccessTokenLifetime', raw.registration.registrationAccessTokenLifetime, 60, 10 * 365 * 86_400);
       if (raw.registration.enabled === true && raw.clientStores !== undefined && isObject(raw.clientStores) && raw.clientStores.database === false) {
         p.add('registration.enabled', 'registered clients live in the database store: set clientStores.database to true, or leave registration off');
       }

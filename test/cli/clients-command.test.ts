@@ -301,6 +301,23 @@ describe('svc clients registration-token', () => {
   });
 });
 
+describe('svc clients registration-token --max-uses (issue 33)', () => {
+  it('gives the token a quota of registrations, 1 unless --max-uses says more', async () => {
+    const one = await svc('clients', 'registration-token');
+    expect(one.stdout).toMatch(/^initial access token \(expires \S+Z, registers at most 1 client\): [\w-]{43}\n$/);
+    const run = await svc('clients', 'registration-token', '--max-uses', '25', '--json');
+    const { initialAccessToken, maxUses } = JSON.parse(run.stdout) as { initialAccessToken: string; maxUses: number };
+    expect(maxUses).toBe(25);
+    const store = openSqlite(join(dir, 'data', 'svc.db'));
+    try {
+      expect(JSON.parse((await store.get(initialAccessToken))!.data)).toEqual({ maxUses: 25, uses: 0 });
+    } finally {
+      await store.close();
+    }
+    expect((await svc('clients', 'registration-token', '--max-uses', '0')).stderr).toBe('svc: --max-uses takes a whole number from 1 to 1000000, got "0".\n');
+  });
+});
+
 describe('svc apis', () => {
   it('add, show, secret add and remove an API resource', async () => {
     const run = await svc('apis', 'add', 'api2', '--scope', 'api1.write');
