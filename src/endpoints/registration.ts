@@ -1,10 +1,11 @@
 /**
  * Dynamic client registration (RFC 7591) and its management (RFC 7592) at `/connect/register`,
- * when `registration.enabled`. Registering takes the operator's initial access token; the
- * answer carries the client's id, a generated secret (stored only as its hash) and a
- * registration access token for `GET`/`PUT`/`DELETE` on `registration_client_uri`. A client
- * lands in the database store: this node sees it at once, every other node within
- * `clientStores.refreshInterval`.
+ * when `registration.enabled`. Registering takes the operator's initial access token (one use
+ * of its quota); the answer carries the client's id, a generated secret (stored only as its
+ * hash) and a registration access token for `GET`/`PUT`/`DELETE` on `registration_client_uri`,
+ * replaced on every `PUT` and expiring. Wrong tokens are throttled per address before any store
+ * read (`token-throttle.ts`). A client lands in the database store: this node sees it at once,
+ * every other node within `clientStores.refreshInterval`.
  */
 import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../config/schema.js';
