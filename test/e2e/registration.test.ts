@@ -12,11 +12,12 @@ import { createClientAdmin } from '../../src/clients/client-admin.js';
 import { createRegistrationTokens } from '../../src/registration/registration-tokens.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { makeSelfSigned, nodeCertificate } from '../support/certificates.js';
 import { dpopKey } from '../support/dpop.js';
 import { manualClock } from '../fixtures/grant-plugins/world.js';
+import { redisSkipReason, redisUrl } from '../support/redis.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 
 const config: UserConfig = {
@@ -332,6 +333,27 @@ describe('issue 33: wrong registration tokens and old registration access tokens
     expect((await at('GET', '/connect/register/someone', 'y'.repeat(43))).status).toBe(429);
     clock.advance(1);
     expect((await at('POST', '/connect/register', token, m2mMetadata)).status).toBe(201);
+  });
+});
+
+describe.skipIf(await redisSkipReason('the shared registration throttle'))('issue 33: the wrong-token throttle counts once for every node (Redis counters)', () => {
+  it('wrong tokens sent to one node make the other answer 429', async () => {
+    const store = createMemoryStore();
+    const clock = manualClock(Date.now());
+    const shared = { ...config, authThrottle: { addressThreshold: 2 }, counters: redisUrl, counterKeyPrefix: `svc-test:${randomBytes(6).toString('hex')}:` };
+    const [a, b] = [await startServer(shared, { store, clock }), await startServer(shared, { store, clock })];
+    try {
+      const post = (node: TestServer, bearer: string) => fetch(`${node.url}/connect/register`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` }, body: JSON.stringify(m2mMetadata),
+      });
+      for (let i = 0; i < 2; i++) expect((await post(a, 'x'.repeat(43))).status).toBe(401);
+      const blocked = await post(b, 'x'.repeat(43));
+      expect(blocked.status).toBe(429);
+      expect(blocked.headers.get('retry-after')).toBe('1');
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });
 
