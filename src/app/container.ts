@@ -41,6 +41,7 @@ import { databaseClientStore } from '../clients/database-client-store.js';
 import { createClientAdmin } from '../clients/client-admin.js';
 import { createRegistrationEndpoint } from '../endpoints/registration.js';
 import { createRegistrationTokens } from '../registration/registration-tokens.js';
+import { createRegistrationTokenThrottle } from '../registration/token-throttle.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
 import { createPasswordThrottle, type PasswordThrottle } from '../oauth/password-throttle.js';
 import { memoryWindowLimit } from '../oauth/rate-limits.js';
@@ -271,6 +272,8 @@ function createHostRouter(cradle: HostCradle): Router {
               certificateBoundTokens: receivesClientCertificates(config),
               admin: createClientAdmin({ records: store.clientRecords, checker: createEntryChecker(config, registry), config, clock }),
               tokens: createRegistrationTokens({ store, clock }),
+              // A wrong registration token is a failed authentication of its address: authThrottle's per-address rule.
+              throttle: createRegistrationTokenThrottle({ threshold: config.authThrottle.addressThreshold }, counters.backoff('registration', config.authThrottle)),
               clock,
               refresh: () => cradle.clientDirectory.refresh(),
             }),

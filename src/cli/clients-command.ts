@@ -45,6 +45,13 @@ export function parseDuration(value: string, option: string): number {
   return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86_400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
 }
 
+/** A whole number from 1 to 1,000,000, e.g. `--max-uses 10`. */
+export function parseCount(value: string, option: string): number {
+  const n = /^\d{1,7}$/.test(value) ? Number(value) : 0;
+  if (n < 1 || n > 1_000_000) throw new CliError(`${option} takes a whole number from 1 to 1000000, got "${value}".`);
+  return n;
+}
+
 /** Loads the config, builds the plugins (against a throw-away store) for the checks, and opens the database. */
 async function open(configPath: string | undefined): Promise<Context> {
   const { config, raw } = await loadConfig({ path: configPath });
@@ -211,9 +218,12 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
       case 'test-auth':
         return testAuth(config, registry, store);
       case 'registration-token': {
+        const maxUses = parseCount(str(values['max-uses']) ?? '1', '--max-uses');
         if (!config.registration.enabled) process.stderr.write('svc: warning: registration.enabled is false in this config; the token works once it is on.\n');
-        const made = await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(parseDuration(str(values['expires-in']) ?? '30d', '--expires-in'));
-        out(json ? `${JSON.stringify({ initialAccessToken: made.token, expires: iso(made.expiresAt) })}\n` : `initial access token (expires ${iso(made.expiresAt)}): ${made.token}\n`);
+        const made = await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(parseDuration(str(values['expires-in']) ?? '30d', '--expires-in'), maxUses);
+        out(json
+          ? `${JSON.stringify({ initialAccessToken: made.token, expires: iso(made.expiresAt), maxUses })}\n`
+          : `initial access token (expires ${iso(made.expiresAt)}, registers at most ${maxUses} client${maxUses === 1 ? '' : 's'}): ${made.token}\n`);
         return 0;
       }
     }

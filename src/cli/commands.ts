@@ -173,6 +173,7 @@ const registryOptions = {
   'from-config': { type: 'boolean' },
   'expires-in': { type: 'string' },
   'expire-others-in': { type: 'string' },
+  'max-uses': { type: 'string' },
   description: { type: 'string' },
   certificate: { type: 'string' },
   in: { type: 'string' },
@@ -200,7 +201,8 @@ const registryDetails = (noun: 'clients' | 'apis'): string => {
     ...(noun === 'clients'
       ? [
           [`test-auth ${id}`, '[--method <m>]: why its authentication would fail; exit 1 if it would'],
-          ['registration-token', '[--expires-in 30d]: an initial access token for /connect/register (RFC 7591)'],
+          ['registration-token', '[--expires-in 30d] [--max-uses 1]: an initial access token for /connect/register'],
+          ['', '(RFC 7591) that registers at most --max-uses clients'],
         ] as Array<[string, string]>
       : []),
     ['--json', 'machine-readable output'],

@@ -10,6 +10,7 @@ import type { Clock } from '../sdk/contracts.js';
 import { hashSecret } from '../sdk/hash.js';
 import type { ClientRecordStore, RecordKind, StoredRecord, StoredSecret } from '../store/client-records.js';
 import { isDuplicateKeyError } from '../store/store.js';
+import { operatorUpdate } from '../registration/registrant-fields.js';
 import type { EntryChecker } from './check-entry.js';
 import { entryOf } from './database-client-store.js';
 
@@ -118,13 +119,21 @@ export function createClientAdmin(deps: ClientAdminDeps) {
       for (const field of [idField(kind), secretsField(kind)]) {
         if (field in changes) throw new ClientAdminError(`${field} cannot be updated (${field === idField(kind) ? 'remove and add the entry' : 'use the secret commands'}).`);
       }
-      const definition: Record<string, unknown> = { ...record.definition };
+      let definition: Record<string, unknown> = { ...record.definition };
       for (const [field, value] of Object.entries(changes)) {
         if (value === null) delete definition[field];
         else definition[field] = value;
       }
+      if (kind === 'client') definition = operatorUpdate(definition, changes);
       await check({ ...record, definition });
       if (!(await records.update(kind, id, { definition }, clock.now()))) throw new ClientAdminError(`${label(kind, id)} is not in the database.`);
+    },
+    /** Replaces a client's whole definition (a registrant's RFC 7592 `PUT`, merged by `registrant-fields.ts`), checked like `update`. */
+    async replace(kind: RecordKind, id: string, definition: Record<string, unknown>): Promise<void> {
+      const record = await existing(kind, id);
+      const { [idField(kind)]: _id, [secretsField(kind)]: _secrets, ...body } = definition;
+      await check({ ...record, definition: body });
+      if (!(await records.update(kind, id, { definition: body }, clock.now()))) throw new ClientAdminError(`${label(kind, id)} is not in the database.`);
     },
     async setDisabled(kind: RecordKind, id: string, disabled: boolean): Promise<void> {
       await existing(kind, id);

@@ -95,7 +95,10 @@ export const defaults = {
     allowedGrantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
     allowedScopes: [],
     allowedAuthMethods: ['client_secret_basic', 'client_secret_post'],
-    redirectUris: 'https-or-loopback',
+    // Loopback http is for native apps (RFC 8252 §7.3): the operator who registers them says so.
+    redirectUris: 'https',
+    // Long enough for a client that rarely changes its metadata, short enough that a lost one stops working.
+    registrationAccessTokenLifetime: 90 * 86_400,
   },
   limits: {
     bodyBytes: 64 * 1024,

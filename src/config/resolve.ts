@@ -158,6 +158,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
       allowedScopes: [...(user.registration?.allowedScopes ?? defaults.registration.allowedScopes)],
       allowedAuthMethods: [...(user.registration?.allowedAuthMethods ?? defaults.registration.allowedAuthMethods)],
       redirectUris: user.registration?.redirectUris ?? defaults.registration.redirectUris,
+      registrationAccessTokenLifetime: user.registration?.registrationAccessTokenLifetime ?? defaults.registration.registrationAccessTokenLifetime,
     },
     workers: user.workers === 'auto' ? availableParallelism() : (user.workers ?? defaults.workers),
   });

@@ -442,10 +442,18 @@ export interface RegistrationConfig {
   /** `token_endpoint_auth_method` values allowed. Default `["client_secret_basic", "client_secret_post"]`; add `"none"` for public clients. */
   allowedAuthMethods?: string[];
   /**
-   * Which redirect URIs are accepted: `"https"` (only `https://`), or `"https-or-loopback"`
-   * (default; also `http://127.0.0.1`/`[::1]` for native apps, RFC 8252 §7.3).
+   * Which redirect URIs are accepted: `"https"` (default: only `https://`), or the native-app
+   * policy `"https-or-loopback"` (also `http://127.0.0.1`, `[::1]` or `localhost` with any port,
+   * RFC 8252 §7.3). Before issue 33 the default was `"https-or-loopback"`.
    */
   redirectUris?: 'https' | 'https-or-loopback';
+  /**
+   * Seconds a registration access token (RFC 7592 §3) opens its client's configuration endpoint;
+   * every `PUT` answers a new one. Default 7776000 (90 days).
+   *
+   * @example registrationAccessTokenLifetime: 30 * 86400
+   */
+  registrationAccessTokenLifetime?: number;
 }
 
 export interface ClientStoresConfig {
@@ -566,5 +574,6 @@ export interface ResolvedConfig {
     readonly allowedScopes: readonly string[];
     readonly allowedAuthMethods: readonly string[];
     readonly redirectUris: 'https' | 'https-or-loopback';
+    readonly registrationAccessTokenLifetime: number;
   };
 }

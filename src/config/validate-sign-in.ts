@@ -1,8 +1,10 @@
 /**
  * Start-up checks of the client fields the authorization code flow reads (OpenID Connect
- * sign-in): redirect URIs that RFC 9700 and RFC 8252 allow, and the combinations that cannot
- * work. Each message names the field.
+ * sign-in): redirect URIs that RFC 9700 and RFC 8252 allow (`src/clients/redirect-uri-rules.ts`,
+ * the rule registration and `svc clients` share), and the combinations that cannot work. Each
+ * message names the field.
  */
+import { isLoopbackHost, redirectUriAdvice, redirectUriProblem } from '../clients/redirect-uri-rules.js';
 import type { Problems } from './validate.js';
 
 /** The field checks `validate.ts` has, passed in: importing them would make a module cycle. */
@@ -17,38 +19,13 @@ export const signInClientFields = [
   'redirectUris', 'postLogoutRedirectUris', 'requirePkce', 'requireConsent', 'requirePushedAuthorization', 'authorizationCodeLifetime',
 ] as const;
 
-/** RFC 8252 §7.3 and §8.3: loopback redirect URIs use an IP literal; `localhost` is tolerated. */
-const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
-
-export function isLoopbackHost(hostname: string): boolean {
-  return loopbackHosts.has(hostname);
-}
-
-/** A redirect (or post-logout redirect) URI's problem, or `undefined` when it may be registered. */
-function redirectUriProblem(value: string, httpsIssuer: boolean, describe: FieldChecks['describe']): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return `expected an absolute URI such as "https://app.example.com/callback", got ${describe(value)}`;
-  }
-  // RFC 6749 §3.1.2: the endpoint URI MUST NOT include a fragment component.
-  if (value.includes('#')) return 'a redirect URI must not contain a fragment (RFC 6749 §3.1.2)';
-  if (url.protocol === 'http:' && httpsIssuer && !isLoopbackHost(url.hostname)) {
-    return 'an http redirect URI is allowed only for a loopback address (127.0.0.1 or [::1], RFC 8252 §7.3) when the issuer is https; use https';
-  }
-  if ((url.protocol === 'http:' || url.protocol === 'https:') && url.username + url.password !== '') {
-    return 'a redirect URI must not contain user information';
-  }
-  if (url.protocol === 'javascript:' || url.protocol === 'data:' || url.protocol === 'file:') return `the scheme ${url.protocol} is not a redirect target`;
-  return undefined;
-}
+export { isLoopbackHost };
 
 export function checkSignInClient(p: Problems, at: string, c: Record<string, unknown>, httpsIssuer: boolean, { describe, bool, int, stringList }: FieldChecks): void {
   for (const field of ['redirectUris', 'postLogoutRedirectUris'] as const) {
     stringList(p, `${at}.${field}`, c[field], false).forEach((uri, j) => {
-      const problem = redirectUriProblem(uri, httpsIssuer, describe);
-      if (problem) p.add(`${at}.${field}[${j}]`, problem);
+      const found = redirectUriProblem(uri, { httpsIssuer });
+      if (found) p.add(`${at}.${field}[${j}]`, redirectUriAdvice(found, describe(uri)));
     });
   }
   for (const field of ['requirePkce', 'requireConsent', 'requirePushedAuthorization'] as const) bool(p, `${at}.${field}`, c[field]);

@@ -288,7 +288,12 @@ function checkClients(p: Problems, raw: Raw, { scopeNames, identityNames, resour
     if (c.requireClientSecret !== false && secretCount === 0) {
       p.add(`${at}.clientSecrets`, 'a confidential client needs at least one secret (or set requireClientSecret: false for a public client)');
     }
-    stringList(p, `${at}.allowedGrantTypes`, c.allowedGrantTypes, true);
+    stringList(p, `${at}.allowedGrantTypes`, c.allowedGrantTypes, true).forEach((grant, j) => {
+      // RFC 6749 §4.4: client_credentials is for confidential clients; a public one would give tokens to anyone who knows its id.
+      if (grant === 'client_credentials' && c.requireClientSecret === false) {
+        p.add(`${at}.allowedGrantTypes[${j}]`, 'client_credentials needs a confidential client (RFC 6749 §4.4): a public client (requireClientSecret: false) would give tokens to anyone who knows its id; give it a secret or remove the grant');
+      }
+    });
     stringList(p, `${at}.allowedScopes`, c.allowedScopes, true).forEach((scope, j) => {
       if (scope === 'offline_access') {
         p.add(`${at}.allowedScopes[${j}]`, 'offline_access is not listed; set allowOfflineAccess: true instead');
@@ -478,12 +483,14 @@ function checkOperations(p: Problems, raw: Raw): void {
   if (raw.registration !== undefined) {
     if (!isObject(raw.registration)) p.add('registration', `expected an object, got ${describe(raw.registration)}`);
     else {
-      checkUnknownFields(p, 'registration', raw.registration, ['enabled', 'allowedGrantTypes', 'allowedScopes', 'allowedAuthMethods', 'redirectUris']);
+      checkUnknownFields(p, 'registration', raw.registration, ['enabled', 'allowedGrantTypes', 'allowedScopes', 'allowedAuthMethods', 'redirectUris', 'registrationAccessTokenLifetime']);
       bool(p, 'registration.enabled', raw.registration.enabled);
       stringList(p, 'registration.allowedGrantTypes', raw.registration.allowedGrantTypes, false);
       stringList(p, 'registration.allowedScopes', raw.registration.allowedScopes, false);
       stringList(p, 'registration.allowedAuthMethods', raw.registration.allowedAuthMethods, false);
       oneOf(p, 'registration.redirectUris', raw.registration.redirectUris, ['https', 'https-or-loopback']);
+      // A minute to ten years.
+      int(p, 'registration.registrationAccessTokenLifetime', raw.registration.registrationAccessTokenLifetime, 60, 10 * 365 * 86_400);
       if (raw.registration.enabled === true && raw.clientStores !== undefined && isObject(raw.clientStores) && raw.clientStores.database === false) {
         p.add('registration.enabled', 'registered clients live in the database store: set clientStores.database to true, or leave registration off');
       }

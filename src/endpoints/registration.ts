@@ -1,10 +1,11 @@
 /**
  * Dynamic client registration (RFC 7591) and its management (RFC 7592) at `/connect/register`,
- * when `registration.enabled`. Registering takes the operator's initial access token; the
- * answer carries the client's id, a generated secret (stored only as its hash) and a
- * registration access token for `GET`/`PUT`/`DELETE` on `registration_client_uri`. A client
- * lands in the database store: this node sees it at once, every other node within
- * `clientStores.refreshInterval`.
+ * when `registration.enabled`. Registering takes the operator's initial access token (one use
+ * of its quota); the answer carries the client's id, a generated secret (stored only as its
+ * hash) and a registration access token for `GET`/`PUT`/`DELETE` on `registration_client_uri`,
+ * replaced on every `PUT` and expiring. Wrong tokens are throttled per address before any store
+ * read (`token-throttle.ts`). A client lands in the database store: this node sees it at once,
+ * every other node within `clientStores.refreshInterval`.
  */
 import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../config/schema.js';
@@ -12,11 +13,15 @@ import { ClientAdminError, type ClientAdmin } from '../clients/client-admin.js';
 import { InvalidClientMetadata, InvalidRequest, OAuthError } from '../oauth/errors.js';
 import type { Clock } from '../sdk/contracts.js';
 import { definitionFromMetadata, metadataOf } from '../registration/client-metadata.js';
+import { registeredDefinition } from '../registration/registrant-fields.js';
 import type { RegistrationTokens } from '../registration/registration-tokens.js';
+import type { RegistrationTokenThrottle } from '../registration/token-throttle.js';
 import { paths } from './urls.js';
 
 export interface RegistrationRequest {
   readonly authorization: string | undefined;
+  /** The caller's address, for the wrong-token throttle. */
+  readonly remoteAddress?: string;
   /** The parsed JSON body; `undefined` for GET and DELETE. */
   readonly body?: unknown;
   readonly clientId?: string;
@@ -33,6 +38,7 @@ export interface RegistrationDeps {
   certificateBoundTokens: boolean;
   admin: ClientAdmin;
   tokens: RegistrationTokens;
+  throttle: RegistrationTokenThrottle;
   clock: Clock;
   /** Makes this node see a change at once (the others follow within the refresh interval). */
   refresh(): Promise<void>;
@@ -61,33 +67,55 @@ function refused(err: unknown): never {
 }
 
 export function createRegistrationEndpoint(deps: RegistrationDeps) {
-  const { admin, tokens, config } = deps;
+  const { admin, tokens, throttle, config, clock } = deps;
   const offered = { idTokenAlgorithms: config.signing.idTokenAlgorithms, certificateBoundTokens: deps.certificateBoundTokens };
   const clientUri = (id: string): string => `${config.issuer}${paths.register}/${encodeURIComponent(id)}`;
+  const accessLifetime = config.registration.registrationAccessTokenLifetime;
 
-  async function authorized(request: RegistrationRequest): Promise<string> {
-    const token = bearer(request.authorization);
-    const id = await tokens.accessFor(token);
-    if (id === undefined || id !== request.clientId) throw invalidToken(id === undefined ? 'unknown registration access token' : `token of client "${id}" used for "${request.clientId}"`);
-    return id;
+  /** The bearer token, once the address may try; a wrong one is counted against the address. */
+  async function presented(request: RegistrationRequest, valid: (token: string) => Promise<boolean>): Promise<string> {
+    await throttle.check(request.remoteAddress, clock.now());
+    let token: string;
+    try {
+      token = bearer(request.authorization);
+    } catch (err) {
+      await throttle.failed(request.remoteAddress, clock.now());
+      throw err;
+    }
+    if (!(await valid(token))) {
+      await throttle.failed(request.remoteAddress, clock.now());
+      throw invalidToken('unknown, expired or used-up registration token');
+    }
+    return token;
+  }
+
+  /** The registration access token, when it opens the client the URI names. */
+  async function authorized(request: RegistrationRequest): Promise<{ id: string; token: string }> {
+    let id: string | undefined;
+    const token = await presented(request, async (t) => (id = await tokens.accessFor(t)) !== undefined && id === request.clientId);
+    return { id: id!, token };
   }
 
   return {
     /** POST /connect/register (RFC 7591 §3.1): 201 with the client's information. */
     async register(request: RegistrationRequest): Promise<RegistrationAnswer> {
-      const initial = bearer(request.authorization);
-      if (!(await tokens.isInitial(initial))) throw invalidToken('unknown or expired initial access token');
-      const definition = definitionFromMetadata(jsonObject(request.body), config.registration, offered);
+      const initial = await presented(request, (t) => tokens.isInitial(t));
+      const definition = registeredDefinition(definitionFromMetadata(jsonObject(request.body), config.registration, offered));
+      // One use of the token's quota, taken only for metadata that passed, given back if the store refuses it.
+      if (!(await tokens.takeInitialUse(initial))) throw invalidToken('initial access token used up');
       const id = randomBytes(16).toString('base64url');
-      const secret = await admin.add('client', id, definition).catch(refused);
-      const registrationToken = await tokens.issueAccess(id);
+      const secret = await admin.add('client', id, definition).catch(async (err: unknown) => {
+        await tokens.returnInitialUse(initial);
+        return refused(err);
+      });
+      const registrationToken = await tokens.issueAccess(id, accessLifetime);
       await deps.refresh();
       return {
         status: 201,
         body: {
           ...metadataOf(id, definition),
           ...(secret ? { client_secret: secret.value, client_secret_expires_at: 0 } : {}),
-          client_id_issued_at: Math.floor(deps.clock.now() / 1000),
+          client_id_issued_at: Math.floor(clock.now() / 1000),
           registration_access_token: registrationToken,
           registration_client_uri: clientUri(id),
         },
@@ -95,27 +123,32 @@ export function createRegistrationEndpoint(deps: RegistrationDeps) {
     },
     /** GET (RFC 7592 §2.1): the client's current metadata; its secret is stored hashed, so never in it. */
     async read(request: RegistrationRequest): Promise<RegistrationAnswer> {
-      const id = await authorized(request);
+      const { id } = await authorized(request);
       const record = await admin.show('client', id).catch(() => undefined);
       if (!record) throw invalidToken(`client "${id}" no longer exists`);
       return { status: 200, body: { ...metadataOf(id, record.definition), registration_client_uri: clientUri(id) } };
     },
-    /** PUT (RFC 7592 §2.2): the metadata sent replaces the client's; what is left out takes its default. */
+    /**
+     * PUT (RFC 7592 §2.2): the metadata sent replaces the registrant's own (what is left out takes
+     * its default); the operator's fields stay. The answer carries a new registration access
+     * token and the old one stops working (§3).
+     */
     async update(request: RegistrationRequest): Promise<RegistrationAnswer> {
-      const id = await authorized(request);
+      const { id, token } = await authorized(request);
       const body = jsonObject(request.body);
       if (body.client_id !== id) throw new InvalidRequest('client_id in the body must be the client being updated.');
-      const definition = definitionFromMetadata(body, config.registration, offered);
+      const requested = definitionFromMetadata(body, config.registration, offered);
       const record = await admin.show('client', id).catch(() => undefined);
       if (!record) throw invalidToken(`client "${id}" no longer exists`);
-      const changes: Record<string, unknown> = Object.fromEntries(Object.keys(record.definition).map((k) => [k, null]));
-      await admin.update('client', id, { ...changes, ...definition }).catch(refused);
+      const definition = registeredDefinition(requested, record.definition);
+      await admin.replace('client', id, definition).catch(refused);
+      const registrationToken = await tokens.rotateAccess(token, id, accessLifetime);
       await deps.refresh();
-      return { status: 200, body: { ...metadataOf(id, definition), registration_client_uri: clientUri(id) } };
+      return { status: 200, body: { ...metadataOf(id, definition), registration_access_token: registrationToken, registration_client_uri: clientUri(id) } };
     },
     /** DELETE (RFC 7592 §2.3): 204, and the registration access token stops working. */
     async remove(request: RegistrationRequest): Promise<RegistrationAnswer> {
-      const id = await authorized(request);
+      const { id } = await authorized(request);
       await admin.remove('client', id).catch(() => undefined);
       await tokens.removeAccess(id);
       await deps.refresh();

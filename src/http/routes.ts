@@ -131,6 +131,7 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
     };
     const request = async (ctx: Context, withBody: boolean): Promise<RegistrationRequest> => ({
       authorization: ctx.get('authorization') || undefined,
+      remoteAddress: ctx.ip,
       ...(withBody ? { body: await readJson(ctx) } : {}),
       ...(ctx.params.clientId === undefined ? {} : { clientId: String(ctx.params.clientId) }),
     });

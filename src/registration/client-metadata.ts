@@ -2,9 +2,11 @@
  * RFC 7591 §2 client metadata to and from a client definition, under the deployment's
  * registration policy (`registration` in the config). Unknown metadata is ignored (§2); a value
  * of the wrong type or outside the policy is `invalid_client_metadata`, a redirect URI outside it
- * `invalid_redirect_uri` (§3.2.2). The definition is then checked with the config's own rules.
+ * `invalid_redirect_uri` (§3.2.2). The definition is then merged with the operator's fields
+ * (`registrant-fields.ts`) and checked with the config's own rules.
  */
 import type { ResolvedConfig } from '../config/schema.js';
+import { isLoopbackHost, redirectUriProblem } from '../clients/redirect-uri-rules.js';
 import { defaultIdTokenAlgorithm } from '../oauth/id-token-issuer.js';
 import { InvalidClientMetadata, InvalidRedirectUri, InvalidSoftwareStatement, UnapprovedSoftwareStatement } from '../oauth/errors.js';
 
@@ -36,19 +38,27 @@ function text(body: Record<string, unknown>, name: string, max = maxString): str
   return value;
 }
 
-const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
+/** RFC 6749 §5.2: an error_description has no `"`, `\` or non-ASCII character. */
+function asDescription(message: string): string {
+  const text = message.replace(/§/g, 'section ').replace(/"/g, "'");
+  return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
+}
 
+/**
+ * The shared rule first (`redirect-uri-rules.ts`), then the policy: https, and http on a loopback
+ * address only under the native-app policy `"https-or-loopback"` (RFC 8252 §7.3). Descriptions
+ * never quote the URI.
+ */
 function checkRedirectUri(uri: string, policy: Policy): void {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    throw new InvalidRedirectUri('A redirect URI is not an absolute URI.');
+  const found = redirectUriProblem(uri, { httpsIssuer: true });
+  if (found?.code === 'not-absolute') throw new InvalidRedirectUri('A redirect URI is not an absolute URI.');
+  if (found?.code === 'fragment') throw new InvalidRedirectUri('A redirect URI must not have a fragment.');
+  const url = found === undefined ? new URL(uri) : undefined;
+  if (url?.protocol === 'https:') return;
+  if (url?.protocol === 'http:' && policy.redirectUris === 'https-or-loopback' && isLoopbackHost(url.hostname)) return;
+  if (found !== undefined && found.code !== 'http-not-loopback' && found.code !== 'custom-scheme') {
+    throw new InvalidRedirectUri(asDescription(found.message));
   }
-  // RFC 6749 §3.1.2: no fragment.
-  if (url.hash !== '' || uri.includes('#')) throw new InvalidRedirectUri('A redirect URI must not have a fragment.');
-  if (url.protocol === 'https:') return;
-  if (url.protocol === 'http:' && policy.redirectUris === 'https-or-loopback' && loopbackHosts.has(url.hostname)) return;
   throw new InvalidRedirectUri(policy.redirectUris === 'https' ? 'Redirect URIs must use https.' : 'Redirect URIs must use https, or http on a loopback address.');
 }
 
@@ -92,12 +102,21 @@ export function definitionFromMetadata(body: Record<string, unknown>, policy: Po
   if (!policy.allowedAuthMethods.includes(method)) {
     throw new InvalidClientMetadata(`The token endpoint auth method is not allowed here (allowed: ${policy.allowedAuthMethods.join(', ')}).`, { logDetail: `method ${JSON.stringify(method)}` });
   }
+  // RFC 6749 §4.4: client_credentials is for confidential clients; a public one would give tokens to anyone who knows its id.
+  if (method === 'none' && grantTypes.includes('client_credentials')) {
+    throw new InvalidClientMetadata('A public client (token_endpoint_auth_method none) cannot use the client_credentials grant.');
+  }
   const scopeText = text(body, 'scope');
   const scopes = scopeText === undefined ? [...policy.allowedScopes] : scopeText.split(' ').filter(Boolean);
+  // offline_access (refresh tokens) is a scope like any other here: only when the policy lists it.
   for (const s of scopes) {
-    if (s !== 'offline_access' && !policy.allowedScopes.includes(s)) throw new InvalidClientMetadata('A requested scope is not allowed here.', { logDetail: `scope ${JSON.stringify(s)}` });
+    if (!policy.allowedScopes.includes(s)) throw new InvalidClientMetadata('A requested scope is not allowed here.', { logDetail: `scope ${JSON.stringify(s)}` });
   }
   if (scopes.filter((s) => s !== 'offline_access').length === 0) throw new InvalidClientMetadata('The client needs at least one scope.');
+  // The refresh_token grant is offline access by another name: the same policy decides.
+  if (grantTypes.includes('refresh_token') && !policy.allowedScopes.includes('offline_access')) {
+    throw new InvalidClientMetadata('The refresh_token grant needs offline_access, which is not allowed here.');
+  }
   const redirectUris = stringList(body, 'redirect_uris') ?? [];
   for (const uri of redirectUris) checkRedirectUri(uri, policy);
   if (grantTypes.includes('authorization_code') && redirectUris.length === 0) {
@@ -127,7 +146,6 @@ export function definitionFromMetadata(body: Record<string, unknown>, policy: Po
     ...(idTokenAlg === undefined ? {} : { allowedIdentityTokenSigningAlgorithms: [idTokenAlg] }),
     ...(dpopBound ? { requireDPoP: true } : {}),
     ...(certificateBound ? { requireCertificateBoundTokens: true } : {}),
-    properties: { registered: 'true' },
   };
 }
 

@@ -105,6 +105,27 @@ describe('svc clients', () => {
     expect(await stored('client', 'odd')).toBeUndefined();
   });
 
+  it('add and update refuse a public client with client_credentials, and a redirect URI that cannot be meant, saying what to write (issue 33)', async () => {
+    expect(await svc('clients', 'add', 'pub', '--public', '--grant', 'client_credentials', '--scope', 'api1.read')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: client "pub" is not valid:\n  client "pub".allowedGrantTypes[0]: client_credentials needs a confidential client (RFC 6749 §4.4): a public client (requireClientSecret: false) would give tokens to anyone who knows its id; give it a secret or remove the grant\n',
+    });
+    expect(await stored('client', 'pub')).toBeUndefined();
+    const web = ['--public', '--grant', 'authorization_code', '--scope', 'api1.read'];
+    expect((await svc('clients', 'add', 'web', ...web, '--redirect-uri', 'localhost:3000/callback')).stderr).toBe(
+      'svc: client "web" is not valid:\n  client "web".redirectUris[0]: a redirect URI needs its scheme: without one, "host:port/path" is read as a custom scheme; write "http://localhost:3000/callback"\n',
+    );
+    expect((await svc('clients', 'add', 'web', ...web, '--redirect-uri', 'https://app.example.com/*')).stderr).toMatch(/^svc: client "web" is not valid:\n {2}client "web"\.redirectUris\[0\]: a redirect URI is compared as an exact string \(RFC 9700 §2\.1\), so "\*" is no wildcard; list each URI/);
+    expect(await svc('clients', 'add', 'web', ...web, '--redirect-uri', 'http://localhost:3000/callback')).toMatchObject({ code: 0 });
+    expect((await svc('clients', 'update', 'web', '--redirect-uri', 'HTTP://LOCALHOST:3000/cb')).stderr).toBe(
+      'svc: client "web" is not valid:\n  client "web".redirectUris[0]: a redirect URI is compared as an exact string (RFC 9700 §2.1) and must be written as a browser sends it back; write "http://localhost:3000/cb"\n',
+    );
+    expect((await svc('clients', 'update', 'web', '--grant', 'client_credentials')).stderr).toMatch(/^svc: client "web" is not valid:\n {2}client "web"\.allowedGrantTypes\[0\]: client_credentials needs a confidential client/);
+    expect((await stored('client', 'web'))!.definition).toMatchObject({ allowedGrantTypes: ['authorization_code'], redirectUris: ['http://localhost:3000/callback'] });
+    await svc('clients', 'remove', 'web');
+  });
+
   it('list and show never print a secret or a hash', async () => {
     const list = await svc('clients', 'list');
     expect(list.code).toBe(0);
@@ -277,6 +298,23 @@ describe('svc clients registration-token', () => {
     } finally {
       rows.close();
     }
+  });
+});
+
+describe('svc clients registration-token --max-uses (issue 33)', () => {
+  it('gives the token a quota of registrations, 1 unless --max-uses says more', async () => {
+    const one = await svc('clients', 'registration-token');
+    expect(one.stdout).toMatch(/^initial access token \(expires \S+Z, registers at most 1 client\): [\w-]{43}\n$/);
+    const run = await svc('clients', 'registration-token', '--max-uses', '25', '--json');
+    const { initialAccessToken, maxUses } = JSON.parse(run.stdout) as { initialAccessToken: string; maxUses: number };
+    expect(maxUses).toBe(25);
+    const store = openSqlite(join(dir, 'data', 'svc.db'));
+    try {
+      expect(JSON.parse((await store.get(initialAccessToken))!.data)).toEqual({ maxUses: 25, uses: 0 });
+    } finally {
+      await store.close();
+    }
+    expect((await svc('clients', 'registration-token', '--max-uses', '0')).stderr).toBe('svc: --max-uses takes a whole number from 1 to 1000000, got "0".\n');
   });
 });
 

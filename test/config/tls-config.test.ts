@@ -25,7 +25,7 @@ describe('validateUserConfig: tls and mtls', () => {
       issuer: 'http://auth.example.com',
       tls: { certificate: '', requestClientCertificate: 'yes', ca: './x' },
       mtls: { certificateHeader: 'X SSL Cert', certificateBoundAccessTokens: 1, endpointAliasesBaseUrl: 'http://mtls.example.com' },
-      clients: [{ clientId: 'c', requireClientSecret: false, allowedGrantTypes: ['client_credentials'], allowedScopes: [], requireCertificateBoundTokens: 'true' }],
+      clients: [{ clientId: 'c', requireClientSecret: false, allowedGrantTypes: ['password'], allowedScopes: [], requireCertificateBoundTokens: 'true' }],
     })).toEqual([
       'clients[0].requireCertificateBoundTokens: expected true or false, got "true"',
       'tls.ca: unknown field (known: certificate, key, requestClientCertificate)',

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { validateUserConfig } from '../../src/config/validate.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 
-const client = { clientId: 'm2m', requireClientSecret: false, allowedGrantTypes: ['client_credentials'], allowedScopes: [] as string[] };
+const client = { clientId: 'm2m', requireClientSecret: false, allowedGrantTypes: ['password'], allowedScopes: [] as string[] };
 
 describe('dpop config', () => {
   it('fills in the defaults', () => {

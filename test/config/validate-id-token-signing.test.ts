@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { validateUserConfig } from '../../src/config/validate.js';
 
-const client = { clientId: 'web', requireClientSecret: false, allowedGrantTypes: ['client_credentials'], allowedScopes: [] as string[] };
+const client = { clientId: 'web', requireClientSecret: false, allowedGrantTypes: ['password'], allowedScopes: [] as string[] };
 
 describe('ID token algorithms in the config', () => {
   it('defaults to RS256 for the service and no choice for a client', () => {

@@ -63,3 +63,25 @@ describe('sign-in client fields', () => {
     ]);
   });
 });
+
+describe('redirect URIs that cannot be what the operator meant (issue 33)', () => {
+  it.each([
+    ['host:port without a scheme', 'localhost:3000/callback', 'a redirect URI needs its scheme: without one, "host:port/path" is read as a custom scheme; write "http://localhost:3000/callback"'],
+    ['a host name without a scheme', 'app.example.com/callback', 'a redirect URI needs its scheme: without one, "host:port/path" is read as a custom scheme; write "https://app.example.com/callback"'],
+    ['a trailing space', 'https://app.example.com/callback ', 'a redirect URI must not contain spaces, tabs or line breaks (a trailing space is easy to miss); write "https://app.example.com/callback"'],
+    ['a wildcard', 'https://app.example.com/*', 'a redirect URI is compared as an exact string (RFC 9700 §2.1), so "*" is no wildcard; list each URI the client uses, such as "https://app.example.com/callback"'],
+    ['an upper-case scheme and host', 'HTTP://LOCALHOST:3000/cb', 'a redirect URI is compared as an exact string (RFC 9700 §2.1) and must be written as a browser sends it back; write "http://localhost:3000/cb"'],
+    ['no "//" after the scheme', 'https:app.example.com/cb', 'a redirect URI is compared as an exact string (RFC 9700 §2.1) and must be written as a browser sends it back; write "https://app.example.com/cb"'],
+    ['a custom scheme that is not a reversed domain name', 'myapp:/callback', 'a custom URI scheme must be a reversed domain name you control, such as "com.example.app:/callback" (RFC 8252 §7.1); for a web address write "https://"'],
+    ['an upper-case custom scheme', 'Com.Example.App:/cb', 'a redirect URI is compared as an exact string (RFC 9700 §2.1) and must be written as a browser sends it back; write "com.example.app:/cb"'],
+  ])('refuses %s with what to write instead', (_case, uri, message) => {
+    expect(validateUserConfig(configWith({ redirectUris: [uri] }))).toEqual([`clients[0].redirectUris[0]: ${message}`]);
+  });
+
+  it('accepts what RFC 8252 and RFC 9700 allow', () => {
+    expect(validateUserConfig(configWith({
+      redirectUris: ['https://app.example.com/callback', 'http://127.0.0.1:8080/cb', 'http://[::1]/cb', 'http://localhost:3000/cb', 'com.example.app:/oauth2redirect', 'com.example.app://callback', 'https://app.example.com/cb?tenant=a%20b'],
+      postLogoutRedirectUris: ['https://app.example.com/'],
+    }))).toEqual([]);
+  });
+});

@@ -115,7 +115,17 @@ describe('validateUserConfig', () => {
     expect(validateUserConfig(withClient(0, { clientSecrets: [] }))).toEqual([
       expect.stringMatching(/^clients\[0\]\.clientSecrets: a confidential client needs at least one secret/),
     ]);
-    expect(validateUserConfig(withClient(0, { clientSecrets: [], requireClientSecret: false }))).toEqual([]);
+    // Issue 33: a public client is one for a user's grant, not client_credentials (below).
+    expect(validateUserConfig(withClient(0, { clientSecrets: [], requireClientSecret: false, allowedGrantTypes: ['password'] }))).toEqual([]);
+  });
+
+  it('names a public client with the client_credentials grant: anyone who knows its id would get tokens (issue 33)', () => {
+    expect(validateUserConfig(withClient(1, { clientSecrets: [], requireClientSecret: false, allowedGrantTypes: ['password', 'client_credentials'] }))).toEqual([
+      'clients[1].allowedGrantTypes[1]: client_credentials needs a confidential client (RFC 6749 §4.4): a public client (requireClientSecret: false) would give tokens to anyone who knows its id; give it a secret or remove the grant',
+    ]);
+    expect(() => checkConfig(withClient(0, { clientSecrets: [], requireClientSecret: false, tokenEndpointAuthMethods: ['none'] }), '/srv/svc')).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringMatching(/^clients\[0\]\.allowedGrantTypes\[0\]: client_credentials needs a confidential client/) }),
+    );
   });
 
   it('names a missing required list and a wrongly typed value', () => {

@@ -7,13 +7,17 @@ import * as oauth from 'oauth4webapi';
 import * as openid from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
+import { createEntryChecker } from '../../src/clients/check-entry.js';
+import { createClientAdmin } from '../../src/clients/client-admin.js';
 import { createRegistrationTokens } from '../../src/registration/registration-tokens.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { makeSelfSigned, nodeCertificate } from '../support/certificates.js';
 import { dpopKey } from '../support/dpop.js';
+import { manualClock } from '../fixtures/grant-plugins/world.js';
+import { redisSkipReason, redisUrl } from '../support/redis.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 
 const config: UserConfig = {
@@ -31,7 +35,7 @@ let initial: string;
 beforeAll(async () => {
   const store = createMemoryStore();
   server = await startServer(config, { store });
-  initial = (await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(3600)).token;
+  initial = (await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(3600, 1000)).token;
 });
 afterAll(() => server?.close());
 
@@ -85,6 +89,8 @@ describe('registration', () => {
 
     const updated = await call('PUT', path, { client_id: id, grant_types: ['client_credentials'], scope: 'api1.read', client_name: 'Reports v2' }, rat);
     expect(updated).toMatchObject({ status: 200, body: { client_id: id, client_name: 'Reports v2' } });
+    // RFC 7592 §3 (issue 33): the PUT answers a new registration access token; the old one stops working.
+    rat.authorization = `Bearer ${String(updated.body!.registration_access_token)}`;
     expect((await call('GET', path, undefined, rat)).body!.client_name).toBe('Reports v2');
     expect(await call('PUT', path, { client_id: 'other', scope: 'api1.read', grant_types: ['client_credentials'] }, rat)).toMatchObject({
       status: 400, body: { error: 'invalid_request', error_description: 'client_id in the body must be the client being updated.' },
@@ -140,7 +146,8 @@ describe('registration', () => {
 
   describe('RFC 7591 §3.2.2 errors', () => {
     it.each([
-      ['a redirect URI over plain http', { redirect_uris: ['http://app.example.com/cb'], scope: 'openid' }, 'invalid_redirect_uri', 'Redirect URIs must use https, or http on a loopback address.'],
+      // The default policy is "https" since issue 33 (loopback http only with the native-app policy, below).
+      ['a redirect URI over plain http', { redirect_uris: ['http://app.example.com/cb'], scope: 'openid' }, 'invalid_redirect_uri', 'Redirect URIs must use https.'],
       ['a redirect URI with a fragment', { redirect_uris: ['https://app.example.com/cb#x'], scope: 'openid' }, 'invalid_redirect_uri', 'A redirect URI must not have a fragment.'],
       ['a redirect URI that is not absolute', { redirect_uris: ['/cb'], scope: 'openid' }, 'invalid_redirect_uri', 'A redirect URI is not an absolute URI.'],
       ['authorization_code without redirect URIs', { scope: 'openid' }, 'invalid_redirect_uri', 'redirect_uris is required for the authorization_code grant.'],
@@ -168,6 +175,185 @@ describe('registration', () => {
       const reply = await call('POST', '/connect/register', undefined, { authorization: `Bearer ${initial}`, 'content-type': 'application/x-www-form-urlencoded' });
       expect(reply).toMatchObject({ status: 400, body: { error: 'invalid_request', error_description: 'The request body must be application/json.' } });
     });
+  });
+});
+
+describe('issue 33: what a registrant may change, and the tokens of registration', () => {
+  const bearerOf = (body: Record<string, unknown> | undefined) => ({ authorization: `Bearer ${String(body!.registration_access_token)}` });
+
+  it('a PUT changes only the registrant\'s metadata: what the operator set (svc clients update) stays', async () => {
+    const web = { redirect_uris: ['https://app.example.com/cb'], scope: 'openid api1.read', client_name: 'Web' };
+    const reply = await register({ ...web, dpop_bound_access_tokens: true });
+    expect(reply.status).toBe(201);
+    const id = String(reply.body!.client_id);
+    const path = `/connect/register/${id}`;
+    // The operator's door: the ClientAdmin `svc clients update` uses, on the server's own store.
+    const { app } = server;
+    const admin = createClientAdmin({ records: app.store.clientRecords, checker: createEntryChecker(app.config, app.registry), config: app.config, clock: { now: () => Date.now() } });
+    const operatorFields = {
+      requireConsent: true, requirePushedAuthorization: true, requireCertificateBoundTokens: false, accessTokenLifetime: 600, absoluteRefreshTokenLifetime: 86_400,
+      allowedCorsOrigins: ['https://app.example.com'], postLogoutRedirectUris: ['https://app.example.com/bye'], properties: { registered: 'true', tier: 'gold' },
+    };
+    await admin.update('client', id, operatorFields);
+    // The operator imposes DPoP too: the registrant asked for it already, and can no longer take it back.
+    await admin.update('client', id, { requireDPoP: true });
+
+    const updated = await call('PUT', path, { client_id: id, ...web, client_name: 'Web v2', redirect_uris: ['https://app.example.com/cb2'] }, bearerOf(reply.body));
+    expect(updated).toMatchObject({ status: 200, body: { client_name: 'Web v2', redirect_uris: ['https://app.example.com/cb2'], dpop_bound_access_tokens: true } });
+    const stored = (await admin.show('client', id)).definition;
+    expect(stored).toMatchObject({ ...operatorFields, requireDPoP: true, clientName: 'Web v2', redirectUris: ['https://app.example.com/cb2'] });
+    expect((stored.properties as Record<string, string>).registered).toBe('true');
+    expect(await call('GET', path, undefined, bearerOf(updated.body))).toMatchObject({ status: 200, body: { dpop_bound_access_tokens: true, client_name: 'Web v2' } });
+  });
+
+  it('a registrant takes back only the DPoP requirement it asked for itself', async () => {
+    const reply = await register({ ...m2mMetadata, dpop_bound_access_tokens: true });
+    const id = String(reply.body!.client_id);
+    const put = await call('PUT', `/connect/register/${id}`, { client_id: id, ...m2mMetadata, dpop_bound_access_tokens: false }, bearerOf(reply.body));
+    expect(put).toMatchObject({ status: 200, body: { dpop_bound_access_tokens: false } });
+  });
+
+  it('every PUT answers a new registration access token (RFC 7592 §3); the old one stops working', async () => {
+    const reply = await register(m2mMetadata);
+    const id = String(reply.body!.client_id);
+    const path = `/connect/register/${id}`;
+    const first = await call('PUT', path, { client_id: id, ...m2mMetadata }, bearerOf(reply.body));
+    expect(first.status).toBe(200);
+    expect(first.body!.registration_access_token).toMatch(/^[\w-]{43}$/);
+    expect(first.body!.registration_access_token).not.toBe(reply.body!.registration_access_token);
+    expect(await call('GET', path, undefined, bearerOf(reply.body))).toMatchObject({ status: 401, body: { error: 'invalid_token' } });
+    expect(await call('PUT', path, { client_id: id, ...m2mMetadata }, bearerOf(reply.body))).toMatchObject({ status: 401, body: { error: 'invalid_token' } });
+    expect(await call('GET', path, undefined, bearerOf(first.body))).toMatchObject({ status: 200, body: { client_id: id } });
+  });
+
+  it('offline_access and the refresh_token grant only when registration.allowedScopes lists offline_access', async () => {
+    const web = { redirect_uris: ['https://app.example.com/cb'] };
+    expect(await register({ ...web, scope: 'openid offline_access' })).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata', error_description: 'A requested scope is not allowed here.' } });
+    expect(await register({ ...web, scope: 'openid', grant_types: ['authorization_code', 'refresh_token'] })).toMatchObject({
+      status: 400, body: { error: 'invalid_client_metadata', error_description: 'The refresh_token grant needs offline_access, which is not allowed here.' },
+    });
+  });
+
+  it('refuses redirect URIs that cannot be meant, with the shared rule, never quoting them', async () => {
+    for (const [uri, description] of [
+      ['https://app.example.com/*', "A redirect URI is compared as an exact string (RFC 9700 section 2.1), so '*' is no wildcard; list each URI the client uses, such as 'https://app.example.com/callback'."],
+      ['app.example.com:8443/callback', "A redirect URI needs its scheme: without one, 'host:port/path' is read as a custom scheme; write 'https://' (or 'http://' for a loopback address) in front."],
+      ['https://app.example.com/cb ', 'A redirect URI must not contain spaces, tabs or line breaks (a trailing space is easy to miss); remove them, or write a space in a path as %20.'],
+      ['HTTPS://APP.EXAMPLE.COM/cb', "A redirect URI is compared as an exact string (RFC 9700 section 2.1) and must be written as a browser sends it back; the scheme and host in lower case, '//' after the scheme."],
+      ['http://127.0.0.1:8080/cb', 'Redirect URIs must use https.'],
+      ['com.example.app:/cb', 'Redirect URIs must use https.'],
+    ]) {
+      expect(await register({ redirect_uris: [uri], scope: 'openid' }), uri).toMatchObject({ status: 400, body: { error: 'invalid_redirect_uri', error_description: description } });
+    }
+  });
+
+  it('an initial access token registers at most its quota of clients; a refused registration uses none', async () => {
+    const tokens = createRegistrationTokens({ store: server.app.store, clock: { now: () => Date.now() } });
+    const { token } = await tokens.issueInitial(3600, 2);
+    expect((await register({ ...m2mMetadata, scope: 'api1.write' }, token)).status).toBe(400);
+    expect((await register(m2mMetadata, token)).status).toBe(201);
+    expect((await register(m2mMetadata, token)).status).toBe(201);
+    expect(await register(m2mMetadata, token)).toMatchObject({ status: 401, body: { error: 'invalid_token', error_description: 'The access token is missing or invalid.' } });
+  });
+});
+
+describe('issue 33: a native-app policy with public clients and offline access', () => {
+  let native: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    const store = createMemoryStore();
+    native = await startServer({
+      ...config,
+      registration: {
+        enabled: true, allowedGrantTypes: ['client_credentials', 'authorization_code', 'refresh_token'], allowedScopes: ['openid', 'api1.read', 'offline_access'],
+        allowedAuthMethods: ['client_secret_basic', 'none'], redirectUris: 'https-or-loopback',
+      },
+    }, { store });
+    token = (await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(3600, 100)).token;
+  });
+  afterAll(() => native?.close());
+  const registerAt = async (body: unknown) => {
+    const res = await fetch(`${native.url}/connect/register`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  it('refuses a public client (token_endpoint_auth_method none) with client_credentials', async () => {
+    expect(await registerAt({ grant_types: ['client_credentials'], scope: 'api1.read', token_endpoint_auth_method: 'none' })).toMatchObject({
+      status: 400, body: { error: 'invalid_client_metadata', error_description: 'A public client (token_endpoint_auth_method none) cannot use the client_credentials grant.' },
+    });
+    expect(await registerAt({ grant_types: ['client_credentials'], scope: 'api1.read' })).toMatchObject({ status: 201 });
+  });
+
+  it('accepts loopback redirect URIs, offline_access and the refresh_token grant when the policy says so', async () => {
+    const reply = await registerAt({
+      redirect_uris: ['http://127.0.0.1:8080/cb', 'http://[::1]/cb'], grant_types: ['authorization_code', 'refresh_token'], scope: 'openid offline_access', token_endpoint_auth_method: 'none',
+    });
+    expect(reply).toMatchObject({ status: 201, body: { scope: 'openid offline_access', token_endpoint_auth_method: 'none', redirect_uris: ['http://127.0.0.1:8080/cb', 'http://[::1]/cb'] } });
+    expect(await registerAt({ redirect_uris: ['http://app.example.com/cb'], scope: 'openid' })).toMatchObject({
+      status: 400, body: { error: 'invalid_redirect_uri', error_description: 'Redirect URIs must use https, or http on a loopback address.' },
+    });
+  });
+});
+
+describe('issue 33: wrong registration tokens and old registration access tokens', () => {
+  let guarded: TestServer;
+  let store: ReturnType<typeof createMemoryStore>;
+  const clock = manualClock(Date.now());
+  beforeAll(async () => {
+    store = createMemoryStore();
+    guarded = await startServer({ ...config, authThrottle: { addressThreshold: 3 }, registration: { ...config.registration, registrationAccessTokenLifetime: 3600 } }, { store, clock });
+  });
+  afterAll(() => guarded?.close());
+  const at = async (method: string, path: string, bearer: string, body?: unknown) => {
+    const res = await fetch(guarded.url + path, {
+      method, headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+  };
+
+  it('a registration access token expires (registration.registrationAccessTokenLifetime)', async () => {
+    const { token } = await createRegistrationTokens({ store, clock }).issueInitial(86_400, 1);
+    const reply = await at('POST', '/connect/register', token, m2mMetadata);
+    expect(reply.status).toBe(201);
+    const path = `/connect/register/${String(reply.body!.client_id)}`;
+    clock.advance(3599);
+    expect((await at('GET', path, String(reply.body!.registration_access_token))).status).toBe(200);
+    clock.advance(2);
+    expect(await at('GET', path, String(reply.body!.registration_access_token))).toMatchObject({ status: 401, body: { error: 'invalid_token' } });
+  });
+
+  it('answers an address that keeps sending wrong tokens 429 with Retry-After, even with a right one, until it has waited', async () => {
+    clock.advance(3600); // the failure above is forgotten after authThrottle.window
+    const { token } = await createRegistrationTokens({ store, clock }).issueInitial(86_400, 5);
+    for (let i = 0; i < 3; i++) expect((await at('POST', '/connect/register', 'x'.repeat(43), m2mMetadata)).status).toBe(401);
+    expect(await at('POST', '/connect/register', token, m2mMetadata)).toMatchObject({
+      status: 429, retryAfter: '1', body: { error: 'temporarily_unavailable', error_description: 'Too many wrong registration tokens; retry after 1 seconds.' },
+    });
+    expect((await at('GET', '/connect/register/someone', 'y'.repeat(43))).status).toBe(429);
+    clock.advance(1);
+    expect((await at('POST', '/connect/register', token, m2mMetadata)).status).toBe(201);
+  });
+});
+
+describe.skipIf(await redisSkipReason('the shared registration throttle'))('issue 33: the wrong-token throttle counts once for every node (Redis counters)', () => {
+  it('wrong tokens sent to one node make the other answer 429', async () => {
+    const store = createMemoryStore();
+    const clock = manualClock(Date.now());
+    const shared = { ...config, authThrottle: { addressThreshold: 2 }, counters: redisUrl, counterKeyPrefix: `svc-test:${randomBytes(6).toString('hex')}:` };
+    const [a, b] = [await startServer(shared, { store, clock }), await startServer(shared, { store, clock })];
+    try {
+      const post = (node: TestServer, bearer: string) => fetch(`${node.url}/connect/register`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` }, body: JSON.stringify(m2mMetadata),
+      });
+      for (let i = 0; i < 2; i++) expect((await post(a, 'x'.repeat(43))).status).toBe(401);
+      const blocked = await post(b, 'x'.repeat(43));
+      expect(blocked.status).toBe(429);
+      expect(blocked.headers.get('retry-after')).toBe('1');
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });
 
@@ -209,7 +395,7 @@ describe('certificate-bound tokens for a registered client (RFC 8705 §3.4)', ()
     // Behind a TLS-terminating proxy at 127.0.0.1 that forwards the certificate URL-encoded, as nginx's $ssl_client_escaped_cert.
     const mtls = await startServer({ ...config, trustedProxies: ['127.0.0.1'], mtls: { certificateHeader: header } }, { store });
     try {
-      const token = (await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(3600)).token;
+      const token = (await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(3600, 1000)).token;
       const reply = await fetch(`${mtls.url}/connect/register`, {
         method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify({ ...m2mMetadata, tls_client_certificate_bound_access_tokens: true }),

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientConfig } from '../../src/config/schema.js';
+import { hashPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 import { makeKey, publicJwk, type TestKey } from '../plugins/private-key-jwt/helpers.js';
@@ -36,11 +37,13 @@ beforeAll(async () => {
       client('key-only', { tokenEndpointAuthMethods: ['private_key_jwt'] }),
       client('basic-only', { tokenEndpointAuthMethods: ['client_secret_basic'] }),
       client('either'),
+      // A user's grant: a public client may not have client_credentials (issue 33).
       {
         clientId: 'public-pinned', requireClientSecret: false, tokenEndpointAuthMethods: ['none'],
-        allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'],
+        allowedGrantTypes: ['password'], allowedScopes: ['api1.read'],
       },
     ],
+    users: [{ subjectId: 'sub-alice', username: 'alice', password: await hashPassword('alice-password', { ln: 4, r: 8, p: 1 }) }],
   });
 });
 afterAll(() => server?.close());
@@ -94,6 +97,6 @@ describe('tokenEndpointAuthMethods', () => {
   });
 
   it('a public client pinned to none authenticates with client_id alone', async () => {
-    expectToken(await postForm(tokenUrl(), { ...grant, client_id: 'public-pinned' }));
+    expectToken(await postForm(tokenUrl(), { grant_type: 'password', username: 'alice', password: 'alice-password', client_id: 'public-pinned' }));
   });
 });

@@ -3,12 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { createClientCredentialsGrant } from '../../src/grants/client-credentials.js';
 import { checkConfig } from '../../src/config/load.js';
 import { grantContext, settle } from '../fixtures/grant-plugins/grant-context.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 
 const config = checkConfig(
   {
     apiScopes: [{ name: 'api1.read' }],
     identityResources: [{ name: 'openid', claims: ['sub'] }],
-    clients: [{ clientId: 'm2m', requireClientSecret: false, allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read', 'openid'], allowOfflineAccess: true }],
+    clients: [{ clientId: 'm2m', clientSecrets: [{ value: hashSecret('m2m-secret') }], allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read', 'openid'], allowOfflineAccess: true }],
   },
   process.cwd(),
 );

@@ -14,6 +14,7 @@ import type { UserConfig } from '../../src/config/schema.js';
 import { createApp } from '../../src/app/create-app.js';
 import { createKeyRing, type KeyRing } from '../../src/oauth/keys/key-ring.js';
 import type { Logger } from '../../src/sdk/contracts.js';
+import { hashSecret } from '../../src/sdk/hash.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { StoreUnavailableError, type Store } from '../../src/store/store.js';
 
@@ -120,7 +121,7 @@ describe('managed keys', () => {
     // signing with it (one 60 s refresh interval after the switch), plus 5 min of slack.
     const user: UserConfig = {
       signing: { rotationInterval: DAY / 1000, propagationTime: HOUR / 1000 },
-      clients: [{ clientId: 'long', requireClientSecret: false, allowedGrantTypes: ['client_credentials'], allowedScopes: [], accessTokenLifetime: 7200 }],
+      clients: [{ clientId: 'long', clientSecrets: [{ value: hashSecret('long-secret') }], allowedGrantTypes: ['client_credentials'], allowedScopes: [], accessTokenLifetime: 7200 }],
     };
     const retention = 2 * HOUR + 60_000 + 5 * 60_000;
 

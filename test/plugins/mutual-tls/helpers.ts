@@ -11,7 +11,8 @@ export function configWithClient(clientSecrets: SecretConfig[], extra: { require
     {
       apiScopes: [{ name: 'api' }],
       apiResources: [{ name: 'api', scopes: ['api'] }],
-      clients: [{ clientId: 'partner', clientSecrets, allowedGrantTypes: ['client_credentials'], allowedScopes: ['api'], ...extra }],
+      // A public client may not have client_credentials (issue 33): it gets a user's grant.
+      clients: [{ clientId: 'partner', clientSecrets, allowedGrantTypes: [extra.requireClientSecret === false ? 'password' : 'client_credentials'], allowedScopes: ['api'], ...extra }],
     },
     '/srv/svc',
   );
