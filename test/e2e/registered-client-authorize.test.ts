@@ -21,7 +21,7 @@ beforeAll(async () => {
   server = await startServer(await signInConfig({
     registration: { enabled: true, allowedGrantTypes: ['authorization_code', 'refresh_token'], allowedScopes: ['openid', 'profile', 'offline_access'] },
   }), { store });
-  initial = (await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(3600)).token;
+  initial = (await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(3600, 1000)).token;
 });
 afterAll(() => server?.close());
 

@@ -54,7 +54,7 @@ describe.skipIf(chromiumMissing)('a self-registered client in Chromium', () => {
       ],
       registration: { enabled: true, allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'] },
     }), { store });
-    const initial = (await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(3600)).token;
+    const initial = (await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(3600, 1000)).token;
     const registered = await fetch(`${server.url}/connect/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${initial}` },

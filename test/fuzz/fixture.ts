@@ -145,7 +145,7 @@ export async function createFuzzFixture(port: number): Promise<FuzzFixture> {
   const configFile = join(dir, 'svc.config.json');
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
   // The operator's way to open registration; it also creates the database the service then opens.
-  const made = execFileSync(process.execPath, [join(repoRoot, 'bin/svc.mjs'), 'clients', 'registration-token', '--config', configFile, '--json'], {
+  const made = execFileSync(process.execPath, [join(repoRoot, 'bin/svc.mjs'), 'clients', 'registration-token', '--config', configFile, '--json', '--max-uses', '1000000'], {
     cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_ENV: 'production', SVC_CONFIG: '' },
   });
   const initialAccessToken = String((JSON.parse(made) as { initialAccessToken: unknown }).initialAccessToken);
