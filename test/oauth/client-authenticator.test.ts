@@ -11,7 +11,7 @@ import { createEventService } from '../../src/events/event-service.js';
 import { createAuthThrottle } from '../../src/oauth/auth-throttle.js';
 import { createClientAuthenticator, type AuthenticationSource, type ClientAuthenticator } from '../../src/oauth/client-authenticator.js';
 import { OAuthError } from '../../src/oauth/errors.js';
-import type { ApiResource, Client, Plugin, RaisedEvent, Secret } from '../../src/sdk/index.js';
+import type { ApiResource, Client, RaisedEvent, Secret } from '../../src/sdk/index.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import type { ManualClock } from '../device/helpers.js';
 import { DAY, JWT_BEARER, NOW, claimsFor, jwkSecret, makeClient, makeDeps, makeKey, sign, silentLogger, type TestKey } from '../plugins/private-key-jwt/helpers.js';
@@ -43,10 +43,17 @@ function clientsOf(): Client[] {
 
 /** The authenticator as the host wires it: every parser and validator of both plugins. */
 async function authenticator(options: { throttle?: boolean } = {}): Promise<ClientAuthenticator> {
-  const deps = makeDeps({ clients, apiResources, now: clock.now });
-  const plugins: Plugin[] = [sharedSecret, privateKeyJwt];
-  const secretParsers = await Promise.all(plugins.flatMap((p) => p.secretParsers ?? []).map((f) => f(deps)));
-  const secretValidators = await Promise.all(plugins.flatMap((p) => p.secretValidators ?? []).map((f) => f(deps)));
+  const jwtDeps = makeDeps({ clients, apiResources, now: clock.now });
+  // Each plugin gets its own options slice, as the host hands them out.
+  const secretDeps = { ...jwtDeps, options: {}, pluginOptions: {} };
+  const secretParsers = [
+    ...(await Promise.all((sharedSecret.secretParsers ?? []).map((f) => f(secretDeps)))),
+    ...(await Promise.all((privateKeyJwt.secretParsers ?? []).map((f) => f(jwtDeps)))),
+  ];
+  const secretValidators = [
+    ...(await Promise.all((sharedSecret.secretValidators ?? []).map((f) => f(secretDeps)))),
+    ...(await Promise.all((privateKeyJwt.secretValidators ?? []).map((f) => f(jwtDeps)))),
+  ];
   const eventService = createEventService(silentLogger, clock.now);
   eventService.attach([{ handle: (e) => void events.push(e) }]);
   return createClientAuthenticator({
