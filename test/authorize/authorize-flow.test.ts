@@ -231,7 +231,7 @@ describe('code issued', () => {
   it('answers form_post with the code in the fields', async () => {
     const outcome = await flow.authorize(request({ response_mode: 'form_post', nonce: 'n-1' }), browser(await signedIn()));
     expect(outcome.response).toMatchObject({ kind: 'form_post', action: 'https://web.example/cb' });
-    const fields = new Map((outcome.response as { fields: Array<[string, string]> }).fields);
+    const fields = new Map((outcome.response as { fields: ReadonlyArray<readonly [string, string]> }).fields);
     expect(fields.get('state')).toBe('st-1');
     expect(await codes.find(fields.get('code')!)).toMatchObject({ grant: { nonce: 'n-1' } });
   });
