@@ -40,6 +40,11 @@ let codes: AuthorizationCodes;
 let events: RaisedEvent[];
 let flow: AuthorizeFlow;
 let browserIds: number;
+const hints = new Map([
+  ['alice-for-web', { sub: 'alice-sub', clientId: 'web', sid: undefined }],
+  ['bob-for-web', { sub: 'bob-sub', clientId: 'web', sid: undefined }],
+  ['alice-for-partner', { sub: 'alice-sub', clientId: 'partner', sid: undefined }],
+]);
 
 beforeEach(() => {
   let now = START;
@@ -69,6 +74,8 @@ beforeEach(() => {
     newBrowserId: () => `browser-${++browserIds}`,
     callbackUrl: `${ISSUER}/connect/callback`,
     scopeDescriptions: new Map([['api.read', 'Read your orders']]),
+    // Stands in for the ID token reader: a hint is a token this service issued to a client about a user.
+    readHint: async (token) => hints.get(token),
   });
 });
 
@@ -183,6 +190,24 @@ describe('sign-in step', () => {
   });
 });
 
+describe('id_token_hint', () => {
+  it("goes straight to the code when the hint names the session's user", async () => {
+    expect(redirected(await flow.authorize(request({ id_token_hint: 'alice-for-web' }), browser(await signedIn()))).code).toEqual(expect.any(String));
+  });
+
+  it('asks for a sign-in when the hint names another user than the session’s', async () => {
+    expect((await flow.authorize(request({ id_token_hint: 'bob-for-web' }), browser(await signedIn()))).view?.kind).toBe('sign-in');
+  });
+
+  it('answers invalid_request at the redirect URI for a hint issued to another client, or no hint of ours', async () => {
+    const browserId = await signedIn();
+    for (const hint of ['alice-for-partner', 'forged']) {
+      expect(redirected(await flow.authorize(request({ id_token_hint: hint }), browser(browserId))))
+        .toEqual({ error: 'invalid_request', error_description: 'The id_token_hint is not valid.', state: 'st-1', iss: ISSUER });
+    }
+  });
+});
+
 describe('consent step', () => {
   const partner = (overrides: Record<string, string> = {}) => request({ client_id: 'partner', redirect_uri: 'https://partner.example/cb', ...overrides });
 
@@ -220,6 +245,15 @@ describe('consent step', () => {
     const denied = await flow.interact(new Map([['step', 'consent'], ['interaction', view.interaction], ['csrf', view.csrf], ['decision', 'deny']]), browser(browserId));
     expect(redirected(denied)).toEqual({ error: 'access_denied', error_description: 'The user denied the request.', state: 'st-1', iss: ISSUER });
     expect(events.map((e) => e.type)).toEqual(['consent.denied']);
+  });
+
+  it('takes prompt=login through sign-in and consent to the code, without a second sign-in page', async () => {
+    const page = await flow.authorize(partner({ prompt: 'login' }), browser(await signedIn()));
+    const consentPage = await submitSignIn(page, 'signed-in-browser', 'alice', 'correct horse');
+    expect(consentPage).toMatchObject({ browserId: 'browser-1', view: { kind: 'consent' } });
+    const view = consentPage.view as { interaction: string; csrf: string };
+    const approved = await flow.interact(new Map([['step', 'consent'], ['interaction', view.interaction], ['csrf', view.csrf], ['decision', 'approve']]), browser('browser-1'));
+    expect(redirected(approved).code).toEqual(expect.any(String));
   });
 
   it('asks again for prompt=consent, even for a first-party client', async () => {
