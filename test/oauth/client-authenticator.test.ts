@@ -63,7 +63,7 @@ async function authenticator(options: { throttle?: boolean } = {}): Promise<Clie
     secretValidators,
     clock,
     events: eventService,
-    throttle: options.throttle ? createAuthThrottle({ pairThreshold: 2, addressThreshold: 50, maxDelay: 60, window: 900 }) : undefined,
+    throttle: options.throttle ? createAuthThrottle({ pairThreshold: 2, addressThreshold: 5, maxDelay: 60, window: 900 }) : undefined,
   });
 }
 
@@ -286,6 +286,13 @@ describe('throttle', () => {
     for (let i = 0; i < 2; i++) await refusal(auth.authenticateClient(source({}, basic('web', `wrong-${i}`))));
     const result = await auth.authenticateClient(source({}, basic('web', 'web-secret'), 'token', '10.0.0.8'));
     expect(result.client.clientId).toBe('web');
+  });
+
+  it('holds back an address that sprays failures over many client ids, and only that address', async () => {
+    const auth = await authenticator({ throttle: true });
+    for (let i = 0; i < 5; i++) await refusal(auth.authenticateClient(source({}, basic(`guess-${i}`, 'x'))));
+    expect((await refusal(auth.authenticateClient(source({}, basic('web', 'web-secret'))))).status).toBe(429);
+    expect((await auth.authenticateClient(source({}, basic('web', 'web-secret'), 'token', '10.0.0.8'))).client.clientId).toBe('web');
   });
 
   it('lets the caller in again once the back-off has passed, and a success forgets the failures', async () => {
