@@ -42,6 +42,12 @@ export function registeredDefinition(requested: Definition, current: Definition 
     if (!(registrantFields as readonly string[]).includes(field) && !(field in requirements) && field !== 'properties') next[field] = value;
   }
   for (const field of registrantFields) if (requested[field] !== undefined) next[field] = requested[field];
+  // A client registered without a method is not pinned, and reads `client_secret_basic` back (the
+  // RFC 7591 §2 default); sending that back (RFC 7592 §2.2) keeps it unpinned, so a client that
+  // sends its secret in the body is not refused after its update.
+  const readBackDefault = Array.isArray(requested.tokenEndpointAuthMethods) && requested.tokenEndpointAuthMethods.length === 1
+    && requested.tokenEndpointAuthMethods[0] === 'client_secret_basic';
+  if ('properties' in current && current.tokenEndpointAuthMethods === undefined && readBackDefault) delete next.tokenEndpointAuthMethods;
   const properties = propertiesOf(current);
   for (const [field, marker] of Object.entries(requirements)) {
     const registrantHad = properties[marker] === 'true';

@@ -90,7 +90,8 @@ beforeEach(() => {
   const keyRing = keyRingOf(keys);
   const dpop: DpopProofValidator = {
     algorithms: ['ES256'], nonceRequired: false, currentNonce: async () => undefined,
-    // A fake proof check: any DPoP header is a valid proof of key "jkt-of-proof".
+    // A fake proof check: any DPoP header is a valid proof of key "jkt-of-proof"; spending it records nothing.
+    verify: async (request) => (request.headers === undefined ? undefined : { summary: { jkt: 'jkt-of-proof', ath: undefined }, spend: async () => undefined }),
     check: async (request) => (request.headers === undefined ? undefined : { jkt: 'jkt-of-proof', ath: undefined }),
   };
   endpoint = createTokenEndpoint({

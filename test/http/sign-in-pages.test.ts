@@ -134,7 +134,8 @@ describe('GET /connect/authorize', () => {
     expect(ctx.html).toContain('Web shop');
     const cookie = ctx.header('set-cookie') as string[];
     expect(cookie).toHaveLength(1);
-    expect(cookie[0]).toMatch(/^svc_session=[^;]+;.*Path=\/tenant-a/);
+    // An https issuer: the `__Host-` cookie (Path=/, Secure), named for the issuer's path (cookie tossing).
+    expect(cookie[0]).toMatch(/^__Host-svc_session-[\w-]{8}=[^;]+;.*Path=\/;.*Secure/);
     expect(ctx.header('content-security-policy')).toContain("form-action 'self' https://web.example;");
   });
 
