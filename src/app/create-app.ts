@@ -32,7 +32,8 @@ import { singleAuthorization } from '../http/single-authorization.js';
 import { clientOrigin } from '../http/client-address.js';
 import { clientCertificates } from '../http/client-certificate.js';
 import { loadTlsMaterial, receivesClientCertificates, type TlsMaterial } from '../http/tls.js';
-import { createServiceContainer, registerKeyRing, registerPluginContributions, type ServiceContainer } from './container.js';
+import { createServiceContainer, registerKeyRing, registerPageSecret, registerPluginContributions, type ServiceContainer } from './container.js';
+import { loadCookieSecret } from '../pages/cookie-secret.js';
 import { systemClock } from './system-clock.js';
 import { closableServer } from './close-server.js';
 import { serviceVersion } from './version.js';
@@ -116,7 +117,9 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
 
 async function assemble(container: ServiceContainer, tls: TlsMaterial): Promise<App> {
   const { config, rootLogger, logger, clock, store, counters, events, tracing, stopTracing } = container.cradle;
-  registerKeyRing(container, await createKeyRing({ config, store, clock, logger }));
+  const { keyProtector } = container.cradle;
+  registerKeyRing(container, await createKeyRing({ config, store, clock, logger, protector: keyProtector }));
+  registerPageSecret(container, await loadCookieSecret({ configured: config.deviceFlow.cookieSecret, store, clock, protector: keyProtector }));
 
   const registrar = container.cradle.pluginRegistrar;
   const folders = await loadPlugins(config);
