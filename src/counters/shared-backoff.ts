@@ -1,14 +1,15 @@
 /** A `Backoff` over a counter store every node shares; each method is one round trip. */
-import { hash } from 'node:crypto';
 import type { Backoff } from '../oauth/rate-limits.js';
 import type { BackoffRule, CounterStore } from './counter-store.js';
+import type { CounterKeys } from './counter-keys.js';
 
 /**
  * `namespace` keeps the throttles apart (each has its own keys and rule). Keys are stored as
- * their SHA-256: a copy of the counters reveals no username, client id or address.
+ * their keyed digests (`counter-keys.ts`): a copy of the counters reveals no username, client id
+ * or address, not even to a dictionary.
  */
-export function sharedBackoff(store: CounterStore, namespace: string, rule: BackoffRule): Backoff {
-  const keyOf = (key: string): string => `${namespace}:${hash('sha256', key, 'base64url')}`;
+export function sharedBackoff(store: CounterStore, namespace: string, rule: BackoffRule, keys: CounterKeys): Backoff {
+  const keyOf = (key: string): string => `${namespace}:${keys(key)}`;
   return {
     check: (keys, now) => store.check(keys.map(keyOf), now),
     async failed(failures, now) {
