@@ -67,9 +67,12 @@ export interface App {
   close(): Promise<void>;
 }
 
-async function openStore(config: ResolvedConfig): Promise<Store> {
+async function openStore(config: ResolvedConfig, logger: AppLogger): Promise<Store> {
   try {
-    const store = await createStore(config.store, config.configDir);
+    const store = await createStore(config.store, config.configDir, {
+      onFileOpenToOthers: ({ file, mode }) =>
+        logger.warn({ file, mode }, `database file ${file} is open to other local users (mode ${mode}): it holds token hashes and, without a key-encryption key, the signing keys; chmod 600 it`),
+    });
     await store.migrate();
     return store;
   } catch (err) {
@@ -88,7 +91,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   const tls = loadTlsMaterial(config);
   const rootLogger = createLogger(config.logLevel, options.logDestination);
   const clock = options.clock ?? systemClock;
-  const opened = options.store ?? (await openStore(config));
+  const opened = options.store ?? (await openStore(config, rootLogger));
   let started: StartedTracing | undefined;
   try {
     started = options.tracerProvider
