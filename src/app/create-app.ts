@@ -34,6 +34,7 @@ import { clientCertificates } from '../http/client-certificate.js';
 import { loadTlsMaterial, receivesClientCertificates, type TlsMaterial } from '../http/tls.js';
 import { createServiceContainer, registerKeyRing, registerPageSecret, registerPluginContributions, type ServiceContainer } from './container.js';
 import { loadCookieSecret } from '../pages/cookie-secret.js';
+import { sampleSecretsInUse } from '../config/sample-secrets.js';
 import { systemClock } from './system-clock.js';
 import { closableServer } from './close-server.js';
 import { serviceVersion } from './version.js';
@@ -90,6 +91,10 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   // Before anything is opened: a bad certificate or key file stops start-up naming its field.
   const tls = loadTlsMaterial(config);
   const rootLogger = createLogger(config.logLevel, options.logDestination);
+  const samples = sampleSecretsInUse(config);
+  if (samples) {
+    rootLogger.warn(samples, 'secrets published in the README\'s samples are in use: anyone can authenticate as these clients and APIs; replace them (npx svc hash-secret)');
+  }
   const clock = options.clock ?? systemClock;
   const opened = options.store ?? (await openStore(config, rootLogger));
   let started: StartedTracing | undefined;

@@ -9,6 +9,7 @@
  */
 import type { Clock, Logger } from '../../sdk/contracts.js';
 import { BootError } from '../../config/boot-error.js';
+import { isLoopbackHost } from '../../config/validate-sign-in.js';
 import type { ResolvedConfig, SigningAlgorithm } from '../../config/schema.js';
 import { StoreUnavailableError, type SigningKeyRecord, type Store } from '../../store/store.js';
 import { loadConfiguredKeys } from './configured-keys.js';
@@ -64,7 +65,9 @@ export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 
   const configured = (await loadConfiguredKeys(config.signing.keys)).map(onThreads);
   const configuredAlgs = new Set(configured.map((k) => k.alg));
   const managedAlgs = managedAlgsOf(algorithms, configured);
-  if (!protector.enabled && managedAlgs.length > 0 && config.store !== 'memory') {
+  // A store that outlives the process, reachable from beyond this machine (the issuer is not on
+  // loopback): a copy of it would sign tokens. A loopback-only development setup is left quiet.
+  if (!protector.enabled && managedAlgs.length > 0 && config.store !== 'memory' && !isLoopbackHost(new URL(config.issuer).hostname)) {
     logger.warn({ store: config.store.split(':')[0] }, 'signing keys are stored unencrypted: set signing.keyEncryptionKeys (see README, "Signing keys")');
   }
   for (const alg of configuredAlgs) if (!algorithms.includes(alg as SigningAlgorithm)) algorithms.push(alg as SigningAlgorithm);
