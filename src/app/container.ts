@@ -302,6 +302,11 @@ export function registerKeyRing(container: ServiceContainer, keyRing: KeyRing): 
   container.register({ keyRing: asValue(keyRing) });
 }
 
+/** The opened store, once the config has passed every check; the services made before it hold a stand-in (`late-bound.ts`). */
+export function registerStore(container: ServiceContainer, store: Store): void {
+  container.register({ store: asValue(store) });
+}
+
 export function registerPageSecret(container: ServiceContainer, pageSecret: Buffer): void {
   container.register({ pageSecret: asValue(pageSecret) });
 }
