@@ -5,13 +5,17 @@
  * SHA-256 would not do: usernames and addresses are few enough to guess, and a reader of the
  * counters could hash a dictionary and match it. Without the secret the digests say nothing.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 
 /** A key as the shared store holds it. */
 export type CounterKeys = (key: string) => string;
 
-/** `rootSecret` is read on first use (it is loaded at start-up, after the counters are made), then kept. */
-export function counterKeys(rootSecret: () => Buffer): CounterKeys {
+/**
+ * `rootSecret` is read on first use (it is loaded at start-up, after the counters are made),
+ * then kept. Without one (nodes that share no secret: `counters.ts`), the plain SHA-256.
+ */
+export function counterKeys(rootSecret: (() => Buffer) | undefined): CounterKeys {
+  if (rootSecret === undefined) return (key) => hash('sha256', key, 'base64url');
   let hmacKey: Buffer | undefined;
   return (key) => {
     // Its own purpose label: this key can never pass for a cookie, CSRF or nonce key.

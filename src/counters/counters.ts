@@ -49,7 +49,7 @@ export function memoryCounters(): Counters {
 }
 
 export function createCounters(
-  config: Pick<ResolvedConfig, 'counters' | 'counterKeyPrefix' | 'store' | 'cleanupInterval'>,
+  config: Pick<ResolvedConfig, 'counters' | 'counterKeyPrefix' | 'store' | 'cleanupInterval' | 'deviceFlow'>,
   deps: { logger: Logger; clock: Clock; /** The root secret the shared keys are digested under (`counter-keys.ts`). */ rootSecret: () => Buffer },
 ): Counters {
   if (config.counters === 'memory') return memoryCounters();
@@ -58,7 +58,14 @@ export function createCounters(
   const raw = config.counters === 'store'
     ? openPostgresCounters(config.store, { onPoolError: (err) => outage.failed(err.message) })
     : openRedisCounters(config.counters, { keyPrefix: config.counterKeyPrefix, onError: (err) => outage.failed(err.message) });
-  return sharedCounters(failClosed(raw, outage), { clock: deps.clock, sweepSeconds: config.cleanupInterval, keys: counterKeys(deps.rootSecret) });
+  // The stored root secret is shared only by nodes that share the store. Nodes that each keep
+  // their own in this process (`memory`) share nothing secret unless `deviceFlow.cookieSecret`
+  // is configured: their keys stay plain digests, so that the nodes still count as one.
+  const shareNoSecret = (config.store === 'memory' || config.store === 'sqlite::memory:') && config.deviceFlow.cookieSecret === undefined;
+  if (shareNoSecret) {
+    deps.logger.warn({ counters: name }, 'shared counter keys are plain SHA-256 digests, which a dictionary of usernames reverses: with an in-memory store the nodes share no secret; set deviceFlow.cookieSecret');
+  }
+  return sharedCounters(failClosed(raw, outage), { clock: deps.clock, sweepSeconds: config.cleanupInterval, keys: counterKeys(shareNoSecret ? undefined : deps.rootSecret) });
 }
 
 export function sharedCounters(store: CounterStore, deps: { clock: Clock; sweepSeconds: number; keys: CounterKeys }): Counters {

@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCounters, type Counters } from '../../src/counters/counters.js';
 import type { Logger } from '../../src/sdk/contracts.js';
+import { checkConfig } from '../../src/config/load.js';
 import { redisSkipReason, redisUrl } from '../support/redis.js';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
@@ -21,10 +22,10 @@ afterEach(async () => {
 });
 
 /** A node's counters on the shared Redis, with every key it hands Redis recorded. */
-async function node(prefix: string, rootSecret: Buffer): Promise<{ counters: Counters; sent: () => Promise<string[]> }> {
+async function node(prefix: string, rootSecret: Buffer, store = 'postgres://db.internal/svc', logger = silent): Promise<{ counters: Counters; sent: () => Promise<string[]> }> {
   const counters = createCounters(
-    { counters: redisUrl, counterKeyPrefix: prefix, store: 'memory', cleanupInterval: 3600 },
-    { logger: silent, clock: { now: () => t0 }, rootSecret: () => rootSecret },
+    { counters: redisUrl, counterKeyPrefix: prefix, store, cleanupInterval: 3600, deviceFlow: checkConfig({}, process.cwd()).deviceFlow },
+    { logger, clock: { now: () => t0 }, rootSecret: () => rootSecret },
   );
   opened.push(counters);
   await counters.ready();
@@ -76,5 +77,16 @@ describe.skipIf(redisSkip)('shared counter keys', () => {
     await one.counters.deviceFailedAttempts(device)!.recordFailure('203.0.113.7');
     expect(await two.counters.deviceFailedAttempts(device)!.recordFailure('203.0.113.7')).toBe(t0 + 60_000);
     expect(await stranger.counters.deviceFailedAttempts(device)!.blockedUntil('203.0.113.7')).toBeUndefined();
+  });
+
+  it('nodes that each keep an in-memory store share no secret: plain digests, so they still count as one, and a warning says what to set', async () => {
+    const prefix = `svc-test:${randomBytes(6).toString('hex')}:`;
+    const warned: string[] = [];
+    const logger: Logger = { ...silent, warn: (_fields: unknown, msg?: string) => void warned.push(String(msg)) };
+    const [one, two] = await Promise.all([node(prefix, randomBytes(32), 'memory', logger), node(prefix, randomBytes(32), 'memory', logger)]);
+    await one.counters.backoff('password', rule).failed([{ key: 'alice', threshold: 1 }], t0);
+    expect((await two.counters.backoff('password', rule).check(['alice'], t0)).waitMs).toBe(1000);
+    expect(await one.sent()).toEqual([`password:${hash('sha256', 'alice', 'base64url')}`]);
+    expect(warned.filter((m) => m.includes('set deviceFlow.cookieSecret'))).toHaveLength(2);
   });
 });
