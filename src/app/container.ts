@@ -7,9 +7,9 @@
  * tests call them with plain objects), and plugins get only the frozen `PluginDependencies` the
  * plugin registrar builds, never the container.
  *
- * The inputs (config, root logger, clock, the opened store) are values. Four more exist only
+ * The inputs (config, root logger, clock, the opened store) are values. Five more exist only
  * after an awaited start-up step, so `create-app.ts` registers them when it has them: `keyRing`
- * (loaded from the store), then, once the plugins are built, `registry`,
+ * and `pageSecret` (loaded from the store), then, once the plugins are built, `registry`,
  * `resourceOwnerValidator` and `customSignInPage` (see `registerPluginContributions`). A service
  * resolved before a value it needs is registered fails start-up (strict resolution), rather
  * than being built with the wrong user store.
@@ -68,7 +68,7 @@ import { createMetrics, type Metrics } from '../http/metrics.js';
 import { addOperationRoutes } from '../http/operations.js';
 import { createDpopProofValidator, type DpopProofValidator } from '../dpop/proof-validator.js';
 import { createDpopNonces } from '../dpop/nonces.js';
-import { loadCookieSecret } from '../pages/cookie-secret.js';
+import { createKeyProtector, type KeyProtector } from '../oauth/keys/key-protection.js';
 
 /** What the app is made from: opened (and closed) by `createApp` itself. */
 export interface ContainerInputs {
@@ -92,7 +92,14 @@ export interface HostCradle extends ContainerInputs {
   /** Every part logs through this; once the plugins declared their secret parameters, it redacts those too. */
   logger: SwitchableLogger;
   urls: EndpointUrls;
+  /** The key-encryption keys (`signing.keyEncryptionKeys`), read once: they seal the signing keys and the page secret. */
+  keyProtector: KeyProtector;
   keyRing: KeyRing;
+  /**
+   * The root secret of the cookies, CSRF tokens, DPoP nonces and shared counter keys
+   * (`pages/cookie-secret.ts`); `create-app.ts` loads it from the store at start-up.
+   */
+  pageSecret: Buffer;
   /** Sinks come from plugins, which are built later: `create-app` attaches them once built. */
   events: EventService;
   tokenValidator: TokenValidator;
@@ -139,7 +146,9 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     stopTracing: asValue(inputs.stopTracing ?? (async () => undefined)),
 
     logger: asFunction(({ rootLogger }: HostCradle) => switchableLogger(rootLogger)).singleton(),
-    counters: asFunction(({ config, logger, clock }: HostCradle) => createCounters(config, { logger, clock })).singleton(),
+    // Made before the page secret is loaded (the grants hold a back-off); it digests its first key only once a request comes.
+    counters: asFunction(({ config, logger, clock }: HostCradle) => createCounters(config, { logger, clock, rootSecret: () => container.cradle.pageSecret })).singleton(),
+    keyProtector: asFunction(({ config }: HostCradle) => createKeyProtector(config.signing.keyEncryptionKeys)).singleton(),
     urls: asFunction(({ config }: HostCradle) => endpointUrls(config.issuer)).singleton(),
     events: asFunction(({ logger, clock }: HostCradle) => createEventService(logger, () => clock.now())).singleton(),
     tokenValidator: asFunction(({ config, keyRing, store, clock }: HostCradle) => createTokenValidator({ config, keyRing, store, clock })).singleton(),
@@ -193,7 +202,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     passwordThrottle: asFunction(({ config, counters }: HostCradle) =>
       createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle)),
     ).singleton(),
-    pageParts: asFunction(({ config, store, clock }: HostCradle) => createPageParts({ config, store, clock })).singleton(),
+    pageParts: asFunction(({ config, store, clock, pageSecret }: HostCradle) => createPageParts({ config, store, clock, secret: pageSecret })).singleton(),
     signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle, pageParts, clientDirectory, counters }: HostCradle) =>
       createSignInPages({
         config, clients: clientDirectory.clients, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle, pageParts,
@@ -205,10 +214,10 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
         }),
       }),
     ).singleton(),
-    dpop: asFunction(({ config, store, clock }: HostCradle) => createDpopProofValidator({
+    dpop: asFunction(({ config, store, clock, pageSecret }: HostCradle) => createDpopProofValidator({
       config, store, clock,
       nonces: createDpopNonces({
-        secret: () => loadCookieSecret({ configured: config.deviceFlow.cookieSecret, store, clock }),
+        secret: async () => pageSecret,
         clock,
         lifetimeSeconds: config.dpop.nonceLifetime,
       }),
@@ -303,4 +312,13 @@ export function registerPluginContributions(container: ServiceContainer): Plugin
 
 export function registerKeyRing(container: ServiceContainer, keyRing: KeyRing): void {
   container.register({ keyRing: asValue(keyRing) });
+}
+
+/** The opened store, once the config has passed every check; the services made before it hold a stand-in (`late-bound.ts`). */
+export function registerStore(container: ServiceContainer, store: Store): void {
+  container.register({ store: asValue(store) });
+}
+
+export function registerPageSecret(container: ServiceContainer, pageSecret: Buffer): void {
+  container.register({ pageSecret: asValue(pageSecret) });
 }

@@ -1,8 +1,9 @@
 /**
- * Builds the whole service from a resolved config: store and counters, then the awilix
- * container (`container.ts`, the one composition root) that makes every other service, the
- * plugins' contributions registered into it, and the Koa app around the router it resolves.
- * Nothing serves a request before every plugin has passed its checks.
+ * Builds the whole service from a resolved config: the awilix container (`container.ts`, the one
+ * composition root) that makes every service, the plugins built and the config checked against
+ * them, then the store, counters, signing keys and page secret, and the Koa app around the
+ * router the container resolves. Nothing is written before every check has passed, and nothing
+ * serves a request before every plugin has passed its checks.
  */
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -16,7 +17,7 @@ import { createLogger, withRedacted, type AppLogger } from '../log/logger.js';
 import { createStore } from '../store/create-store.js';
 import { startExpiredGrantSweeper } from '../store/expired-grant-sweeper.js';
 import type { Store } from '../store/store.js';
-import { createKeyRing } from '../oauth/keys/key-ring.js';
+import { createKeyRing, type KeyRing } from '../oauth/keys/key-ring.js';
 import type { TokenIssuer } from '../oauth/token-issuer.js';
 import { loadPlugins } from '../plugin-host/load-plugins.js';
 import type { PluginRegistry } from '../plugin-host/plugin-registry.js';
@@ -32,7 +33,10 @@ import { singleAuthorization } from '../http/single-authorization.js';
 import { clientOrigin } from '../http/client-address.js';
 import { clientCertificates } from '../http/client-certificate.js';
 import { loadTlsMaterial, receivesClientCertificates, type TlsMaterial } from '../http/tls.js';
-import { createServiceContainer, registerKeyRing, registerPluginContributions, type ServiceContainer } from './container.js';
+import { createServiceContainer, registerKeyRing, registerPageSecret, registerPluginContributions, registerStore, type ServiceContainer } from './container.js';
+import { lateBound } from './late-bound.js';
+import { loadCookieSecret } from '../pages/cookie-secret.js';
+import { sampleSecretsInUse } from '../config/sample-secrets.js';
 import { systemClock } from './system-clock.js';
 import { closableServer } from './close-server.js';
 import { serviceVersion } from './version.js';
@@ -66,9 +70,12 @@ export interface App {
   close(): Promise<void>;
 }
 
-async function openStore(config: ResolvedConfig): Promise<Store> {
+async function openStore(config: ResolvedConfig, logger: AppLogger): Promise<Store> {
   try {
-    const store = await createStore(config.store, config.configDir);
+    const store = await createStore(config.store, config.configDir, {
+      onFileOpenToOthers: ({ file, mode }) =>
+        logger.warn({ file, mode }, `database file ${file} is open to other local users (mode ${mode}): it holds token hashes and, without a key-encryption key, the signing keys; chmod 600 it`),
+    });
     await store.migrate();
     return store;
   } catch (err) {
@@ -86,38 +93,59 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   // Before anything is opened: a bad certificate or key file stops start-up naming its field.
   const tls = loadTlsMaterial(config);
   const rootLogger = createLogger(config.logLevel, options.logDestination);
+  const samples = sampleSecretsInUse(config);
+  if (samples) {
+    rootLogger.warn(samples, 'secrets published in the README\'s samples are in use: anyone can authenticate as these clients and APIs; replace them (npx svc hash-secret)');
+  }
   const clock = options.clock ?? systemClock;
-  const opened = options.store ?? (await openStore(config));
   let started: StartedTracing | undefined;
   try {
     started = options.tracerProvider
       ? { tracer: tracerFrom(options.tracerProvider, serviceVersion), shutdown: async () => undefined }
       : config.tracing.enabled ? await startTracing(config.tracing, serviceVersion) : undefined;
   } catch (err) {
-    if (!options.store) await opened.close().catch(() => undefined);
     throw new BootError('TRACING_FAILED', `tracing: ${(err as Error).message}`, { cause: err });
   }
   const tracing: Tracing = started ? createTracing(started.tracer) : tracingOff;
-  const store = started ? tracedStore(opened, tracing, config.store.split(':')[0]!) : opened;
   const stopTracing = started ? () => started.shutdown().catch(() => undefined) : async () => undefined;
-  const container = createServiceContainer({ config, rootLogger, clock, store, tracing, stopTracing });
-  // After the store: its migrations create the PostgreSQL counters' table.
-  const { counters } = container.cradle;
+  // The plugins are built before the store is opened: stand-ins until then (`late-bound.ts`).
+  const lateStore = lateBound<Store>('the store');
+  const lateKeyRing = lateBound<KeyRing>('the signing key ring');
+  const container = createServiceContainer({ config, rootLogger, clock, store: lateStore.value, tracing, stopTracing });
+  registerKeyRing(container, lateKeyRing.value);
+  let store: Store | undefined;
+  let keyRing: KeyRing | undefined;
   try {
-    await counters.ready();
-    return await assemble(container, tls);
+    // Every check of the config first: nothing is created or written for a config start-up refuses.
+    const registry = await buildPlugins(container);
+    const opened = options.store ?? (await openStore(config, rootLogger));
+    store = started ? tracedStore(opened, tracing, config.store.split(':')[0]!) : opened;
+    lateStore.bind(store);
+    registerStore(container, store);
+    // After the store: its migrations create the PostgreSQL counters' table.
+    await container.cradle.counters.ready();
+    // Before any key is made: a stored client the config's rules refuse, or a client id two stores define, stops start-up.
+    await container.cradle.clientDirectory.load();
+    const { logger, keyProtector } = container.cradle;
+    keyRing = await createKeyRing({ config, store, clock, logger, protector: keyProtector });
+    lateKeyRing.bind(keyRing);
+    registerKeyRing(container, keyRing);
+    registerPageSecret(container, await loadCookieSecret({ configured: config.deviceFlow.cookieSecret, store, clock, protector: keyProtector }));
+    return assemble(container, registry, tls);
   } catch (err) {
-    await counters.close().catch(() => undefined);
-    if (!options.store) await store.close().catch(() => undefined);
+    keyRing?.stop();
+    await keyRing?.close().catch(() => undefined);
+    // Only if made: closing them must not open a connection first.
+    if (container.cache.has('counters')) await container.cradle.counters.close().catch(() => undefined);
+    if (store && !options.store) await store.close().catch(() => undefined);
     await stopTracing();
     throw err;
   }
 }
 
-async function assemble(container: ServiceContainer, tls: TlsMaterial): Promise<App> {
-  const { config, rootLogger, logger, clock, store, counters, events, tracing, stopTracing } = container.cradle;
-  registerKeyRing(container, await createKeyRing({ config, store, clock, logger }));
-
+/** Loads, builds and registers every plugin, and checks the config against what they provide. */
+async function buildPlugins(container: ServiceContainer): Promise<PluginRegistry> {
+  const { config } = container.cradle;
   const registrar = container.cradle.pluginRegistrar;
   const folders = await loadPlugins(config);
   // A plugin's user store goes in first: the password grant, the device page and ID tokens are built with it.
@@ -130,10 +158,13 @@ async function assemble(container: ServiceContainer, tls: TlsMaterial): Promise<
   }
   const registry = registerPluginContributions(container);
   checkConfigAgainstPlugins(config, registry);
-  // Before anything serves: a client id two stores define, or a stored entry the config's rules refuse, stops start-up.
-  const { clientDirectory } = container.cradle;
-  await clientDirectory.load();
-  const { metrics, parameterTable, keyRing, tokenIssuer } = container.cradle;
+  return registry;
+}
+
+/** The app around the services, once the store is open and the keys are loaded. */
+function assemble(container: ServiceContainer, registry: PluginRegistry, tls: TlsMaterial): App {
+  const { config, rootLogger, logger, clock, store, counters, events, tracing, stopTracing } = container.cradle;
+  const { clientDirectory, metrics, parameterTable, keyRing, tokenIssuer } = container.cradle;
   events.attach([...registry.eventSinks, ...(metrics ? [metrics.sink] : [])]);
   for (const p of registry.plugins) {
     events.raise({ type: 'plugin.loaded', plugin: p.name, source: p.source, grantTypes: p.grantTypes, authenticationMethods: p.authenticationMethods });

@@ -15,6 +15,8 @@ import type { ResolvedConfig } from '../config/schema.js';
 import { createLogger, type AppLogger } from '../log/logger.js';
 import { createKeyRing } from '../oauth/keys/key-ring.js';
 import { createStore } from '../store/create-store.js';
+import { createMemoryStore } from '../store/memory-store.js';
+import { createApp } from '../app/create-app.js';
 import { aggregateForWorkers } from '../http/cluster-metrics.js';
 
 const svcBin = fileURLToPath(new URL('../../bin/svc.mjs', import.meta.url));
@@ -37,8 +39,14 @@ export function checkStoreIsShared(config: ResolvedConfig): void {
   }
 }
 
-/** Migrates the store and creates any missing signing keys, once, before workers start. */
+/**
+ * Migrates the store and creates any missing signing keys, once, before workers start. First
+ * the checks every worker would make (the config against the plugins, as `svc check` runs them,
+ * against a throw-away store): a config they would refuse writes nothing.
+ */
 export async function prepareSharedStore(config: ResolvedConfig, logger: AppLogger): Promise<void> {
+  const checked = await createApp({ ...config, logLevel: 'silent', tracing: { ...config.tracing, enabled: false } }, { store: createMemoryStore() });
+  await checked.close();
   let store;
   try {
     store = await createStore(config.store, config.configDir);

@@ -1,12 +1,14 @@
 /**
  * `svc keys [list | rewrap]`: the signing keys in the store, and how each is protected; `rewrap`
  * re-encrypts every stored key under the first of `signing.keyEncryptionKeys`, the step that
- * retires an old key-encryption key (after it, the old one can be removed from the config).
+ * retires an old key-encryption key (after it, the old one can be removed from the config); the
+ * stored page cookie secret (`pages/cookie-secret.ts`) is re-encrypted with them.
  * Works on the store the config names, with the server running or not: each key is rewritten
  * in one statement, and a server reads either form.
  */
 import { loadConfig } from '../config/load.js';
 import { createKeyProtector } from '../oauth/keys/key-protection.js';
+import { rewrapCookieSecret } from '../pages/cookie-secret.js';
 import { createStore } from '../store/create-store.js';
 import type { SigningKeyRecord } from '../store/store.js';
 import { CliError } from './user-facing-error.js';
@@ -47,6 +49,7 @@ export async function keysCommand(action: string | undefined, configPath: string
       rewrapped++;
     }
     process.stdout.write(`${rewrapped} of ${records.length} signing keys re-encrypted under key-encryption key ${protector.currentKekId}\n`);
+    if (await rewrapCookieSecret(store, protector)) process.stdout.write(`the page cookie secret re-encrypted under key-encryption key ${protector.currentKekId}\n`);
     return 0;
   } finally {
     await store.close();

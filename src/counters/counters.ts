@@ -5,12 +5,12 @@
  * every other, and N nodes do not give an attacker N times the attempts. A shared store that
  * cannot be reached fails closed for the callers it would count (see `fail-closed.ts`).
  */
-import { hash } from 'node:crypto';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { Clock, Logger } from '../sdk/contracts.js';
 import type { FailedAttempts } from '../device/failed-attempts.js';
 import { memoryBackoff, memoryWindowLimit, type Backoff, type MaybePromise } from '../oauth/rate-limits.js';
 import type { BackoffRule, CounterStore } from './counter-store.js';
+import { counterKeys, type CounterKeys } from './counter-keys.js';
 import { failClosed, outageLog } from './fail-closed.js';
 import { openPostgresCounters } from './postgres-counters.js';
 import { openRedisCounters } from './redis-counters.js';
@@ -69,28 +69,38 @@ export function memoryCounters(): Counters {
   };
 }
 
-export function createCounters(config: Pick<ResolvedConfig, 'counters' | 'counterKeyPrefix' | 'store' | 'cleanupInterval'>, deps: { logger: Logger; clock: Clock }): Counters {
+export function createCounters(
+  config: Pick<ResolvedConfig, 'counters' | 'counterKeyPrefix' | 'store' | 'cleanupInterval' | 'deviceFlow'>,
+  deps: { logger: Logger; clock: Clock; /** The root secret the shared keys are digested under (`counter-keys.ts`). */ rootSecret: () => Buffer },
+): Counters {
   if (config.counters === 'memory') return memoryCounters();
   const name = config.counters === 'store' ? 'PostgreSQL' : 'Redis';
   const outage = outageLog(deps.logger, name);
   const raw = config.counters === 'store'
     ? openPostgresCounters(config.store, { onPoolError: (err) => outage.failed(err.message) })
     : openRedisCounters(config.counters, { keyPrefix: config.counterKeyPrefix, onError: (err) => outage.failed(err.message) });
-  return sharedCounters(failClosed(raw, outage), { clock: deps.clock, sweepSeconds: config.cleanupInterval });
+  // The stored root secret is shared only by nodes that share the store. Nodes that each keep
+  // their own in this process (`memory`) share nothing secret unless `deviceFlow.cookieSecret`
+  // is configured: their keys stay plain digests, so that the nodes still count as one.
+  const shareNoSecret = (config.store === 'memory' || config.store === 'sqlite::memory:') && config.deviceFlow.cookieSecret === undefined;
+  if (shareNoSecret) {
+    deps.logger.warn({ counters: name }, 'shared counter keys are plain SHA-256 digests, which a dictionary of usernames reverses: with an in-memory store the nodes share no secret; set deviceFlow.cookieSecret');
+  }
+  return sharedCounters(failClosed(raw, outage), { clock: deps.clock, sweepSeconds: config.cleanupInterval, keys: counterKeys(shareNoSecret ? undefined : deps.rootSecret) });
 }
 
-export function sharedCounters(store: CounterStore, deps: { clock: Clock; sweepSeconds: number }): Counters {
+export function sharedCounters(store: CounterStore, deps: { clock: Clock; sweepSeconds: number; keys: CounterKeys }): Counters {
   const sweeper = store.sweep && setInterval(() => {
     store.sweep?.(deps.clock.now()).catch(() => undefined);
   }, deps.sweepSeconds * 1000);
   sweeper?.unref();
   return {
     kind: store.name,
-    backoff: (namespace, rule) => sharedBackoff(store, namespace, rule),
-    windowLimit: (namespace, rule) => sharedWindowLimit(store, namespace, rule),
+    backoff: (namespace, rule) => sharedBackoff(store, namespace, rule, deps.keys),
+    windowLimit: (namespace, rule) => sharedWindowLimit(store, namespace, rule, deps.keys),
     deviceFailedAttempts: ({ clock, maxFailures, windowSeconds }) => {
-      // As in the store: the address only ever reaches the counter store hashed.
-      const keyOf = (address: string): string => `device:${hash('sha256', address, 'base64url')}`;
+      // The address only ever reaches the counter store as its keyed digest.
+      const keyOf = (address: string): string => `device:${deps.keys(address)}`;
       const blockedAt = (w: { count: number; endsAt: number } | undefined): number | undefined =>
         w && w.count >= maxFailures ? w.endsAt : undefined;
       return {

@@ -1,15 +1,16 @@
 /** A `Backoff` and a window limit over a counter store every node shares; each method is one round trip. */
-import { hash } from 'node:crypto';
 import type { Backoff } from '../oauth/rate-limits.js';
 import type { BackoffRule, CounterStore } from './counter-store.js';
+import type { CounterKeys } from './counter-keys.js';
 import type { WindowCounter, WindowRule } from './counters.js';
 
 /**
  * `namespace` keeps the throttles apart (each has its own keys and rule). Keys are stored as
- * their SHA-256: a copy of the counters reveals no username, client id or address.
+ * their keyed digests (`counter-keys.ts`): a copy of the counters reveals no username, client id
+ * or address, not even to a dictionary.
  */
-export function sharedBackoff(store: CounterStore, namespace: string, rule: BackoffRule): Backoff {
-  const keyOf = (key: string): string => `${namespace}:${hash('sha256', key, 'base64url')}`;
+export function sharedBackoff(store: CounterStore, namespace: string, rule: BackoffRule, keys: CounterKeys): Backoff {
+  const keyOf = (key: string): string => `${namespace}:${keys(key)}`;
   return {
     check: (keys, now) => store.check(keys.map(keyOf), now),
     async failed(failures, now) {
@@ -25,8 +26,8 @@ export function sharedBackoff(store: CounterStore, namespace: string, rule: Back
  * limit once between them, not N times. Events over the limit are counted too (the window's
  * end does not move), which only keeps the key waiting until that end.
  */
-export function sharedWindowLimit(store: CounterStore, namespace: string, rule: WindowRule): WindowCounter {
-  const keyOf = (key: string): string => `${namespace}:${hash('sha256', key, 'base64url')}`;
+export function sharedWindowLimit(store: CounterStore, namespace: string, rule: WindowRule, keys: CounterKeys): WindowCounter {
+  const keyOf = (key: string): string => `${namespace}:${keys(key)}`;
   const windowMs = rule.window * 1000;
   return {
     async take(key, now) {

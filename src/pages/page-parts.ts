@@ -3,15 +3,13 @@
  * pages and the device page: the one cookie signer, the one CSRF signer and the sign-in
  * sessions (single sign-on: signing in on one page signs the browser in on the others).
  *
- * The secret may live in the store (`cookie-secret.ts`): it is read, or created, on first use,
- * and read again after a failure, so a store that is down at start-up does not stop the pages
- * for good.
+ * The secret (`cookie-secret.ts`) is loaded at start-up, where a sealed one that cannot be
+ * opened stops the node.
  */
 import type { ResolvedConfig } from '../config/schema.js';
 import type { Clock } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
 import { createBrowserCookies, type BrowserCookies } from './browser-cookie.js';
-import { loadCookieSecret } from './cookie-secret.js';
 import { createCsrf, type Csrf } from './csrf.js';
 import { createSignInSessions, type SignInSessions } from './sign-in-sessions.js';
 
@@ -26,19 +24,16 @@ export interface PageParts {
 
 export type LoadPageParts = () => Promise<PageParts>;
 
-export function createPageParts({ config, store, clock }: { config: ResolvedConfig; store: Store; clock: Clock }): LoadPageParts {
+export function createPageParts({ config, store, clock, secret }: { config: ResolvedConfig; store: Store; clock: Clock; secret: Buffer }): LoadPageParts {
   // The cookie covers every page under the issuer: /connect/authorize..., /connect/endsession, /device.
   // On https it is a __Host- cookie, which must say Path=/ (`browser-cookie.ts`); no page needs a narrower one.
   const path = new URL(config.issuer).pathname.replace(/\/$/, '') || '/';
   let parts: Promise<PageParts> | undefined;
   return function pageParts() {
-    parts ??= loadCookieSecret({ configured: config.deviceFlow.cookieSecret, store, clock }).then((secret) => ({
+    parts ??= Promise.resolve({
       cookies: createBrowserCookies({ secret, secure: config.issuer.startsWith('https:'), path }),
       csrf: createCsrf(secret),
       sessions: createSignInSessions({ store, clock, lifetimeSeconds: sessionLifetimeSeconds }),
-    }));
-    parts.catch(() => {
-      parts = undefined;
     });
     return parts;
   };

@@ -3,6 +3,7 @@ import { createMemoryStore } from './memory-store.js';
 import { openPostgres } from './sql/postgres.js';
 import { openSqlite } from './sql/sqlite.js';
 import type { Store } from './store.js';
+import type { WideFile } from './sql/file-modes.js';
 
 const ALLOWED_FORMS = '"memory", "sqlite:<path>" (relative to the config file), "sqlite::memory:" or "postgres://..."';
 
@@ -13,12 +14,12 @@ const ALLOWED_FORMS = '"memory", "sqlite:<path>" (relative to the config file), 
  * await createStore('sqlite:data/svc.db', '/etc/svc'); // /etc/svc/data/svc.db
  * await createStore('postgres://svc@db.internal/svc', configDir);
  */
-export async function createStore(spec: string, configDir: string): Promise<Store> {
+export async function createStore(spec: string, configDir: string, options: { onFileOpenToOthers?: (file: WideFile) => void } = {}): Promise<Store> {
   if (spec === 'memory') return createMemoryStore();
   if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) return openPostgres(spec);
   if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) {
     const path = spec.slice('sqlite:'.length);
-    return openSqlite(path === ':memory:' ? path : resolve(configDir, path));
+    return openSqlite(path === ':memory:' ? path : resolve(configDir, path), options);
   }
   // Only the scheme is echoed: a mistyped database URL may carry a password.
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.exec(spec)?.[0];

@@ -10,8 +10,8 @@
  * token, and no exception text (a message could quote input). `test/tracing` checks this.
  */
 import {
-  context, createContextKey, INVALID_SPAN_CONTEXT, propagation, SpanKind, SpanStatusCode, trace,
-  type Attributes, type Span, type Tracer,
+  context, createContextKey, INVALID_SPAN_CONTEXT, isSpanContextValid, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace,
+  type Attributes, type Context, type Link, type Span, type Tracer,
 } from '@opentelemetry/api';
 import { isOAuthError } from '../oauth/errors.js';
 
@@ -24,8 +24,8 @@ export interface Tracing {
   /** Adds attributes to the active span (the request's, when no child span is open). */
   annotate(attributes: Attributes): void;
   /**
-   * Runs a request in a server span, continuing the caller's trace when its `traceparent`
-   * header names one (W3C Trace Context).
+   * Runs a request in a server span of a trace of the service's own, sampled by the service's
+   * sampler; a caller's W3C `traceparent` becomes a link, never the parent.
    */
   requestSpan<T>(request: RequestFacts, fn: (span: Span) => Promise<T>): Promise<T>;
 }
@@ -53,6 +53,24 @@ export function markFailed(span: Span, err: unknown): void {
   const type = isOAuthError(err) ? err.code : err instanceof Error ? err.name : 'error';
   span.setAttribute('error.type', type);
   span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+}
+
+/**
+ * The service's own context for a request. Its span is a root (`root: true`): the tracer's
+ * sampler decides afresh and the trace id is the service's. A caller's `traceparent` is
+ * anybody's to write: continuing it would let `...-00` hide a caller's requests (guessing
+ * included) from the traces, and let callers pick the trace ids the service's spans land in.
+ * What the caller sent is kept as a link (`callerLinks`), which is how OpenTelemetry relates a
+ * trace to one from outside its trust boundary (trace API, "Links between spans").
+ */
+function requestContext(request: RequestFacts): Context {
+  return context.active().setValue(requestIdKey, request.requestId);
+}
+
+/** The caller's span as a link, for correlation only; its sampled flag decides nothing here. */
+function callerLinks(request: RequestFacts): Link[] {
+  const caller = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, request.headers));
+  return caller && isSpanContextValid(caller) ? [{ context: caller, attributes: { 'svc.link': 'traceparent' } }] : [];
 }
 
 export function createTracing(tracer: Tracer): Tracing {
@@ -90,9 +108,8 @@ export function createTracing(tracer: Tracer): Tracing {
       trace.getActiveSpan()?.setAttributes(attributes);
     },
     requestSpan<T>(request: RequestFacts, fn: (span: Span) => Promise<T>): Promise<T> {
-      const parent = propagation.extract(context.active(), request.headers).setValue(requestIdKey, request.requestId);
       const attributes = { 'http.request.method': request.method, 'svc.request_id': request.requestId };
-      return tracer.startActiveSpan(request.method, { kind: SpanKind.SERVER, attributes }, parent, async (span) => {
+      return tracer.startActiveSpan(request.method, { kind: SpanKind.SERVER, attributes, root: true, links: callerLinks(request) }, requestContext(request), async (span) => {
         try {
           return await fn(span);
         } finally {

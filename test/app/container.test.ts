@@ -3,10 +3,11 @@
  * per app, strict mode on, every host service a singleton made there, and the services that
  * need the plugins' contributions refused until those are registered.
  */
+import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { AwilixResolutionError } from 'awilix';
 import { describe, expect, it } from 'vitest';
-import { createServiceContainer, registerKeyRing, registerPluginContributions } from '../../src/app/container.js';
+import { createServiceContainer, registerKeyRing, registerPageSecret, registerPluginContributions } from '../../src/app/container.js';
 import { checkConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
@@ -27,6 +28,7 @@ describe('the service container', () => {
     expect(container.options.strict).toBe(true);
     const { logger, store } = container.cradle;
     registerKeyRing(container, await createKeyRing({ config, store, clock: { now: () => Date.now() }, logger }));
+    registerPageSecret(container, randomBytes(32));
     const registrar = container.cradle.pluginRegistrar;
     await registrar.registerPlugin(container.cradle.standardGrants, '(built-in)');
     const registry = registerPluginContributions(container);

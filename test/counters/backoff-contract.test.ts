@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryBackoff, type Backoff } from '../../src/oauth/rate-limits.js';
 import { sharedBackoff } from '../../src/counters/shared-backoff.js';
+import { counterKeys } from '../../src/counters/counter-keys.js';
 import { openPostgresCounters } from '../../src/counters/postgres-counters.js';
 import { openRedisCounters } from '../../src/counters/redis-counters.js';
 import type { CounterStore } from '../../src/counters/counter-store.js';
@@ -15,6 +16,7 @@ import { redisSkipReason, redisUrl } from '../support/redis.js';
 
 const rule = { maxDelay: 8, window: 60 };
 const t0 = Date.parse('2030-01-01T00:00:00Z');
+const keys = counterKeys(() => randomBytes(32));
 
 function contract(name: string, make: () => Backoff) {
   describe(name, () => {
@@ -76,10 +78,10 @@ describe.skipIf(pgSkip)('PostgreSQL', () => {
     await store?.close();
     await schema?.drop();
   });
-  contract('shared back-off', () => sharedBackoff(store, 'test', rule));
+  contract('shared back-off', () => sharedBackoff(store, 'test', rule, keys));
 
   it('sweeps forgotten counters', async () => {
-    const b = sharedBackoff(store, 'sweep', rule);
+    const b = sharedBackoff(store, 'sweep', rule, keys);
     await b.failed([{ key: 'x', threshold: 5 }], t0);
     await store.sweep!(t0 + 60_001);
     expect(await schema.query("select key from rate_counters where key like 'sweep:%'")).toEqual([]);
@@ -94,5 +96,5 @@ describe.skipIf(redisSkip)('Redis', () => {
     await store.ready!();
   });
   afterAll(() => store?.close());
-  contract('shared back-off', () => sharedBackoff(store, 'test', rule));
+  contract('shared back-off', () => sharedBackoff(store, 'test', rule, keys));
 });

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryCounters, type WindowCounter } from '../../src/counters/counters.js';
 import { sharedWindowLimit } from '../../src/counters/shared-backoff.js';
+import { counterKeys } from '../../src/counters/counter-keys.js';
 import { openPostgresCounters } from '../../src/counters/postgres-counters.js';
 import { openRedisCounters } from '../../src/counters/redis-counters.js';
 import type { CounterStore } from '../../src/counters/counter-store.js';
@@ -45,7 +46,7 @@ describe.skipIf(pgSkip)('PostgreSQL', () => {
     await store?.close();
     await schema?.drop();
   });
-  contract(() => sharedWindowLimit(store, 'test', rule));
+  contract(() => sharedWindowLimit(store, 'test', rule, counterKeys(() => Buffer.from('a root secret of the test'))));
 });
 
 const redisSkip = await redisSkipReason();
@@ -56,5 +57,5 @@ describe.skipIf(redisSkip)('Redis', () => {
     await store.ready!();
   });
   afterAll(() => store?.close());
-  contract(() => sharedWindowLimit(store, 'test', rule));
+  contract(() => sharedWindowLimit(store, 'test', rule, counterKeys(() => Buffer.from('a root secret of the test'))));
 });

@@ -4,7 +4,7 @@
  * cluster is started once and the tests run in order against it; SIGTERM comes last.
  */
 import { request } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
@@ -155,5 +155,19 @@ describe('svc start with workers: 2 and store: "memory"', () => {
     expect(refused.output()).toContain('svc: cannot start [CONFIG_INVALID]');
     expect(refused.output()).toMatch(/workers: 2 runs 2 processes that must share one store, but store is "memory"/);
     expect(refused.output()).toContain('use store: "sqlite:<path>" or "postgres://...", or set workers: 1');
+  }, 30_000);
+});
+
+describe('svc start with workers: 2 and a config the workers would refuse', () => {
+  it('refuses before the primary writes: no database file, no folder, no key', async () => {
+    const port = await freePort();
+    const refused = runSvc(writeConfig('typo.svc.json', {
+      port, workers: 2, store: 'sqlite:./typo-data/svc.db',
+      clients: [{ clientId: 'm2m', clientSecrets: [{ value: hashSecret(secret) }], allowedGrantTypes: ['client_credential'], allowedScopes: ['api1.read'] }],
+    }));
+    expect(await refused.exited).toMatchObject({ code: 1, signal: null });
+    expect(refused.output()).toContain('svc: cannot start [CONFIG_INVALID]');
+    expect(refused.output()).toContain('clients[0].allowedGrantTypes[0]: unknown grant type "client_credential"');
+    expect(existsSync(join(dir, 'typo-data'))).toBe(false);
   }, 30_000);
 });

@@ -14,7 +14,7 @@ import { basic, freePort, postForm } from '../support/server.js';
 import { runSvc, until, type SvcProcess } from '../support/svc-process.js';
 
 interface OtlpAttribute { key: string; value: { stringValue?: string; intValue?: number | string } }
-interface OtlpSpan { name: string; traceId: string; spanId: string; parentSpanId?: string; attributes: OtlpAttribute[] }
+interface OtlpSpan { name: string; traceId: string; spanId: string; parentSpanId?: string; attributes: OtlpAttribute[]; links?: Array<{ traceId: string; spanId: string }> }
 interface OtlpExport {
   resourceSpans: Array<{ resource: { attributes: OtlpAttribute[] }; scopeSpans: Array<{ scope: { name: string }; spans: OtlpSpan[] }> }>;
 }
@@ -86,9 +86,10 @@ describe('tracing exported over OTLP/HTTP', () => {
     const request = spans().find((s) => s.name === 'POST /connect/token')!;
     expect(request).toBeDefined();
     expect(text(request.attributes, 'svc.request_id')).toBe('otlp-1');
-    // The caller's trace continues (W3C Trace Context): same trace id, its span as the parent.
-    expect(request.traceId).toBe('0af7651916cd43dd8448eb211c80319c');
-    expect(request.parentSpanId).toBe('b7ad6b7169203331');
+    // The service's own trace, the caller's span (W3C Trace Context) linked for correlation.
+    expect(request.traceId).not.toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(request.parentSpanId ?? '').toBe('');
+    expect(request.links?.map((l) => [l.traceId, l.spanId])).toEqual([['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331']]);
     expect(text(request.attributes, 'oauth.client_id')).toBe('m2m');
     expect(text(request.attributes, 'http.response.status_code')).toBe(200);
     const children = spans().filter((s) => s.parentSpanId === request.spanId).map((s) => s.name);

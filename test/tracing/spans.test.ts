@@ -116,15 +116,28 @@ describe('tracing a token request', () => {
     expect(spans().map((s) => s.name)).not.toContain('token_issuance');
   });
 
-  it("continues the caller's trace from its W3C traceparent header", async () => {
+  it("starts a trace of its own for a caller's W3C traceparent, linked to the caller's span", async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const res = await postForm(`${server.url}/connect/token`, { grant_type: 'client_credentials' }, {
       authorization: basic('m2m', 'm2m-secret'), traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
     });
     expect(res.status).toBe(200);
     const request = named('POST /connect/token');
-    expect(request.spanContext().traceId).toBe(traceId);
-    expect(parentOf(request)).toBe('00f067aa0ba902b7');
+    expect(request.spanContext().traceId).not.toBe(traceId);
+    expect(parentOf(request)).toBeUndefined();
+    expect(request.links.map((l) => [l.context.traceId, l.context.spanId])).toEqual([[traceId, '00f067aa0ba902b7']]);
+  });
+
+  it('traces a failing request whose traceparent says "not sampled" (-00): the caller does not decide', async () => {
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const res = await postForm(`${server.url}/connect/token`, { grant_type: 'client_credentials' }, {
+      authorization: basic('m2m', 'wrong-secret'), traceparent: `00-${traceId}-b7ad6b7169203331-00`,
+    });
+    expect(res.status).toBe(401);
+    const request = named('POST /connect/token');
+    expect(request.attributes['oauth.error']).toBe('invalid_client');
+    expect(request.spanContext().traceId).not.toBe(traceId);
+    expect(named('client_authentication').spanContext().traceId).toBe(request.spanContext().traceId);
   });
 
   it('names a request no route matched by its method only', async () => {

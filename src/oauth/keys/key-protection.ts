@@ -48,6 +48,15 @@ export interface KeyProtector {
   protectionOf(record: SigningKeyRecord): string;
   /** Whether `rewrap` would change the record (plain, or sealed under an older key-encryption key). */
   needsRewrap(record: SigningKeyRecord): boolean;
+  /**
+   * The same sealing for another stored secret (the page cookie secret): `name` says what it is
+   * in a refusal and is the cipher's additional data, so the text opens only as that secret.
+   */
+  sealSecret(name: string, value: string): string;
+  /** The value of a stored secret, sealed or plain; throws `BootError` (`KEYS_INVALID`) naming it when it cannot. */
+  openSecret(name: string, stored: string): string;
+  /** How a stored secret is kept: `"plain"` or the id of the key-encryption key that sealed it. */
+  protectionOfSecret(stored: string): string;
 }
 
 /** A short, stable name for a key-encryption key; one-way, so it reveals nothing of the key. */
@@ -94,49 +103,56 @@ export function createKeyProtector(sources: readonly KeySource[]): KeyProtector 
   const byId = new Map(keks.map((k) => [k.id, k]));
   const current = keks[0];
 
+  function sealText(aad: Buffer, text: string): string {
+    if (!current) return text;
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', current.key, iv);
+    cipher.setAAD(aad);
+    const ct = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+    const sealed: SealedKey = {
+      sealed: 'A256GCM', kek: current.id, iv: iv.toString('base64url'), ct: ct.toString('base64url'), tag: cipher.getAuthTag().toString('base64url'),
+    };
+    return JSON.stringify(sealed);
+  }
+
+  /** `what` names the record in a refusal ("signing key <kid> (<alg>)"). */
+  function openText(aad: Buffer, stored: string, what: string): string {
+    const sealed = parseSealed(stored);
+    if (!sealed) return stored;
+    const kek = byId.get(sealed.kek);
+    if (!kek) {
+      throw new BootError(
+        'KEYS_INVALID',
+        `${what} is encrypted under key-encryption key ${sealed.kek}, ` +
+          `which ${keks.length === 0 ? 'is not configured: set signing.keyEncryptionKeys' : `none of signing.keyEncryptionKeys is (configured: ${keks.map((k) => k.id).join(', ')})`}`,
+      );
+    }
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', kek.key, Buffer.from(sealed.iv, 'base64url'));
+      decipher.setAAD(aad);
+      decipher.setAuthTag(Buffer.from(sealed.tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(sealed.ct, 'base64url')), decipher.final()]).toString('utf8');
+    } catch {
+      throw new BootError('KEYS_INVALID', `${what} does not decrypt under key-encryption key ${sealed.kek}: the stored record was altered or damaged`);
+    }
+  }
+
+  // Distinct from every `kid.alg` of a signing key: a kid never holds a NUL.
+  const secretData = (name: string): Buffer => Buffer.from(`svc stored secret\0${name}`);
+
   return {
     enabled: current !== undefined,
     currentKekId: current?.id,
-
-    seal(kid, alg, privateJwk) {
-      if (!current) return privateJwk;
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', current.key, iv);
-      cipher.setAAD(additionalData(kid, alg));
-      const ct = Buffer.concat([cipher.update(privateJwk, 'utf8'), cipher.final()]);
-      const sealed: SealedKey = {
-        sealed: 'A256GCM', kek: current.id, iv: iv.toString('base64url'), ct: ct.toString('base64url'), tag: cipher.getAuthTag().toString('base64url'),
-      };
-      return JSON.stringify(sealed);
-    },
-
-    open(record) {
-      const sealed = parseSealed(record.privateJwk);
-      if (!sealed) return record.privateJwk;
-      const kek = byId.get(sealed.kek);
-      if (!kek) {
-        throw new BootError(
-          'KEYS_INVALID',
-          `signing key ${record.kid} (${record.alg}) is encrypted under key-encryption key ${sealed.kek}, ` +
-            `which ${keks.length === 0 ? 'is not configured: set signing.keyEncryptionKeys' : `none of signing.keyEncryptionKeys is (configured: ${keks.map((k) => k.id).join(', ')})`}`,
-        );
-      }
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', kek.key, Buffer.from(sealed.iv, 'base64url'));
-        decipher.setAAD(additionalData(record.kid, record.alg));
-        decipher.setAuthTag(Buffer.from(sealed.tag, 'base64url'));
-        return Buffer.concat([decipher.update(Buffer.from(sealed.ct, 'base64url')), decipher.final()]).toString('utf8');
-      } catch {
-        throw new BootError('KEYS_INVALID', `signing key ${record.kid} (${record.alg}) does not decrypt under key-encryption key ${sealed.kek}: the stored record was altered or damaged`);
-      }
-    },
-
+    seal: (kid, alg, privateJwk) => sealText(additionalData(kid, alg), privateJwk),
+    open: (record) => openText(additionalData(record.kid, record.alg), record.privateJwk, `signing key ${record.kid} (${record.alg})`),
     protectionOf(record) {
       return parseSealed(record.privateJwk)?.kek ?? 'plain';
     },
-
     needsRewrap(record) {
       return current !== undefined && parseSealed(record.privateJwk)?.kek !== current.id;
     },
+    sealSecret: (name, value) => sealText(secretData(name), value),
+    openSecret: (name, stored) => openText(secretData(name), stored, name),
+    protectionOfSecret: (stored) => parseSealed(stored)?.kek ?? 'plain',
   };
 }

@@ -9,10 +9,11 @@
  */
 import type { Clock, Logger } from '../../sdk/contracts.js';
 import { BootError } from '../../config/boot-error.js';
+import { isLoopbackHost } from '../../config/validate-sign-in.js';
 import type { ResolvedConfig, SigningAlgorithm } from '../../config/schema.js';
 import { StoreUnavailableError, type SigningKeyRecord, type Store } from '../../store/store.js';
 import { loadConfiguredKeys } from './configured-keys.js';
-import { createKeyProtector } from './key-protection.js';
+import { createKeyProtector, type KeyProtector } from './key-protection.js';
 import { createKeyRotation, newestActive } from './key-rotation.js';
 import { signingKeyFromRecord, signingOnThreads, type SigningKey } from './signing-key.js';
 import { createSigningThreads } from './signing-threads.js';
@@ -26,6 +27,8 @@ export interface KeyRingDeps {
   logger: Logger;
   /** How long a node that lost the race to create a key waits for the winner's key (real time). Default 5000. */
   keyWaitMs?: number;
+  /** The key-encryption keys, when the caller has read them already; otherwise read from `config`. */
+  protector?: KeyProtector;
 }
 
 export interface KeyRing {
@@ -55,15 +58,16 @@ function managedAlgsOf(algorithms: readonly string[], configured: readonly Signi
   return algorithms.filter((a) => !configuredAlgs.has(a));
 }
 
-export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 5000 }: KeyRingDeps): Promise<KeyRing> {
+export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 5000, protector = createKeyProtector(config.signing.keyEncryptionKeys) }: KeyRingDeps): Promise<KeyRing> {
   const algorithms = [...new Set<SigningAlgorithm>([config.signing.accessTokenAlgorithm, ...config.signing.idTokenAlgorithms])];
   const threads = config.signing.threads > 0 ? createSigningThreads({ threads: config.signing.threads, logger }) : undefined;
   const onThreads = (key: SigningKey): SigningKey => (threads ? signingOnThreads(key, threads) : key);
   const configured = (await loadConfiguredKeys(config.signing.keys)).map(onThreads);
-  const protector = createKeyProtector(config.signing.keyEncryptionKeys);
   const configuredAlgs = new Set(configured.map((k) => k.alg));
   const managedAlgs = managedAlgsOf(algorithms, configured);
-  if (!protector.enabled && managedAlgs.length > 0 && config.store !== 'memory') {
+  // A store that outlives the process, reachable from beyond this machine (the issuer is not on
+  // loopback): a copy of it would sign tokens. A loopback-only development setup is left quiet.
+  if (!protector.enabled && managedAlgs.length > 0 && config.store !== 'memory' && !isLoopbackHost(new URL(config.issuer).hostname)) {
     logger.warn({ store: config.store.split(':')[0] }, 'signing keys are stored unencrypted: set signing.keyEncryptionKeys (see README, "Signing keys")');
   }
   for (const alg of configuredAlgs) if (!algorithms.includes(alg as SigningAlgorithm)) algorithms.push(alg as SigningAlgorithm);

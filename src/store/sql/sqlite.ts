@@ -4,22 +4,26 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Store } from '../store.js';
 import type { Database } from './schema.js';
+import { createOwnerOnly, filesOpenToOthers, type WideFile } from './file-modes.js';
 import { createSqlStore } from './sql-store.js';
 import { sqliteStatementRunner } from './sqlite-statement-runner.js';
 
 export interface SqliteOptions {
   /** How long a write waits for another connection's lock before `StoreUnavailableError`. Default 5000. */
   busyTimeoutMs?: number;
+  /** Told of each existing database file (the database, `-wal`, `-shm`) that other local users can read or write. */
+  onFileOpenToOthers?: (file: WideFile) => void;
 }
 
 const IN_MEMORY = ':memory:';
 
 /**
- * Opens (creating the file and its folder if needed) a SQLite database as a `Store`;
- * `":memory:"` gives a private in-memory one. Throws an error naming the path and the reason
+ * Opens (creating the file and its folder if needed, for the owner only: `file-modes.ts`) a
+ * SQLite database as a `Store`; `":memory:"` gives a private in-memory one. Throws an error naming the path and the reason
  * when it cannot be opened.
  */
 export function openSqlite(path: string, options: SqliteOptions = {}): Store {
+  if (path !== IN_MEMORY && options.onFileOpenToOthers) filesOpenToOthers(path).forEach(options.onFileOpenToOthers);
   const database = openDatabase(path, options.busyTimeoutMs ?? 5000);
   const prepare = statementCache(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: { prepare, close: () => database.close() } }) });
@@ -39,7 +43,10 @@ export function openSqlite(path: string, options: SqliteOptions = {}): Store {
 function openDatabase(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
   let database: BetterSqlite3.Database | undefined;
   try {
-    if (path !== IN_MEMORY) mkdirSync(dirname(path), { recursive: true });
+    if (path !== IN_MEMORY) {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      createOwnerOnly(path);
+    }
     database = new BetterSqlite3(path);
     // WAL lets readers run while one connection writes; busy_timeout makes writers wait, not fail.
     // Assertion ids are random-key inserts and every token lookup lands on a random page: a
