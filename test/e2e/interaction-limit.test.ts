@@ -142,6 +142,8 @@ describe.skipIf(pgSkip)('two nodes with counters in PostgreSQL', () => {
     const migrated = await createStore(schema.url, process.cwd());
     await migrated.migrate();
     await migrated.close();
-    return signInConfig({ ...limit, store: schema.url, counters: 'store' });
+    // Nodes that share counters but not a store must share the root secret the counter keys are
+    // digested under (SECURITY.md); nodes on the one PostgreSQL store share the stored one.
+    return signInConfig({ ...limit, store: schema.url, counters: 'store', deviceFlow: { cookieSecret: 'the two nodes share this page secret' } });
   });
 });
