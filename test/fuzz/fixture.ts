@@ -91,7 +91,9 @@ export async function createFuzzFixture(port: number): Promise<FuzzFixture> {
     trustedProxies: ['127.0.0.1'],
     mtls: { certificateHeader, clientCa: './client-ca.pem' },
     registration: {
-      enabled: true, allowedGrantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], allowedScopes: ['openid', 'profile', 'api1.read'],
+      // offline_access (and so refresh_token) and the native-app policy: every registration seed is one the policy accepts.
+      enabled: true, allowedGrantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], allowedScopes: ['openid', 'profile', 'api1.read', 'offline_access'],
+      redirectUris: 'https-or-loopback',
       allowedAuthMethods: ['client_secret_basic', 'client_secret_post', 'none', 'tls_client_auth', 'self_signed_tls_client_auth'],
     },
     apiScopes: [{ name: 'api1.read' }, { name: 'api1.write' }, { name: 'backend.read' }],
