@@ -226,6 +226,17 @@ export interface TracingConfig {
   serviceName?: string;
 }
 
+export type TraceExporterName = 'otlp' | 'console';
+
+/** Resolved from `TracingConfig` and the `OTEL_*` environment variables (`tracing-settings.ts`). */
+export interface TracingSettings {
+  readonly enabled: boolean;
+  readonly exporter: TraceExporterName;
+  /** The OTLP/HTTP traces URL; undefined: the exporter's own reading of `OTEL_EXPORTER_OTLP_*`. */
+  readonly endpoint: string | undefined;
+  readonly serviceName: string;
+}
+
 export interface AuthThrottleConfig {
   /** Failed authentications per (client id, address) before back-off starts. Default 5. */
   pairThreshold?: number;
@@ -483,8 +494,6 @@ export interface User {
 }
 
 export type KeySource = { readonly path: string } | { readonly env: string };
-
-import type { TracingSettings } from '../tracing/settings.js';
 
 export interface ResolvedConfig {
   readonly issuer: string;

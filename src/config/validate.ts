@@ -5,15 +5,14 @@
  * Checks that need the loaded plugins (grant types, secret types, authentication methods) live in
  * `src/plugin-host/check-config.ts`.
  */
-import { isPhcScrypt } from '../oauth/password-hash.js';
+import { isPhcScrypt } from './password-format.js';
 import { didYouMean } from './closest-name.js';
 import { defaults } from './defaults.js';
 import { parseAddressRange } from '../net/address-ranges.js';
+import { Problems } from './problems.js';
 import { checkSignInClient, signInClientFields } from './validate-sign-in.js';
 import { checkDpop, checkDpopClient, dpopClientFields } from './validate-dpop.js';
 import { checkIdTokenAlgorithms, checkIdTokenSigningClient, idTokenSigningClientFields, offeredIdTokenAlgorithms } from './validate-id-token-signing.js';
-
-export type { Problems };
 
 const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'packagePlugins', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
@@ -46,13 +45,6 @@ function isIsoDateTime(value: string): boolean {
     date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day) &&
     Number(hour) < 24 && Number(minute) < 60 && Number(second) < 60
   );
-}
-
-class Problems {
-  readonly list: string[] = [];
-  add(path: string, message: string): void {
-    this.list.push(`${path}: ${message}`);
-  }
 }
 
 function describe(value: unknown): string {

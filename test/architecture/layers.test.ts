@@ -13,9 +13,11 @@ import { describe, expect, it } from 'vitest';
  * The layers, lowest first; a folder may import its own layer and the ones before it.
  *
  * - `sdk` is the leaf plugin authors import: it knows nothing of the host.
+ * - `net`: address parsing over `node:net`, knowing nothing of the service; the config checks
+ *   `trustedProxies` with it.
  * - `config` is the floor of the host: the user's and the resolved config, its checks and boot
- *   errors. Whatever the resolved config carries (tracing settings, password-hash parameters)
- *   is declared here, not borrowed from the layer that uses it.
+ *   errors. Whatever the config checks or carries (tracing settings, the password format, the
+ *   redirect URI rule, TLS material) is declared here, not borrowed from the layer that uses it.
  * - Infrastructure that knows no OAuth: logging, address ranges, the store, tracing, events,
  *   the shared counters and the throttles built on them.
  * - The OAuth core: errors and parameters, client authentication, grant running and token
@@ -29,8 +31,9 @@ import { describe, expect, it } from 'vitest';
  */
 const layers: readonly (readonly string[])[] = [
   ['sdk'],
+  ['net'],
   ['config'],
-  ['log', 'net', 'store', 'tracing', 'events', 'counters'],
+  ['log', 'store', 'tracing', 'events', 'counters'],
   ['oauth', 'dpop', 'clients', 'registration', 'plugin-host'],
   ['pages'],
   ['authorize', 'device'],
