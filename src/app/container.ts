@@ -44,7 +44,7 @@ import { createRegistrationTokens } from '../registration/registration-tokens.js
 import { createRegistrationTokenThrottle } from '../registration/token-throttle.js';
 import { createAuthThrottle } from '../oauth/auth-throttle.js';
 import { createPasswordThrottle, type PasswordThrottle } from '../oauth/password-throttle.js';
-import { memoryWindowLimit } from '../oauth/rate-limits.js';
+import { memoryWindowLimit } from '../counters/rate-limits.js';
 import type { ScopeCatalog } from '../oauth/scopes.js';
 import { buildParameterTable, hostParameters, type ParameterTable } from '../oauth/form-params.js';
 import { createPluginRegistrar, type PluginRegistry } from '../plugin-host/plugin-registry.js';

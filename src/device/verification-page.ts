@@ -15,7 +15,7 @@ import type { EventService } from '../events/event-service.js';
 import type { DeviceFlow, DeviceFlowStore, Versioned } from './device-flow-store.js';
 import type { Csrf } from '../pages/csrf.js';
 import type { SignInSession, SignInSessions } from '../pages/sign-in-sessions.js';
-import type { FailedAttempts } from './failed-attempts.js';
+import type { FailedAttempts } from '../counters/failed-attempts.js';
 import type { NoticeId, PageView, ScopeLine, TimedMessageId } from './page-views.js';
 import { createThrottledSignIn } from '../pages/throttled-sign-in.js';
 import type { PasswordThrottle } from '../oauth/password-throttle.js';

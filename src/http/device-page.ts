@@ -15,7 +15,7 @@ import { pageFailure } from './page-failure.js';
 import { paths } from '../endpoints/urls.js';
 import { createDeviceFlowStore } from '../device/device-flow-store.js';
 import { userCodeScheme } from '../device/user-code.js';
-import { createFailedAttempts, type FailedAttempts } from '../device/failed-attempts.js';
+import { createFailedAttempts, type FailedAttempts } from '../counters/failed-attempts.js';
 import type { PasswordThrottle } from '../oauth/password-throttle.js';
 import type { LoadPageParts, PageParts } from '../pages/page-parts.js';
 import { readSessionCookie, sessionCookieLines } from './session-cookie.js';

@@ -11,7 +11,8 @@
  * Counters are in this process or shared by every node (`counters`), see `rate-limits.ts`:
  * in memory every method answers synchronously, shared ones return promises (one round trip each).
  */
-import { memoryBackoff, tooManyRequests, type Backoff, type MaybePromise } from './rate-limits.js';
+import { memoryBackoff, type Backoff, type MaybePromise } from '../counters/rate-limits.js';
+import { tooManyRequests } from './too-many-requests.js';
 
 export interface AuthThrottleOptions {
   /** Failures per (client, address) before back-off starts. */

@@ -18,7 +18,8 @@
  * Counters are in this process or shared by every node (`counters`), see `rate-limits.ts`;
  * `attempt` checks and counts in one step (one round trip when shared).
  */
-import { memoryBackoff, tooManyRequests, type Backoff, type MaybePromise } from './rate-limits.js';
+import { memoryBackoff, type Backoff, type MaybePromise } from '../counters/rate-limits.js';
+import { tooManyRequests } from './too-many-requests.js';
 
 export interface PasswordThrottleOptions {
   pairThreshold: number;
