@@ -544,7 +544,7 @@ function checkConnections(p: Problems, value: unknown): void {
   if (firstByte > headers) p.add('connections.firstByteTimeout', `must not exceed connections.headersTimeout (${headers}), got ${firstByte}`);
 }
 
-/** `tls` and `mtls`: the shapes here; the files are read (and their contents checked) at start-up, `src/http/tls.ts`. */
+/** `tls` and `mtls`: the shapes here; the files are read (and their contents checked) at start-up, `tls-material.ts`. */
 function checkTls(p: Problems, raw: Raw): void {
   if (raw.tls !== undefined) {
     if (!isObject(raw.tls)) p.add('tls', `expected { certificate, key, requestClientCertificate? }, got ${describe(raw.tls)}`);

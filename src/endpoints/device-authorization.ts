@@ -11,10 +11,10 @@ import { UnauthorizedClient } from '../oauth/errors.js';
 import type { WindowLimit } from '../counters/rate-limits.js';
 import { tooManyRequests } from '../oauth/too-many-requests.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
-import { createDeviceFlowStore } from './device-flow-store.js';
-import type { UserCodeScheme } from './user-code.js';
-import { deviceCodeGrantType } from './device-code-grant.js';
-import type { FormRequest } from '../endpoints/form-request.js';
+import { createDeviceFlowStore } from '../device/device-flow-store.js';
+import type { UserCodeScheme } from '../device/user-code.js';
+import { deviceCodeGrantType } from '../device/device-code-grant.js';
+import type { FormRequest } from './form-request.js';
 
 /** RFC 8628 §3.2. */
 export interface DeviceAuthorizationResponse {
