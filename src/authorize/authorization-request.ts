@@ -8,7 +8,7 @@ import type { Client } from '../config/schema.js';
 import { InvalidRequest, isOAuthError, OAuthError, UnauthorizedClient } from '../oauth/errors.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import { isRegisteredRedirectUri } from './redirect-uri.js';
-import type { UntrustedReason } from './views.js';
+import type { UntrustedReason } from '../pages/sign-in-views.js';
 import type { Lookup } from '../clients/client-directory.js';
 
 export type Prompt = 'none' | 'login' | 'consent';

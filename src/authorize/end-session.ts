@@ -15,7 +15,7 @@ import type { Csrf } from '../pages/csrf.js';
 import type { SignInSession, SignInSessions } from '../pages/sign-in-sessions.js';
 import type { IdTokenHint } from './id-token-hint.js';
 import type { BrowserContext, FlowOutcome } from './authorize-flow.js';
-import type { SignInMessageId } from './views.js';
+import type { SignInMessageId } from '../pages/sign-in-views.js';
 import type { Lookup } from '../clients/client-directory.js';
 
 export interface EndSessionDeps {

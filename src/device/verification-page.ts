@@ -16,7 +16,7 @@ import type { DeviceFlow, DeviceFlowStore, Versioned } from './device-flow-store
 import type { Csrf } from '../pages/csrf.js';
 import type { SignInSession, SignInSessions } from '../pages/sign-in-sessions.js';
 import type { FailedAttempts } from '../counters/failed-attempts.js';
-import type { NoticeId, PageView, ScopeLine, TimedMessageId } from './page-views.js';
+import type { NoticeId, PageView, ScopeLine, TimedMessageId } from '../pages/device-views.js';
 import { createThrottledSignIn } from '../pages/throttled-sign-in.js';
 import type { PasswordThrottle } from '../oauth/password-throttle.js';
 import type { UserCodeScheme } from './user-code.js';

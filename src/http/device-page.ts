@@ -21,7 +21,7 @@ import type { LoadPageParts, PageParts } from '../pages/page-parts.js';
 import { readSessionCookie, sessionCookieLines } from './session-cookie.js';
 import { pageHeaders } from '../pages/page-headers.js';
 import { createVerificationPage, type PageOutcome, type VerificationPage } from '../device/verification-page.js';
-import type { PageView } from '../device/page-views.js';
+import type { PageView } from '../pages/device-views.js';
 import { renderPage, type RenderOptions } from '../device/templates.js';
 import { choosePageText, pageLanguageTags } from '../pages/text/index.js';
 import type { Lookup } from '../clients/client-directory.js';
