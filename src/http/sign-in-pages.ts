@@ -152,7 +152,7 @@ export function createSignInPages(deps: SignInPageDeps) {
   }
 
   return {
-    signInParts,
+    /** The pages' form targets under the issuer's path. */
     pagePaths,
     validator,
     pushed,
