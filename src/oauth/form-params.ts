@@ -6,14 +6,21 @@ import type { ParameterDeclaration } from '../sdk/contracts.js';
 import { InvalidRequest } from './errors.js';
 
 /**
+ * The caps of `client_id` and `scope`, which every endpoint reads, the authorization endpoint's
+ * request checks (`src/authorize/authorization-request.ts`) included.
+ */
+export const clientIdMaxLength = 100;
+export const scopeMaxLength = 300;
+
+/**
  * The host's own parameters: its endpoints' and its device page's (IdentityServer's caps where it
  * has them). Grants and secret parsers declare theirs (`ParameterDeclaration`); the table of
  * every cap is built from both at start-up.
  */
 export const hostParameters: readonly ParameterDeclaration[] = [
-  { name: 'client_id', maxLength: 100 },
+  { name: 'client_id', maxLength: clientIdMaxLength },
   { name: 'grant_type', maxLength: 200 },
-  { name: 'scope', maxLength: 300 },
+  { name: 'scope', maxLength: scopeMaxLength },
   { name: 'token', maxLength: 16_384, secret: true },
   { name: 'user_code', maxLength: 100, secret: true },
   { name: 'username', maxLength: 100 },
