@@ -10,6 +10,7 @@ import { didYouMean } from './closest-name.js';
 import { defaults } from './defaults.js';
 import { parseAddressRange } from '../net/address-ranges.js';
 import { Problems } from './problems.js';
+import { signingAlgorithms } from './schema.js';
 import { checkSignInClient, signInClientFields } from './validate-sign-in.js';
 import { checkDpop, checkDpopClient, dpopClientFields } from './validate-dpop.js';
 import { checkIdTokenAlgorithms, checkIdTokenSigningClient, idTokenSigningClientFields, offeredIdTokenAlgorithms } from './validate-id-token-signing.js';
@@ -28,7 +29,6 @@ const clientFields = [
   ...idTokenSigningClientFields,
 ] as const;
 const secretFields = ['value', 'type', 'description', 'expiration'] as const;
-export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ) */
 const scopeToken = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
