@@ -50,6 +50,7 @@ const layers: readonly (readonly string[])[] = [
 const allowedUpward: readonly string[] = [];
 
 const src = fileURLToPath(new URL('../../src/', import.meta.url));
+const plugins = fileURLToPath(new URL('../../plugins/', import.meta.url));
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -158,6 +159,19 @@ describe('the layout map of src/', () => {
 
   it('has no file cycle, type-only imports included', () => {
     expect(fileCycles(graph)).toEqual([]);
+  });
+
+  it('lets the first-party plugins in through the same door as anyone else: svc/sdk, their own folder, packages', () => {
+    const strays: string[] = [];
+    for (const file of sourceFiles(plugins)) {
+      const folder = relative(plugins, file).split('/')[0]!;
+      for (const { fileName } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
+        const inside = fileName.startsWith('.') && relative(plugins, resolve(dirname(file), fileName)).split('/')[0] === folder;
+        const allowed = inside || fileName === 'svc/sdk' || (!fileName.startsWith('.') && !fileName.startsWith('svc/'));
+        if (!allowed) strays.push(`plugins/${relative(plugins, file)} -> ${fileName}`);
+      }
+    }
+    expect(strays).toEqual([]);
   });
 
   it('keeps the SDK a leaf', () => {
