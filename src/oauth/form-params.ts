@@ -11,6 +11,12 @@ import { InvalidRequest } from './errors.js';
  */
 export const clientIdMaxLength = 100;
 export const scopeMaxLength = 300;
+/**
+ * `id_token_hint`: an ID token with its claims can outgrow the default cap. The end-session
+ * endpoint (RP-Initiated Logout) allows this much; the authorization request keeps a tighter cap
+ * of its own (`authorization-request.ts`).
+ */
+export const idTokenHintMaxLength = 16_384;
 
 /**
  * The host's own parameters: its endpoints' and its device page's (IdentityServer's caps where it
@@ -25,8 +31,7 @@ export const hostParameters: readonly ParameterDeclaration[] = [
   { name: 'user_code', maxLength: 100, secret: true },
   { name: 'username', maxLength: 100 },
   { name: 'password', maxLength: 100, secret: true },
-  // RP-Initiated Logout: an ID token with its claims can outgrow the default cap.
-  { name: 'id_token_hint', maxLength: 16_384, secret: true },
+  { name: 'id_token_hint', maxLength: idTokenHintMaxLength, secret: true },
 ];
 /** Cap for any other parameter. */
 export const defaultParameterCap = 2048;
