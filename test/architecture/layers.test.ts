@@ -18,8 +18,8 @@ import { describe, expect, it } from 'vitest';
  * - `config` is the floor of the host: the user's and the resolved config, its checks and boot
  *   errors. Whatever the config checks or carries (tracing settings, the password format, the
  *   redirect URI rule, TLS material) is declared here, not borrowed from the layer that uses it.
- * - Infrastructure that knows no OAuth: logging, address ranges, the store, tracing, events,
- *   the shared counters and the throttles built on them.
+ * - Infrastructure that knows no OAuth: logging, the store, tracing, events, and the counters
+ *   every throttle counts with (back-offs and window limits, in this process or shared).
  * - The OAuth core: errors and parameters, client authentication, grant running and token
  *   issuing, keys, sender binding, client records and registration, and the plugin host that
  *   loads the plugins those run.
