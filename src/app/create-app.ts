@@ -32,7 +32,7 @@ import { requestId } from '../http/request-id.js';
 import { singleAuthorization } from '../http/single-authorization.js';
 import { clientOrigin } from '../http/client-address.js';
 import { clientCertificates } from '../http/client-certificate.js';
-import { loadTlsMaterial, receivesClientCertificates, type TlsMaterial } from '../http/tls.js';
+import { loadTlsMaterial, receivesClientCertificates, type TlsMaterial } from '../config/tls-material.js';
 import { createServiceContainer, registerKeyRing, registerPageSecret, registerPluginContributions, registerStore, type ServiceContainer } from './container.js';
 import { lateBound } from './late-bound.js';
 import { loadCookieSecret } from '../pages/cookie-secret.js';

@@ -6,9 +6,10 @@
  */
 import type { Client } from '../config/schema.js';
 import { InvalidRequest, isOAuthError, OAuthError, UnauthorizedClient } from '../oauth/errors.js';
+import { clientIdMaxLength, scopeMaxLength } from '../oauth/form-params.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import { isRegisteredRedirectUri } from './redirect-uri.js';
-import type { UntrustedReason } from './views.js';
+import type { UntrustedReason } from '../pages/sign-in-views.js';
 import type { Lookup } from '../clients/client-directory.js';
 
 export type Prompt = 'none' | 'login' | 'consent';
@@ -64,9 +65,12 @@ export class RedirectableError extends Error {
   }
 }
 
-/** Length caps per parameter, like the token endpoint's body limits: nothing unbounded is stored. */
+/**
+ * Length caps per parameter, like the token endpoint's body limits: nothing unbounded is stored.
+ * `client_id` and `scope` have the caps of every endpoint (the form reader has applied them already).
+ */
 const maxLength: Readonly<Record<string, number>> = {
-  client_id: 200, redirect_uri: 2000, response_type: 50, response_mode: 50, scope: 2000, state: 2000, nonce: 500,
+  client_id: clientIdMaxLength, redirect_uri: 2000, response_type: 50, response_mode: 50, scope: scopeMaxLength, state: 2000, nonce: 500,
   code_challenge: 128, code_challenge_method: 20, prompt: 50, max_age: 12, login_hint: 256, request_uri: 200,
   // An ID token of ours: a few claims and one signature (RSA-4096 at most), far below this.
   id_token_hint: 8192,

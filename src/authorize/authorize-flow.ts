@@ -8,7 +8,7 @@ import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, ExternalSignIn, Logger, ResourceOwnerValidator, SignInResult } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
 import type { Csrf } from '../pages/csrf.js';
-import type { ScopeLine } from '../device/page-views.js';
+import type { ScopeLine } from '../pages/device-views.js';
 import { AccessDenied, InvalidRequest, OAuthError } from '../oauth/errors.js';
 import type { PasswordThrottle } from '../oauth/password-throttle.js';
 import { familyOfSpentGrant } from '../oauth/grant-family.js';
@@ -18,7 +18,7 @@ import { RedirectableError, UntrustedRequestError, type AuthorizationRequest, ty
 import { authorizationResponse, errorResponse, type AuthorizationResponse } from './authorization-response.js';
 import type { AuthorizationCodes } from './authorization-codes.js';
 import type { Interaction, Interactions } from './interactions.js';
-import { shownReason, type SignInMessageId, type SignInNoticeId, type SignInView } from './views.js';
+import { shownReason, type SignInMessageId, type SignInNoticeId, type SignInView } from '../pages/sign-in-views.js';
 import type { PushedRequests } from './pushed-requests.js';
 import type { Lookup } from '../clients/client-directory.js';
 import { isRegisteredRedirectUri } from './redirect-uri.js';

@@ -15,8 +15,9 @@ import type { Csrf } from '../pages/csrf.js';
 import type { SignInSession, SignInSessions } from '../pages/sign-in-sessions.js';
 import type { IdTokenHint } from './id-token-hint.js';
 import type { BrowserContext, FlowOutcome } from './authorize-flow.js';
-import type { SignInMessageId } from './views.js';
+import type { SignInMessageId } from '../pages/sign-in-views.js';
 import type { Lookup } from '../clients/client-directory.js';
+import { idTokenHintMaxLength } from '../oauth/form-params.js';
 
 export interface EndSessionDeps {
   config: ResolvedConfig;
@@ -55,7 +56,7 @@ export function createEndSession(deps: EndSessionDeps) {
     const language = uiLocales !== undefined && uiLocales.length <= 100 ? { uiLocales } : {};
     const page = (status: number, message: SignInMessageId): FlowOutcome => ({ status, view: { kind: 'message', message }, ...language });
     for (const [name, value] of params) {
-      if (value.length > (name === 'id_token_hint' ? 16_384 : maxLength)) return page(400, 'sign-out-unreadable');
+      if (value.length > (name === 'id_token_hint' ? idTokenHintMaxLength : maxLength)) return page(400, 'sign-out-unreadable');
     }
     const hintText = params.get('id_token_hint');
     const hint = hintText === undefined ? undefined : await deps.readHint(hintText);

@@ -6,8 +6,8 @@
  * the form_post response carries one hashed line of script and a button for when it is off.
  */
 import { createHash } from 'node:crypto';
-import type { ScopeLine } from '../device/page-views.js';
-import type { SignInMessageId, SignInView } from './views.js';
+import type { ScopeLine } from '../pages/device-views.js';
+import type { SignInMessageId, SignInView } from '../pages/sign-in-views.js';
 import { html, SafeHtml } from '../pages/html.js';
 import { hidden, notice, renderDocument } from '../pages/page-shell.js';
 import type { PageText } from '../pages/text/index.js';

@@ -3,7 +3,7 @@
  * paths against the config file's folder, parses dates once, and freezes the result.
  * Call only on a config that `validateUserConfig` accepted.
  */
-import { tracingSettings } from '../tracing/settings.js';
+import { tracingSettings } from './tracing-settings.js';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { defaults } from './defaults.js';

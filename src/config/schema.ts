@@ -4,6 +4,7 @@
  * is complete and frozen, and is the only shape the rest of the service reads.
  * Field names mirror IdentityServer's model in camelCase, so configs move over.
  */
+import type { JwsAlgorithm } from '../sdk/jws.js';
 import type { ApiResource, ApiScope, Client, IdentityResource, Secret } from '../sdk/model.js';
 
 /** A secret held by a client or an API resource (spec §2.1). */
@@ -179,7 +180,17 @@ export interface SigningConfig {
   threads?: number | 'auto';
 }
 
-export type SigningAlgorithm = 'ES256' | 'ES384' | 'ES512' | 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'EdDSA';
+/**
+ * The algorithms the service signs its tokens with (`signing.accessTokenAlgorithm`,
+ * `signing.idTokenAlgorithms`), in the order the config's messages list them. Each is one of the
+ * SDK's JWS algorithms (`src/sdk/jws.ts`), which sign and verify them; `Ed25519` (RFC 9864) is
+ * accepted there for verification only, and an Ed25519 key here signs as `EdDSA`.
+ */
+export const signingAlgorithms = [
+  'ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA',
+] as const satisfies readonly JwsAlgorithm[];
+
+export type SigningAlgorithm = (typeof signingAlgorithms)[number];
 
 export interface DeviceFlowConfig {
   /** `"base20"` (default, `BCDF-GHJK`) or `"numeric"` (`123-456-789`). */
@@ -224,6 +235,17 @@ export interface TracingConfig {
   endpoint?: string;
   /** The `service.name` of the spans. Default `OTEL_SERVICE_NAME`, else `"svc-token-service"`. */
   serviceName?: string;
+}
+
+export type TraceExporterName = 'otlp' | 'console';
+
+/** Resolved from `TracingConfig` and the `OTEL_*` environment variables (`tracing-settings.ts`). */
+export interface TracingSettings {
+  readonly enabled: boolean;
+  readonly exporter: TraceExporterName;
+  /** The OTLP/HTTP traces URL; undefined: the exporter's own reading of `OTEL_EXPORTER_OTLP_*`. */
+  readonly endpoint: string | undefined;
+  readonly serviceName: string;
 }
 
 export interface AuthThrottleConfig {
@@ -483,8 +505,6 @@ export interface User {
 }
 
 export type KeySource = { readonly path: string } | { readonly env: string };
-
-import type { TracingSettings } from '../tracing/settings.js';
 
 export interface ResolvedConfig {
   readonly issuer: string;

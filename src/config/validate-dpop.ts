@@ -3,8 +3,7 @@
  * `requireDPoP`. Each message names the field.
  */
 import { jwsAlgorithms } from '../sdk/jws.js';
-import type { FieldChecks } from './validate-sign-in.js';
-import type { Problems } from './validate.js';
+import type { FieldChecks, Problems } from './problems.js';
 
 export const dpopClientFields = ['requireDPoP'] as const;
 const dpopFields = ['signingAlgValues', 'proofMaxAge', 'clockSkew', 'requireNonce', 'nonceLifetime'];

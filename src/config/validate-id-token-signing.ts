@@ -3,8 +3,7 @@
  * client's `allowedIdentityTokenSigningAlgorithms`, which must name one of them (the service
  * keeps keys only for those). Each message names the field.
  */
-import type { FieldChecks } from './validate-sign-in.js';
-import type { Problems } from './validate.js';
+import type { FieldChecks, Problems } from './problems.js';
 
 export const idTokenSigningClientFields = ['allowedIdentityTokenSigningAlgorithms'] as const;
 

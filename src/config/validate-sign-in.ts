@@ -1,19 +1,11 @@
 /**
  * Start-up checks of the client fields the authorization code flow reads (OpenID Connect
- * sign-in): redirect URIs that RFC 9700 and RFC 8252 allow (`src/clients/redirect-uri-rules.ts`,
+ * sign-in): redirect URIs that RFC 9700 and RFC 8252 allow (`redirect-uri-rules.ts`,
  * the rule registration and `svc clients` share), and the combinations that cannot work. Each
  * message names the field.
  */
-import { isLoopbackHost, redirectUriAdvice, redirectUriProblem } from '../clients/redirect-uri-rules.js';
-import type { Problems } from './validate.js';
-
-/** The field checks `validate.ts` has, passed in: importing them would make a module cycle. */
-export interface FieldChecks {
-  describe(value: unknown): string;
-  bool(p: Problems, path: string, value: unknown): void;
-  int(p: Problems, path: string, value: unknown, min: number, max?: number): void;
-  stringList(p: Problems, path: string, value: unknown, required: boolean): string[];
-}
+import { isLoopbackHost, redirectUriAdvice, redirectUriProblem } from './redirect-uri-rules.js';
+import type { FieldChecks, Problems } from './problems.js';
 
 export const signInClientFields = [
   'redirectUris', 'postLogoutRedirectUris', 'requirePkce', 'requireConsent', 'requirePushedAuthorization', 'authorizationCodeLifetime',

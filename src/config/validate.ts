@@ -5,15 +5,15 @@
  * Checks that need the loaded plugins (grant types, secret types, authentication methods) live in
  * `src/plugin-host/check-config.ts`.
  */
-import { isPhcScrypt } from '../oauth/password-hash.js';
+import { isPhcScrypt } from './password-format.js';
 import { didYouMean } from './closest-name.js';
 import { defaults } from './defaults.js';
 import { parseAddressRange } from '../net/address-ranges.js';
+import { Problems } from './problems.js';
+import { signingAlgorithms } from './schema.js';
 import { checkSignInClient, signInClientFields } from './validate-sign-in.js';
 import { checkDpop, checkDpopClient, dpopClientFields } from './validate-dpop.js';
 import { checkIdTokenAlgorithms, checkIdTokenSigningClient, idTokenSigningClientFields, offeredIdTokenAlgorithms } from './validate-id-token-signing.js';
-
-export type { Problems };
 
 const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'packagePlugins', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
@@ -29,7 +29,6 @@ const clientFields = [
   ...idTokenSigningClientFields,
 ] as const;
 const secretFields = ['value', 'type', 'description', 'expiration'] as const;
-export const signingAlgorithms = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ) */
 const scopeToken = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -46,13 +45,6 @@ function isIsoDateTime(value: string): boolean {
     date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day) &&
     Number(hour) < 24 && Number(minute) < 60 && Number(second) < 60
   );
-}
-
-class Problems {
-  readonly list: string[] = [];
-  add(path: string, message: string): void {
-    this.list.push(`${path}: ${message}`);
-  }
 }
 
 function describe(value: unknown): string {
@@ -552,7 +544,7 @@ function checkConnections(p: Problems, value: unknown): void {
   if (firstByte > headers) p.add('connections.firstByteTimeout', `must not exceed connections.headersTimeout (${headers}), got ${firstByte}`);
 }
 
-/** `tls` and `mtls`: the shapes here; the files are read (and their contents checked) at start-up, `src/http/tls.ts`. */
+/** `tls` and `mtls`: the shapes here; the files are read (and their contents checked) at start-up, `tls-material.ts`. */
 function checkTls(p: Problems, raw: Raw): void {
   if (raw.tls !== undefined) {
     if (!isObject(raw.tls)) p.add('tls', `expected { certificate, key, requestClientCertificate? }, got ${describe(raw.tls)}`);

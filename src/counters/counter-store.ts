@@ -3,7 +3,7 @@
  * operations the throttles need, each one round trip. Keys arrive namespaced and hashed
  * (`shared-backoff.ts`): the store never holds a username, client id or address.
  */
-import type { BackoffCheck, Failure } from '../oauth/rate-limits.js';
+import type { BackoffCheck, Failure } from './rate-limits.js';
 import { StoreUnavailableError } from '../store/store.js';
 
 export interface BackoffRule {

@@ -7,27 +7,14 @@
  */
 import type { ResolvedConfig } from '../config/schema.js';
 import type { Clock, Logger } from '../sdk/contracts.js';
-import type { FailedAttempts } from '../device/failed-attempts.js';
-import { memoryBackoff, memoryWindowLimit, type Backoff, type MaybePromise } from '../oauth/rate-limits.js';
+import type { FailedAttempts } from './failed-attempts.js';
+import { memoryBackoff, memoryWindowLimit, type Backoff, type WindowCounter, type WindowRule } from './rate-limits.js';
 import type { BackoffRule, CounterStore } from './counter-store.js';
 import { counterKeys, type CounterKeys } from './counter-keys.js';
 import { failClosed, outageLog } from './fail-closed.js';
 import { openPostgresCounters } from './postgres-counters.js';
 import { openRedisCounters } from './redis-counters.js';
 import { sharedBackoff, sharedWindowLimit } from './shared-backoff.js';
-
-/** Events per key in a fixed window, counted where the back-offs are (in this process or shared by every node). */
-export interface WindowCounter {
-  /** Counts one event for `key`; answers the milliseconds it must wait when it is over the limit (0: counted, go on). */
-  take(key: string, now: number): MaybePromise<number>;
-}
-
-export interface WindowRule {
-  /** Events per key per window. */
-  readonly limit: number;
-  /** Window in seconds. */
-  readonly window: number;
-}
 
 export interface Counters {
   /** `"memory"`, `"PostgreSQL"` or `"Redis"`. */
@@ -36,7 +23,7 @@ export interface Counters {
   backoff(namespace: string, rule: BackoffRule): Backoff;
   /** A fixed-window limit; `namespace` keeps its keys apart from the others'. */
   windowLimit(namespace: string, rule: WindowRule): WindowCounter;
-  /** The device page's wrong-code window when shared; `undefined` keeps it in the store (`device/failed-attempts.ts`). */
+  /** The device page's wrong-code window when shared; `undefined` keeps it in the store (`failed-attempts.ts`). */
   deviceFailedAttempts(options: { clock: Clock; maxFailures: number; windowSeconds: number }): FailedAttempts | undefined;
   /** Waits (bounded) for the first connection, so a node's first requests are not refused. */
   ready(): Promise<void>;

@@ -9,7 +9,7 @@
  * `count:endsAt` for a window. Times come from the service's clock, not Redis's.
  */
 import { Redis } from 'ioredis';
-import type { BackoffCheck } from '../oauth/rate-limits.js';
+import type { BackoffCheck } from './rate-limits.js';
 import type { CounterStore, WindowState } from './counter-store.js';
 
 /** KEYS: gate keys, then keys to count. ARGV: gate count, now, maxDelay (s), window (ms), then one threshold per key to count. */

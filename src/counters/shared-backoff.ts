@@ -1,8 +1,7 @@
 /** A `Backoff` and a window limit over a counter store every node shares; each method is one round trip. */
-import type { Backoff } from '../oauth/rate-limits.js';
+import type { Backoff, WindowCounter, WindowRule } from './rate-limits.js';
 import type { BackoffRule, CounterStore } from './counter-store.js';
 import type { CounterKeys } from './counter-keys.js';
-import type { WindowCounter, WindowRule } from './counters.js';
 
 /**
  * `namespace` keeps the throttles apart (each has its own keys and rule). Keys are stored as

@@ -1,5 +1,5 @@
 /** Server-rendered HTML for each step of the verification page; works without JavaScript. */
-import type { MessageView, PageView, ScopeLine } from './page-views.js';
+import type { MessageView, PageView, ScopeLine } from '../pages/device-views.js';
 import { html, type SafeHtml } from '../pages/html.js';
 import { hidden, notice, renderDocument } from '../pages/page-shell.js';
 import type { PageText } from '../pages/text/index.js';

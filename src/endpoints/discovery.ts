@@ -8,7 +8,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { EndpointUrls, JsonValue } from '../sdk/contracts.js';
 import type { PluginRegistry } from '../plugin-host/plugin-registry.js';
 import { paths } from './urls.js';
-import { receivesClientCertificates } from '../http/tls.js';
+import { receivesClientCertificates } from '../config/tls-material.js';
 import type { ClientFacts } from '../clients/client-directory.js';
 
 /**

@@ -27,7 +27,7 @@ import { createInteractions } from '../authorize/interactions.js';
 import type { InteractionLimit } from '../authorize/interaction-limit.js';
 import { createPushedRequests } from '../authorize/pushed-requests.js';
 import { createAuthorizeFlow, type AuthorizeFlow, type BrowserContext, type FlowOutcome } from '../authorize/authorize-flow.js';
-import type { SignInView } from '../authorize/views.js';
+import type { SignInView } from '../pages/sign-in-views.js';
 import { createEndSession } from '../authorize/end-session.js';
 import { readIdTokenHint } from '../authorize/id-token-hint.js';
 import type { Lookup } from '../clients/client-directory.js';
@@ -152,7 +152,7 @@ export function createSignInPages(deps: SignInPageDeps) {
   }
 
   return {
-    signInParts,
+    /** The pages' form targets under the issuer's path. */
     pagePaths,
     validator,
     pushed,

@@ -8,10 +8,11 @@
  * - per address, with a much higher bar: spraying many client ids from one address slows down.
  * Nothing is counted per client id alone, since anyone can send failures for any id.
  * The address is the client's own behind a trusted proxy (`src/http/client-address.ts`).
- * Counters are in this process or shared by every node (`counters`), see `rate-limits.ts`:
+ * Counters are in this process or shared by every node (`counters`), see `src/counters/rate-limits.ts`:
  * in memory every method answers synchronously, shared ones return promises (one round trip each).
  */
-import { memoryBackoff, tooManyRequests, type Backoff, type MaybePromise } from './rate-limits.js';
+import { memoryBackoff, type Backoff, type MaybePromise } from '../counters/rate-limits.js';
+import { tooManyRequests } from './too-many-requests.js';
 
 export interface AuthThrottleOptions {
   /** Failures per (client, address) before back-off starts. */

@@ -4,7 +4,8 @@
  */
 import type { ResolvedConfig, User } from '../config/schema.js';
 import type { ResourceOwnerValidator } from '../sdk/contracts.js';
-import { hashPassword, scryptCostOf, verifyPassword } from './password-hash.js';
+import { scryptCostOf } from '../config/password-format.js';
+import { hashPassword, verifyPassword } from './password-hash.js';
 
 export function createConfigUserValidator({ config }: { config: ResolvedConfig }): ResourceOwnerValidator {
   const byUsername = new Map(config.users.map((u) => [u.username, u]));

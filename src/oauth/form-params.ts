@@ -6,20 +6,32 @@ import type { ParameterDeclaration } from '../sdk/contracts.js';
 import { InvalidRequest } from './errors.js';
 
 /**
+ * The caps of `client_id` and `scope`, which every endpoint reads, the authorization endpoint's
+ * request checks (`src/authorize/authorization-request.ts`) included.
+ */
+export const clientIdMaxLength = 100;
+export const scopeMaxLength = 300;
+/**
+ * `id_token_hint`: an ID token with its claims can outgrow the default cap. The end-session
+ * endpoint (RP-Initiated Logout) allows this much; the authorization request keeps a tighter cap
+ * of its own (`authorization-request.ts`).
+ */
+export const idTokenHintMaxLength = 16_384;
+
+/**
  * The host's own parameters: its endpoints' and its device page's (IdentityServer's caps where it
  * has them). Grants and secret parsers declare theirs (`ParameterDeclaration`); the table of
  * every cap is built from both at start-up.
  */
 export const hostParameters: readonly ParameterDeclaration[] = [
-  { name: 'client_id', maxLength: 100 },
+  { name: 'client_id', maxLength: clientIdMaxLength },
   { name: 'grant_type', maxLength: 200 },
-  { name: 'scope', maxLength: 300 },
+  { name: 'scope', maxLength: scopeMaxLength },
   { name: 'token', maxLength: 16_384, secret: true },
   { name: 'user_code', maxLength: 100, secret: true },
   { name: 'username', maxLength: 100 },
   { name: 'password', maxLength: 100, secret: true },
-  // RP-Initiated Logout: an ID token with its claims can outgrow the default cap.
-  { name: 'id_token_hint', maxLength: 16_384, secret: true },
+  { name: 'id_token_hint', maxLength: idTokenHintMaxLength, secret: true },
 ];
 /** Cap for any other parameter. */
 export const defaultParameterCap = 2048;

@@ -15,10 +15,11 @@
  * the address counter counts real failures only, so many users signing in behind one address
  * never add up.
  *
- * Counters are in this process or shared by every node (`counters`), see `rate-limits.ts`;
+ * Counters are in this process or shared by every node (`counters`), see `src/counters/rate-limits.ts`;
  * `attempt` checks and counts in one step (one round trip when shared).
  */
-import { memoryBackoff, tooManyRequests, type Backoff, type MaybePromise } from './rate-limits.js';
+import { memoryBackoff, type Backoff, type MaybePromise } from '../counters/rate-limits.js';
+import { tooManyRequests } from './too-many-requests.js';
 
 export interface PasswordThrottleOptions {
   pairThreshold: number;

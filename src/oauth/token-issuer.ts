@@ -59,8 +59,6 @@ export interface PreparedIssuance {
 export interface TokenIssuer {
   /** Builds the response and the records it needs stored; stores nothing. */
   prepare(request: IssueRequest): Promise<PreparedIssuance>;
-  /** `prepare`, then stores the records (no one-time grant spent); for callers outside the token endpoint. */
-  issue(request: IssueRequest): Promise<TokenResponse>;
   /** Builds and signs (or stores) an access token only. */
   issueAccessToken(request: IssueRequest): Promise<{ token: string; expiresIn: number }>;
 }
@@ -175,11 +173,6 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
 
   return {
     prepare,
-    async issue(request) {
-      const { response, records } = await prepare(request);
-      if (records.length > 0) await store.commit({ add: records });
-      return response;
-    },
     async issueAccessToken(request) {
       const { token, expiresIn, record } = buildAccessToken(request, request.grant.sessionId);
       if (record) await store.add(record);

@@ -7,7 +7,7 @@ import { BootError } from '../config/boot-error.js';
 import { didYouMean } from '../config/closest-name.js';
 import type { Client, ResolvedConfig, Secret } from '../config/schema.js';
 import type { PluginRegistry } from './plugin-registry.js';
-import { receivesClientCertificates } from '../http/tls.js';
+import { receivesClientCertificates } from '../config/tls-material.js';
 
 function checkAuthMethods(path: string, client: Client, registry: PluginRegistry, problems: string[], certificates: boolean): void {
   const parsers = new Map(registry.secretParsers.map((p) => [p.authenticationMethod, p]));

@@ -75,8 +75,3 @@ export async function loadPlugins(sources: PluginSources): Promise<LoadedPlugin[
   for (const folder of pluginFolders(sources)) loaded.push(await importFolder(folder));
   return loaded;
 }
-
-/** Exactly the folders in these dirs (tests and tools that name their plugin dirs). */
-export async function loadPluginFolders(pluginDirs: readonly string[]): Promise<LoadedPlugin[]> {
-  return loadPlugins({ packagePlugins: [], pluginDirs, pluginDirsRequired: true });
-}

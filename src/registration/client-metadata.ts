@@ -6,7 +6,7 @@
  * (`registrant-fields.ts`) and checked with the config's own rules.
  */
 import type { ResolvedConfig } from '../config/schema.js';
-import { isLoopbackHost, redirectUriProblem } from '../clients/redirect-uri-rules.js';
+import { isLoopbackHost, redirectUriProblem } from '../config/redirect-uri-rules.js';
 import { defaultIdTokenAlgorithm } from '../oauth/id-token-issuer.js';
 import { InvalidClientMetadata, InvalidRedirectUri, InvalidSoftwareStatement, UnapprovedSoftwareStatement } from '../oauth/errors.js';
 

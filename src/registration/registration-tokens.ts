@@ -13,7 +13,7 @@ import type { Store } from '../store/store.js';
 const INITIAL = 'registration_initial_token';
 const ACCESS = 'registration_access_token';
 const OPERATOR = '(operator)';
-/** Compare-and-set rounds before a use is given up under contention (as `device/failed-attempts.ts`). */
+/** Compare-and-set rounds before a use is given up under contention (as `counters/failed-attempts.ts`). */
 const ROUNDS = 8;
 
 const newToken = (): string => randomBytes(32).toString('base64url');

@@ -1,13 +1,14 @@
 /**
  * Wrong bearer tokens at `/connect/register` (an initial access token, RFC 7591 §3, or a
  * registration access token, RFC 7592 §3), counted per address with the back-off of the other
- * throttles (`oauth/rate-limits.ts`): from `threshold` failures on, the address waits 1 s, 2 s,
+ * throttles (`counters/rate-limits.ts`): from `threshold` failures on, the address waits 1 s, 2 s,
  * 4 s, ... up to `maxDelay` and is answered 429 with `Retry-After`, before any store read. The
  * tokens are 256-bit random, so this is not what keeps them from being guessed; it keeps an
  * anonymous caller from probing (and costing a store read per try) at will. Counted in this
  * process or shared by every node (`counters`), in the namespace "registration".
  */
-import { tooManyRequests, type Backoff, type MaybePromise } from '../oauth/rate-limits.js';
+import type { Backoff, MaybePromise } from '../counters/rate-limits.js';
+import { tooManyRequests } from '../oauth/too-many-requests.js';
 
 export interface RegistrationTokenThrottle {
   /** Throws (or rejects with) 429 when the address must wait. */

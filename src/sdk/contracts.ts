@@ -6,14 +6,14 @@
  */
 import type { OAuthError, TokenRequestErrorCode } from './errors.js';
 import type { ApiResource, ApiScope, Client, IdentityResource, Secret } from './model.js';
-import type { EventSink } from './events.js';
+import type { AssertionAudienceForm, EventSink } from './events.js';
+import type { JsonValue } from './json.js';
 import type { X509Certificate } from 'node:crypto';
 import type { DpopProofSummary } from './dpop.js';
 
 export type { TokenRequestErrorCode };
 
-/** A JSON value, for claims and custom response parameters. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type { AssertionAudienceForm, JsonValue };
 
 /**
  * The TLS client certificate of a request (mutual TLS, RFC 8705), read by the host once per
@@ -132,12 +132,6 @@ export interface SecretValidationContext {
   readonly holder: SecretHolder;
   readonly endpoint: string;
 }
-
-/**
- * The form of a client assertion's `aud` (RFC 7523 §3, RFC 10070): the issuer identifier, the
- * token endpoint URL, or anything else (another endpoint's URL, several values, a stranger's URL).
- */
-export type AssertionAudienceForm = 'issuer' | 'token_endpoint' | 'other';
 
 /** What a validator saw of credentials it could attribute to the holder, for metrics. Never the credential. */
 export interface ValidationObservations {

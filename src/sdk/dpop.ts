@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { InvalidDpopProof } from './errors.js';
-import type { JsonValue } from './contracts.js';
+import type { JsonValue } from './json.js';
 
 /** What a validated DPoP proof established. */
 export interface DpopProofSummary {

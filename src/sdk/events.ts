@@ -2,7 +2,12 @@
  * Typed events, after IdentityServer's event service. An event says who did what and how it
  * ended; it never carries a secret, password, assertion, code or token.
  */
-import type { AssertionAudienceForm } from './contracts.js';
+
+/**
+ * The form of a client assertion's `aud` (RFC 7523 §3, RFC 10070): the issuer identifier, the
+ * token endpoint URL, or anything else (another endpoint's URL, several values, a stranger's URL).
+ */
+export type AssertionAudienceForm = 'issuer' | 'token_endpoint' | 'other';
 
 export type ServiceEvent =
   | { type: 'token.issued'; clientId: string; grantType: string; subject: string; scopes: readonly string[] }

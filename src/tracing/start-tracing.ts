@@ -3,7 +3,7 @@
  * imported here, on demand, so a service without tracing never loads them.
  */
 import type { Tracer, TracerProvider } from '@opentelemetry/api';
-import type { TracingSettings } from './settings.js';
+import type { TracingSettings } from '../config/schema.js';
 
 export interface StartedTracing {
   readonly tracer: Tracer;

@@ -13,7 +13,7 @@ import {
   context, createContextKey, INVALID_SPAN_CONTEXT, isSpanContextValid, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace,
   type Attributes, type Context, type Link, type Span, type Tracer,
 } from '@opentelemetry/api';
-import { isOAuthError } from '../oauth/errors.js';
+import { isOAuthError } from '../sdk/errors.js';
 
 export interface Tracing {
   readonly enabled: boolean;

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryBackoff, type Backoff } from '../../src/oauth/rate-limits.js';
+import { memoryBackoff, type Backoff } from '../../src/counters/rate-limits.js';
 import { sharedBackoff } from '../../src/counters/shared-backoff.js';
 import { counterKeys } from '../../src/counters/counter-keys.js';
 import { openPostgresCounters } from '../../src/counters/postgres-counters.js';

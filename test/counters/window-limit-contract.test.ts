@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryCounters, type WindowCounter } from '../../src/counters/counters.js';
+import { memoryCounters } from '../../src/counters/counters.js';
+import type { WindowCounter } from '../../src/counters/rate-limits.js';
 import { sharedWindowLimit } from '../../src/counters/shared-backoff.js';
 import { counterKeys } from '../../src/counters/counter-keys.js';
 import { openPostgresCounters } from '../../src/counters/postgres-counters.js';

@@ -1,7 +1,8 @@
 /** hashPassword / verifyPassword: scrypt in the PHC string format, so other tools interoperate. */
 import { randomBytes, scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hashPassword, isPhcScrypt, verifyPassword } from '../../src/oauth/password-hash.js';
+import { isPhcScrypt } from '../../src/config/password-format.js';
+import { hashPassword, verifyPassword } from '../../src/oauth/password-hash.js';
 
 const cheap = { ln: 4, r: 8, p: 1 };
 const b64 = (buf: Buffer) => buf.toString('base64').replace(/=+$/, '');

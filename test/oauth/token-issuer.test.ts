@@ -174,14 +174,21 @@ describe('custom response members', () => {
   });
 });
 
-describe('prepare and issue', () => {
-  it('prepare stores nothing; issue stores the records it prepared', async () => {
+describe('prepare, then commit', () => {
+  // The token endpoint commits the prepared records with the one-time grant it spends; here, alone.
+  const issueAndStore = async (request: IssueRequest) => {
+    const { response, records } = await issuer.prepare(request);
+    await store.commit({ add: records });
+    return response;
+  };
+
+  it('prepare stores nothing; committing its records makes the tokens live', async () => {
     const prepared = await issue({ subject: alice }, ['orders.read', 'offline_access']);
     expect(prepared.records.length).toBeGreaterThan(0);
     for (const record of prepared.records) expect(await store.get(record.key)).toBeUndefined();
-    const issued = await issuer.issue({ client: web, grantType: 'authorization_code', grant: { subject: alice }, scopes: ['orders.read', 'offline_access'] });
+    const issued = await issueAndStore({ client: web, grantType: 'authorization_code', grant: { subject: alice }, scopes: ['orders.read', 'offline_access'] });
     expect(await refreshTokens.redeem(issued.refresh_token!, web)).toMatchObject({ scopes: ['orders.read', 'offline_access'] });
-    const reference = await issuer.issue({ client: m2m, grantType: 'client_credentials', grant: { subject: { kind: 'client', id: 'm2m' } }, scopes: ['orders.read'] });
+    const reference = await issueAndStore({ client: m2m, grantType: 'client_credentials', grant: { subject: { kind: 'client', id: 'm2m' } }, scopes: ['orders.read'] });
     expect(await store.get(reference.access_token)).toMatchObject({ type: 'reference_token', clientId: 'm2m' });
   });
 });

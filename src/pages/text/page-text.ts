@@ -6,9 +6,9 @@
  * `SafeHtml`. The sign-in pages share the device page's words where they say the same thing
  * (field labels, the consent buttons and scope list) and add their own under `authorize`.
  */
-import type { MessageId, NoticeId, TimedMessageId } from '../../device/page-views.js';
+import type { MessageId, NoticeId, TimedMessageId } from '../device-views.js';
 import type { SafeHtml } from '../html.js';
-import type { SignInMessageId, SignInNoticeId } from '../../authorize/views.js';
+import type { SignInMessageId, SignInNoticeId } from '../sign-in-views.js';
 
 export interface PageText {
   /** BCP 47 tag, written to `<html lang>` and matched against `ui_locales` / `Accept-Language`. */

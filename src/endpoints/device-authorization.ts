@@ -8,12 +8,13 @@ import type { Clock } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
 import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
 import { UnauthorizedClient } from '../oauth/errors.js';
-import { tooManyRequests, type WindowLimit } from '../oauth/rate-limits.js';
+import type { WindowLimit } from '../counters/rate-limits.js';
+import { tooManyRequests } from '../oauth/too-many-requests.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
-import { createDeviceFlowStore } from './device-flow-store.js';
-import type { UserCodeScheme } from './user-code.js';
-import { deviceCodeGrantType } from './device-code-grant.js';
-import type { FormRequest } from '../endpoints/form-request.js';
+import { createDeviceFlowStore } from '../device/device-flow-store.js';
+import type { UserCodeScheme } from '../device/user-code.js';
+import { deviceCodeGrantType } from '../device/device-code-grant.js';
+import type { FormRequest } from './form-request.js';
 
 /** RFC 8628 §3.2. */
 export interface DeviceAuthorizationResponse {

@@ -4,7 +4,7 @@
  * be told.
  */
 import { describe, expect, it } from 'vitest';
-import { redirectUriProblem } from '../../src/clients/redirect-uri-rules.js';
+import { redirectUriProblem } from '../../src/config/redirect-uri-rules.js';
 
 const https = { httpsIssuer: true };
 

@@ -4,7 +4,7 @@
  * - `Backoff`: failures per key; from a threshold on, each failure makes the key wait longer
  *   (1 s, 2 s, 4 s, ... up to `maxDelay`). For guessing: client secrets, passwords. It lives in
  *   this process (`memoryBackoff`, the default) or in a store every node shares
- *   (`src/counters/`, `counters: "store" | "redis://..."`), so N nodes do not give an attacker
+ *   (`counters.ts`, `counters: "store" | "redis://..."`), so N nodes do not give an attacker
  *   N times the attempts.
  * - `WindowLimit`: events per key in a fixed window; over the limit, the key waits for the
  *   window's end. For floods: introspection misses, device authorizations. Always per process:
@@ -14,10 +14,9 @@
  * callers await only a promise, so the default costs the hot path (client authentication on
  * every token request) no extra turn of the event loop.
  *
- * Both answer 429 with `Retry-After` (RFC 6585 §4) through `tooManyRequests`.
+ * Both answer 429 with `Retry-After` (RFC 6585 §4) through `tooManyRequests`
+ * (`src/oauth/too-many-requests.ts`).
  */
-import { OAuthError } from './errors.js';
-
 export type MaybePromise<T> = T | Promise<T>;
 
 /** One failure to count: the key and the number of failures from which it must wait. */
@@ -50,6 +49,19 @@ export interface Backoff {
 /** The one delay rule of every back-off, whichever store counts: 1 s at the threshold, doubling up to `maxDelay`. */
 export function backoffDelayMs(failures: number, threshold: number, maxDelay: number): number {
   return failures >= threshold ? Math.min(maxDelay, 2 ** Math.min(failures - threshold, 20)) * 1000 : 0;
+}
+
+/** Events per key in a fixed window, counted where the back-offs are (in this process or shared by every node). */
+export interface WindowCounter {
+  /** Counts one event for `key`; answers the milliseconds it must wait when it is over the limit (0: counted, go on). */
+  take(key: string, now: number): MaybePromise<number>;
+}
+
+export interface WindowRule {
+  /** Events per key per window. */
+  readonly limit: number;
+  /** Window in seconds. */
+  readonly window: number;
 }
 
 export interface WindowLimit {
@@ -157,19 +169,4 @@ export function memoryWindowLimit(options: { limit: number; window: number }): W
     },
   };
   return limit;
-}
-
-/**
- * The one answer of every limit: 429 with `Retry-After` in whole seconds. RFC 6749 has no code
- * for it; `temporarily_unavailable` (RFC 6749 §4.1.2.1, "unable to handle the request due to a
- * temporary overloading") says "come back later" to any OAuth client, and the status and header
- * say when. `slow_down` is only a device-polling answer (RFC 8628 §3.5).
- */
-export function tooManyRequests(waitMs: number, what: string, logDetail: string): OAuthError {
-  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-  return new OAuthError('temporarily_unavailable', `${what}; retry after ${seconds} seconds.`, {
-    status: 429,
-    headers: { 'Retry-After': String(seconds) },
-    logDetail,
-  });
 }

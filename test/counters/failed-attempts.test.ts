@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/store/memory-store.js';
-import { createFailedAttempts } from '../../src/device/failed-attempts.js';
-import { manualClock } from './helpers.js';
+import { createFailedAttempts } from '../../src/counters/failed-attempts.js';
+import { manualClock } from '../device/helpers.js';
 
 function setup() {
   const clock = manualClock(Date.parse('2030-01-01T00:00:00Z'));

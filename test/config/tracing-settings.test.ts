@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BootError } from '../../src/config/boot-error.js';
 import { checkConfig } from '../../src/config/load.js';
 import { validateUserConfig } from '../../src/config/validate.js';
-import { tracingSettings } from '../../src/tracing/settings.js';
+import { tracingSettings } from '../../src/config/tracing-settings.js';
 
 describe('tracing settings', () => {
   it('are off with no config and no OTEL_ variables', () => {

@@ -4,20 +4,11 @@
  * Specification"): on when the config says so, or when `OTEL_TRACES_EXPORTER` names an exporter
  * or an `OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT` is set; `OTEL_SDK_DISABLED=true` turns it off.
  */
-import { BootError } from '../config/boot-error.js';
-import { defaults } from '../config/defaults.js';
-import type { TracingConfig } from '../config/schema.js';
+import { BootError } from './boot-error.js';
+import { defaults } from './defaults.js';
+import type { TracingConfig, TracingSettings } from './schema.js';
 
-export type TraceExporterName = 'otlp' | 'console';
 const exporters: readonly string[] = ['otlp', 'console', 'none'];
-
-export interface TracingSettings {
-  readonly enabled: boolean;
-  readonly exporter: TraceExporterName;
-  /** The OTLP/HTTP traces URL; undefined: the exporter's own reading of `OTEL_EXPORTER_OTLP_*`. */
-  readonly endpoint: string | undefined;
-  readonly serviceName: string;
-}
 
 export function tracingSettings(config: TracingConfig | undefined, env: NodeJS.ProcessEnv): TracingSettings {
   const named = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() || undefined;

@@ -6,8 +6,8 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { ServerOptions } from 'node:https';
-import { BootError } from '../config/boot-error.js';
-import type { ResolvedConfig } from '../config/schema.js';
+import { BootError } from './boot-error.js';
+import type { ResolvedConfig } from './schema.js';
 
 export interface TlsMaterial {
   /** Options for `https.createServer`; `undefined` when a proxy terminates TLS. */

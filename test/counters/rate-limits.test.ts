@@ -1,6 +1,7 @@
 /** The window counter and the 429 answer, with plain values. The back-off is tested through `auth-throttle.test.ts`. */
 import { describe, expect, it } from 'vitest';
-import { memoryWindowLimit, tooManyRequests } from '../../src/oauth/rate-limits.js';
+import { memoryWindowLimit } from '../../src/counters/rate-limits.js';
+import { tooManyRequests } from '../../src/oauth/too-many-requests.js';
 
 describe('memoryWindowLimit', () => {
   it('allows `limit` events per key per window, then says how long to wait', () => {

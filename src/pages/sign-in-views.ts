@@ -1,9 +1,9 @@
 /**
- * What the sign-in, consent and logout pages show, as plain data; `templates.ts` renders it in
- * the reader's language. Notices and messages are ids, not text (as on the device page); only a
- * plugin's own `SignInResult.message` arrives as text, in the plugin's words.
+ * What the sign-in, consent and logout pages show, as plain data; `src/authorize/templates.ts`
+ * renders it in the reader's language. Notices and messages are ids, not text (as on the device
+ * page); only a plugin's own `SignInResult.message` arrives as text, in the plugin's words.
  */
-import type { ScopeLine } from '../device/page-views.js';
+import type { ScopeLine } from './device-views.js';
 
 /** Why the sign-in form is shown again. */
 export type SignInNoticeId = 'credentials-missing' | 'credentials-wrong' | 'too-many-sign-ins';
