@@ -9,6 +9,8 @@ import type { Clock } from '../../src/sdk/contracts.js';
 import type { Store } from '../../src/store/store.js';
 import { freePort } from '../../src/testing/free-port.js';
 import { startService } from '../../src/testing/start-service.js';
+import { memoryStoreWithTestKeys } from './test-keys.js';
+import { systemClock } from '../../src/app/system-clock.js';
 import type { TracerProvider } from '@opentelemetry/api';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -37,7 +39,8 @@ export interface StartOptions {
 
 /**
  * Starts the service (the starter the plugin kit uses, `src/testing/start-service.ts`, port
- * clashes retried there). `issuer` and `port` are filled in; `store` defaults to memory.
+ * clashes retried there). `issuer` and `port` are filled in; `store` defaults to memory, already
+ * holding the test signing keys (`test-keys.ts`) unless the test passes its own store or keys.
  */
 export async function startServer(config: UserConfig, options: StartOptions = {}): Promise<TestServer> {
   const clock = options.clock;
@@ -61,6 +64,11 @@ export async function startServer(config: UserConfig, options: StartOptions = {}
       ...(clock ? { clock } : {}),
       ...(options.store ? { store: options.store } : {}),
       ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
+      prepare: async (resolved) => {
+        if (options.store) return {};
+        const store = await memoryStoreWithTestKeys(resolved, clock ?? systemClock);
+        return store ? { store } : {};
+      },
     },
   );
   const { url, app, logText } = service;
