@@ -10,7 +10,8 @@
  * Tests of key generation and rotation pass their own store or config and keep generating.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { JWK } from 'jose';
 import type { ResolvedConfig, SigningAlgorithm } from '../../src/config/schema.js';
 import { createKeyProtector } from '../../src/oauth/keys/key-protection.js';
@@ -43,4 +44,17 @@ export async function memoryStoreWithTestKeys(config: ResolvedConfig, clock: Clo
     await store.addSigningKey({ kid, alg, privateJwk: protector.seal(kid, alg, privateJwk), createdAt: now, activatesAt: now, retiresAt: undefined });
   }
   return store;
+}
+
+/**
+ * The test keys for the default algorithms (ES256 and RS256) as private JWK files in `dir`, for a
+ * config file's `signing.keys`: a CLI command or a child process that builds the app then loads
+ * them instead of generating keys. Only where the test is not about signing keys.
+ */
+export function testKeyFiles(dir: string): Array<{ path: string }> {
+  return (['P-256', 'RSA'] as const).map((name) => {
+    const path = join(dir, `test-signing-key-${name}.jwk.json`);
+    writeFileSync(path, JSON.stringify(keys[name]));
+    return { path };
+  });
 }
