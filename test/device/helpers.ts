@@ -56,15 +56,6 @@ export function manualClock(start = Date.now()): ManualClock {
   return { now: () => now, advance: (seconds) => void (now += seconds * 1000) };
 }
 
-/**
- * Real time that the test moves forward: for client libraries that check `iat`/`exp` against
- * the real clock and poll on their own timers, where a stopped clock would not do.
- */
-export function realClockWithSkips(): ManualClock {
-  let skipped = 0;
-  return { now: () => Date.now() + skipped, advance: (seconds) => void (skipped += seconds * 1000) };
-}
-
 export interface Codes {
   device_code: string;
   user_code: string;

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import * as openid from 'openid-client';
 import { startServer, type TestServer } from '../support/server.js';
-import { alice, bob, decideOverHttp, deviceClients, deviceConfig, deviceGrantType, realClockWithSkips } from '../device/helpers.js';
+import { alice, bob, decideOverHttp, deviceClients, deviceConfig, deviceGrantType } from '../device/helpers.js';
+import { realClockWithSkips } from '../support/clocks.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 
 let server: TestServer;
