@@ -14,7 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JWK } from 'jose';
 import type { ResolvedConfig, SigningAlgorithm } from '../../src/config/schema.js';
-import { createKeyProtector } from '../../src/oauth/keys/key-protection.js';
+import { createKeyProtector, type KeyProtector } from '../../src/oauth/keys/key-protection.js';
 import type { Clock } from '../../src/sdk/contracts.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -30,13 +30,20 @@ const material: Record<SigningAlgorithm, string> = {
 
 /**
  * A memory store with one active key per algorithm of `config`, or undefined when the config
- * names keys of its own (`signing.keys`): those take precedence, and the ring must see them alone.
+ * names keys of its own (`signing.keys`: those take precedence, and the ring must see them alone),
+ * another store, or key-encryption keys that start-up would refuse.
  */
 export async function memoryStoreWithTestKeys(config: ResolvedConfig, clock: Clock): Promise<Store | undefined> {
   if (config.store !== 'memory' || config.signing.keys.length > 0) return undefined;
+  let protector: KeyProtector;
+  try {
+    protector = createKeyProtector(config.signing.keyEncryptionKeys);
+  } catch {
+    // A test of a bad key-encryption key: start-up must meet it as it would.
+    return undefined;
+  }
   const store = createMemoryStore();
   await store.migrate();
-  const protector = createKeyProtector(config.signing.keyEncryptionKeys);
   const now = clock.now();
   for (const alg of new Set([config.signing.accessTokenAlgorithm, ...config.signing.idTokenAlgorithms])) {
     const kid = randomUUID().replaceAll('-', '');
