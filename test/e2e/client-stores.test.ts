@@ -66,8 +66,8 @@ describe('clients from the database', () => {
     // The store keeps only the hash.
     const record = await admin.show('client', 'db-app');
     expect(record.secrets.map((x) => x.value)).toEqual([hashSecret(secret!.value)]);
-    // The last use is written (once a minute at most), without moving the version.
-    await new Promise((r) => setTimeout(r, 100));
+    // The last use is written (once a minute at most), without moving the version: after the answer, so wait for it (bounded).
+    for (const deadline = Date.now() + 2500; (await admin.show('client', 'db-app')).lastUsedAt === undefined && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
     expect((await admin.show('client', 'db-app')).lastUsedAt).toEqual(expect.any(Number));
   });
 
