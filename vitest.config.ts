@@ -11,10 +11,38 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Several suites start servers and child processes; two cores cannot run many at once.
     maxWorkers: 2,
+    // Two projects, one command (`npm test` runs both, unit first). Where a test file goes is
+    // decided by its path alone:
+    //   integration  test/e2e/ (the service over HTTP), test/store-integration/, test/cli/ (the
+    //                `svc` command, run as a child process), and any `*.integration.test.ts`
+    //                elsewhere: a file that starts a server, opens PostgreSQL, Redis or SQLite,
+    //                drives Chromium or runs a child process.
+    //   unit         every other `*.test.ts`: plain objects, no server, no database, no browser,
+    //                no child process, so the whole project runs in seconds.
+    // A new test that needs one of those things is named `*.integration.test.ts`.
+    // `npx vitest run --project unit` runs only the fast ones.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/e2e/**', 'test/store-integration/**', 'test/cli/**', 'test/**/*.integration.test.ts'],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/e2e/**/*.test.ts', 'test/store-integration/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/**/*.integration.test.ts'],
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -17,11 +17,8 @@
  * expect(res.status).toBe(200);
  * await svc.close();
  */
-import { createServer } from 'node:net';
-import { Writable } from 'node:stream';
-import { createApp } from '../app/create-app.js';
-import { checkConfig } from '../config/load.js';
 import type { UserConfig } from '../config/schema.js';
+import { startService } from './start-service.js';
 
 export interface TestServiceOptions {
   /**
@@ -52,17 +49,6 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 /** A `Basic` header for a client id and shared secret (RFC 6749 §2.3.1). */
 export function basicAuthorization(clientId: string, secret: string): Record<string, string> {
   const encode = (s: string) => encodeURIComponent(s).replaceAll('%20', '+');
@@ -70,20 +56,12 @@ export function basicAuthorization(clientId: string, secret: string): Record<str
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
-  const port = await freePort();
-  const config = checkConfig(
-    { logLevel: 'debug', ...options.config, store: 'memory', pluginDirs: [...(options.pluginDirs ?? [])], port, issuer: `http://127.0.0.1:${port}` },
-    process.cwd(),
+  // Port and issuer are always the kit's own: a free loopback port, clashes retried.
+  const { port: _port, issuer: _issuer, ...config } = options.config ?? {};
+  const { url, logText, close } = await startService(
+    { logLevel: 'debug', ...config, store: 'memory', pluginDirs: [...(options.pluginDirs ?? [])] },
+    { configDir: process.cwd() },
   );
-  const lines: string[] = [];
-  const logDestination = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  const app = await createApp(config, { logDestination });
-  const { url } = await app.listen(port, '127.0.0.1');
   async function post(path: string, params: Readonly<Record<string, string>>, headers: Readonly<Record<string, string>> = {}): Promise<TestResponse> {
     const res = await fetch(url + path, {
       method: 'POST',
@@ -97,7 +75,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     url,
     post,
     token: (params, headers) => post('/connect/token', params, headers),
-    logs: () => lines.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
-    close: () => app.close(),
+    logs: () => logText().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
+    close,
   };
 }

@@ -13,18 +13,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { firstPartyPlugins, freePort } from '../support/server.js';
+import { testKeyFiles } from '../support/test-keys.js';
 import { runCli as svc, runCliWith, runSvc, until, type SvcProcess } from '../support/svc-process.js';
 
 const commands = ['init', 'start', 'check-config', 'plugins', 'hash-secret', 'hash-password', 'keys', 'create-client-key', 'client-assertion', 'dpop-proof'];
 const day = 86_400_000;
 
 let dir: string;
+let signingKeys: Array<{ path: string }>;
 const running: SvcProcess[] = [];
 
 /** A JSON config next to a plugins folder holding a link to the package's shared-secret (loaded once). */
 function writeConfig(name: string, config: Record<string, unknown>): string {
   const file = join(dir, name);
-  writeFileSync(file, JSON.stringify({ store: 'memory', apiScopes: [{ name: 'api1.read' }], apiResources: [{ name: 'api1', scopes: ['api1.read'] }], ...config }));
+  // The test keys: a command that builds the app (start, check-config, plugins) generates none.
+  writeFileSync(file, JSON.stringify({ store: 'memory', signing: { keys: signingKeys }, apiScopes: [{ name: 'api1.read' }], apiResources: [{ name: 'api1', scopes: ['api1.read'] }], ...config }));
   return file;
 }
 
@@ -36,6 +39,7 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-cli-edges-'));
   mkdirSync(join(dir, 'plugins'));
   symlinkSync(join(firstPartyPlugins, 'shared-secret'), join(dir, 'plugins', 'shared-secret'), 'dir');
+  signingKeys = testKeyFiles(dir);
 });
 
 afterAll(() => {

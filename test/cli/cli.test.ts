@@ -10,6 +10,7 @@ import { verifyPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { firstPartyPlugins } from '../support/server.js';
 import { runCli } from '../support/svc-process.js';
+import { testKeyFiles } from '../support/test-keys.js';
 
 const svc = runCli;
 
@@ -25,6 +26,8 @@ beforeAll(() => {
   symlinkSync(join(firstPartyPlugins, 'shared-secret'), join(dir, 'plugins', 'shared-secret'), 'dir');
   const base = {
     store: 'memory',
+    // The test keys: a command that builds the app (check-config, plugins) generates none.
+    signing: { keys: testKeyFiles(dir) },
     apiScopes: [{ name: 'api1.read' }],
     apiResources: [{ name: 'api1', scopes: ['api1.read'] }],
   };

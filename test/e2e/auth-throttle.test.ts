@@ -9,6 +9,7 @@ import { hashSecret } from '../../src/sdk/hash.js';
 import { demoConfig } from '../support/demo-config.js';
 import { postFrom as postFromAddress, type Reply } from '../support/raw-http.js';
 import { basic, startServer, type TestServer } from '../support/server.js';
+import { realClockWithSkips } from '../support/clocks.js';
 
 const pairThreshold = 3;
 const addressThreshold = 6;
@@ -27,8 +28,10 @@ const config: UserConfig = {
 };
 
 let server: TestServer;
+// The throttle reads the service's clock: a test moves it past a Retry-After instead of waiting.
+const clock = realClockWithSkips();
 beforeAll(async () => {
-  server = await startServer(config);
+  server = await startServer(config, { clock });
 });
 afterAll(async () => {
   await server?.close();
@@ -68,8 +71,6 @@ function expectThrottled(reply: Reply, retryAfter: number): void {
   expect(reply.body).not.toHaveProperty('access_token');
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('failed client authentication throttle', () => {
   it(`answers 429 temporarily_unavailable with Retry-After after ${pairThreshold} failures of one client from one address, even to the right secret`, async () => {
     const attacker = '127.0.0.2';
@@ -100,11 +101,11 @@ describe('failed client authentication throttle', () => {
     const from = '127.0.0.6';
     for (let i = 0; i < pairThreshold; i++) expectInvalidClient(await token(from, wrong));
     expectThrottled(await token(from, right), 1);
-    await sleep(1100);
+    clock.advance(1.1);
     // One more failure after the wait: the back-off doubles.
     expectInvalidClient(await token(from, wrong));
     expectThrottled(await token(from, right), 2);
-    await sleep(2100);
+    clock.advance(2.1);
     expectToken(await token(from, right));
   });
 

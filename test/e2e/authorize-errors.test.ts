@@ -6,12 +6,15 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
+import { realClockWithSkips } from '../support/clocks.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { alice, authorizeUrl, Browser, redeemWeb, signInAndAuthorize, signInClients, signInConfig, spaRedirect, webRedirect, webRequest } from '../support/sign-in.js';
 
 const consentRedirect = 'https://consent.example.com/callback';
 const nativeRedirect = 'com.example.app:/oauth2redirect';
 let server: TestServer;
+// Moved past a second where a test needs a later auth_time, instead of sleeping.
+const clock = realClockWithSkips();
 beforeAll(async () => {
   server = await startServer(await signInConfig({
     clients: [
@@ -26,7 +29,7 @@ beforeAll(async () => {
       { clientId: 'native-loopback', requireClientSecret: false, allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid'], redirectUris: ['http://127.0.0.1/cb'] },
       { clientId: 'loopback-web', clientSecrets: [{ value: hashSecret('loopback-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid'], redirectUris: ['http://127.0.0.1/cb'] },
     ],
-  }));
+  }), { clock });
 });
 afterAll(() => server.close());
 
@@ -211,7 +214,7 @@ describe('the sign-in page', () => {
     const login = await open(webRequest({ prompt: 'login' }).params, browser);
     expect(login.status).toBe(200);
     expect(login.html).toContain('<h1>Sign in</h1>');
-    await new Promise((r) => setTimeout(r, 1100));
+    clock.advance(1.1);
     const { params, verifier } = webRequest({ max_age: '0' });
     const aged = await open(params, browser);
     expect(aged.html).toContain('<h1>Sign in</h1>');

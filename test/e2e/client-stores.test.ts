@@ -15,6 +15,7 @@ import { hashSecret } from '../../src/sdk/hash.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { Store } from '../../src/store/store.js';
 import { basic, firstPartyPlugins, postForm, repoRoot, startServer, type TestServer } from '../support/server.js';
+import { realClockWithSkips } from '../support/clocks.js';
 
 const config: UserConfig = {
   apiScopes: [{ name: 'api1.read' }],
@@ -30,8 +31,11 @@ afterEach(async () => {
   server = undefined;
 });
 
+// Real time, moved forward where a test would wait for a secret to expire.
+let clock = realClockWithSkips();
 async function start(store: Store = createMemoryStore(), extra: UserConfig = {}): Promise<{ server: TestServer; admin: ClientAdmin; store: Store }> {
-  server = await startServer({ ...config, ...extra }, { store });
+  clock = realClockWithSkips();
+  server = await startServer({ ...config, ...extra }, { store, clock });
   const admin = createClientAdmin({ records: store.clientRecords, checker: createEntryChecker(server.app.config, server.app.registry), config: server.app.config, clock: { now: () => Date.now() } });
   return { server, admin, store };
 }
@@ -62,8 +66,8 @@ describe('clients from the database', () => {
     // The store keeps only the hash.
     const record = await admin.show('client', 'db-app');
     expect(record.secrets.map((x) => x.value)).toEqual([hashSecret(secret!.value)]);
-    // The last use is written (once a minute at most), without moving the version.
-    await new Promise((r) => setTimeout(r, 100));
+    // The last use is written (once a minute at most), without moving the version: after the answer, so wait for it (bounded).
+    for (const deadline = Date.now() + 2500; (await admin.show('client', 'db-app')).lastUsedAt === undefined && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
     expect((await admin.show('client', 'db-app')).lastUsedAt).toEqual(expect.any(Number));
   });
 
@@ -88,7 +92,7 @@ describe('clients from the database', () => {
     const record = await admin.show('client', 'db-app');
     expect(record.secrets.find((x) => x.id !== fresh.id)!.expiresAt).toEqual(expect.any(Number));
     // After the overlap (one second) the old secret is refused, and the event says it was an expired one.
-    await new Promise((r) => setTimeout(r, 1100));
+    clock.advance(1.1);
     const refused = await token(s, 'db-app', old);
     expect(refused).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
     expect(eventsOf(s, 'client.expired_secret_used')).toEqual([expect.objectContaining({ clientId: 'db-app', method: 'client_secret_basic', endpoint: 'token' })]);

@@ -8,14 +8,17 @@ import * as oauth from 'oauth4webapi';
 import * as openid from 'openid-client';
 import { startServer, type TestServer } from '../support/server.js';
 import { alice, bob, decideOverHttp, deviceClients, deviceConfig, deviceGrantType } from '../device/helpers.js';
+import { realClockWithSkips } from '../support/clocks.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 
 let server: TestServer;
+const clock = realClockWithSkips();
 let as: oauth.AuthorizationServer;
 const insecure = { [oauth.allowInsecureRequests]: true };
 
 beforeAll(async () => {
-  // Real time here, so the libraries' own checks of iat/exp hold; a 1 s interval keeps waits short.
+  // Real time here, so the libraries' own checks of iat/exp hold, moved forward where a test
+  // would otherwise wait out a polling interval; a 1 s interval keeps the libraries' waits short.
   server = await startServer(
     await deviceConfig({
       clients: [
@@ -24,13 +27,15 @@ beforeAll(async () => {
         { clientId: 'quick-cli', clientSecrets: [{ value: hashSecret('quick-cli-secret') }], allowedGrantTypes: [deviceGrantType], allowedScopes: ['api1.read'], pollingInterval: 1 },
       ],
     }),
+    { clock },
   );
   const issuer = new URL(server.url);
   as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
 });
 afterAll(() => server.close());
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Token requests the server has answered authorization_pending so far. */
+const pendingPolls = (): number => server.logs.filter((l) => l.msg === 'request rejected' && l.error === 'authorization_pending').length;
 
 async function expectError(promise: Promise<unknown>, error: string): Promise<void> {
   const failure = await promise.catch((e: unknown) => e);
@@ -53,7 +58,7 @@ describe('oauth4webapi', () => {
     await expectError(pollOnce(), 'slow_down');
 
     await decideOverHttp(server.url, started.verification_uri_complete!, alice, 'approve');
-    await sleep(6_100); // the interval after one slow_down: 1 + 5 s
+    clock.advance(6.1); // the interval after one slow_down: 1 + 5 s
     const tokens = await pollOnce();
     expect(tokens.token_type).toBe('bearer');
     expect(tokens.refresh_token).toEqual(expect.any(String));
@@ -82,8 +87,10 @@ describe('openid-client', () => {
       execute: [openid.allowInsecureRequests],
     });
     const started = await openid.initiateDeviceAuthorization(config, { scope: 'api1.read' });
+    const before = pendingPolls();
     const approval = (async () => {
-      await sleep(1_500); // a few polls go by first
+      // A poll goes by first.
+      while (pendingPolls() === before) await new Promise((resolve) => setTimeout(resolve, 20));
       await decideOverHttp(server.url, started.verification_uri_complete!, bob, 'approve');
     })();
     const tokens = await openid.pollDeviceAuthorizationGrant(config, started);

@@ -13,18 +13,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importDefault } from '../../src/config/module-loader.js';
 import type { UserConfig } from '../../src/config/schema.js';
 import { basic, firstPartyPlugins, postForm, repoRoot, startServer, type TestServer } from '../support/server.js';
+import { testKeyFiles } from '../support/test-keys.js';
 
 let server: TestServer | undefined;
 let sample: UserConfig;
 const dir = mkdtempSync(join(tmpdir(), 'svc-readme-clients-'));
 const configFile = join(dir, 'svc.config.json');
+/** For the CLI's config: each command builds the app to learn the plugins, and with keys given generates none. */
+const cliSigning = (config: UserConfig) => ({ ...config.signing, keys: testKeyFiles(dir) });
 
 beforeAll(async () => {
   const { port: _port, ...rest } = (await importDefault(join(repoRoot, 'svc.config.ts'))) as UserConfig;
   sample = { ...rest, store: `sqlite:${join(dir, 'svc.db')}`, pluginDirs: [firstPartyPlugins] };
   server = await startServer(sample);
-  // What the CLI reads: the same config, the same database.
-  writeFileSync(configFile, JSON.stringify({ ...sample, issuer: server.url }));
+  // What the CLI reads: the same config, the same database (and the test keys).
+  writeFileSync(configFile, JSON.stringify({ ...sample, issuer: server.url, signing: cliSigning(sample) }));
 });
 afterAll(async () => {
   await server?.close();
@@ -79,7 +82,7 @@ describe('README "Clients at run time"', () => {
     // After the move above, m2m lives in the database only.
     const moved = { ...sample, clients: sample.clients!.filter((c) => c.clientId !== 'm2m'), registration };
     server = await startServer(moved);
-    writeFileSync(configFile, JSON.stringify({ ...moved, issuer: server.url }));
+    writeFileSync(configFile, JSON.stringify({ ...moved, issuer: server.url, signing: cliSigning(moved) }));
     const { stdout } = await run(commands!);
     const lines = stdout.replace(/\}(?=[{\d])/g, '}\n').trim().split('\n');
     const registered = JSON.parse(lines[0]!) as Record<string, unknown>;

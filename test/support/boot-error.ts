@@ -4,6 +4,8 @@ import { expect } from 'vitest';
 import { createApp } from '../../src/app/create-app.js';
 import { BootError } from '../../src/config/boot-error.js';
 import { checkConfig } from '../../src/config/load.js';
+import { systemClock } from '../../src/app/system-clock.js';
+import { memoryStoreWithTestKeys } from './test-keys.js';
 
 const quiet = new Writable({ write: (_chunk, _enc, done) => done() });
 
@@ -15,7 +17,9 @@ export function bootError(pluginDirs: string[], configDir: string): Promise<Boot
 export async function bootErrorFor(raw: Record<string, unknown>, configDir: string): Promise<BootError> {
   // Exactly the plugin dirs the test names, unless it asks for the package's plugins.
   const config = checkConfig({ packagePlugins: [], ...raw }, configDir);
-  const err: unknown = await createApp(config, { logDestination: quiet }).then(
+  // The test keys: a boot that stops at a plugin need not generate signing keys first.
+  const store = await memoryStoreWithTestKeys(config, systemClock);
+  const err: unknown = await createApp(config, { logDestination: quiet, ...(store ? { store } : {}) }).then(
     async (app) => {
       await app.close();
       return undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freePort, listenerPorts } from './free-port.js';
+import { freePort, listenerPorts } from '../../src/testing/free-port.js';
 
 describe('freePort', () => {
   // Wherever the kernel's ephemeral range is known (Linux, CI included).

@@ -2,14 +2,15 @@
  * Starts the real service on an ephemeral loopback port from an inline config, with its logs
  * captured, for HTTP-level tests.
  */
-import { freePort } from './free-port.js';
 import { fileURLToPath } from 'node:url';
-import { Writable } from 'node:stream';
-import { createApp, type App } from '../../src/app/create-app.js';
-import { checkConfig } from '../../src/config/load.js';
+import type { App } from '../../src/app/create-app.js';
 import type { UserConfig } from '../../src/config/schema.js';
 import type { Clock } from '../../src/sdk/contracts.js';
 import type { Store } from '../../src/store/store.js';
+import { freePort } from '../../src/testing/free-port.js';
+import { startService } from '../../src/testing/start-service.js';
+import { memoryStoreWithTestKeys } from './test-keys.js';
+import { systemClock } from '../../src/app/system-clock.js';
 import type { TracerProvider } from '@opentelemetry/api';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -37,26 +38,13 @@ export interface StartOptions {
 }
 
 /**
- * Starts the service. `issuer` and `port` are filled in; `store` defaults to memory.
- *
- * The port is probed free before the app is built (its issuer names it) and bound after, so in
- * between another test process can take it, as a listener or as the local port of an outgoing
- * connection: a port picked here that turns out taken is picked again, a few times.
+ * Starts the service (the starter the plugin kit uses, `src/testing/start-service.ts`, port
+ * clashes retried there). `issuer` and `port` are filled in; `store` defaults to memory, already
+ * holding the test signing keys (`test-keys.ts`) unless the test passes its own store or keys.
  */
 export async function startServer(config: UserConfig, options: StartOptions = {}): Promise<TestServer> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startOnPort(config, options);
-    } catch (error) {
-      const taken = (error as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
-      if (!taken || config.port !== undefined || attempt === 5) throw error;
-    }
-  }
-}
-
-async function startOnPort(config: UserConfig, options: StartOptions): Promise<TestServer> {
-  const port = config.port ?? (await freePort());
-  const resolved = checkConfig(
+  const clock = options.clock;
+  const service = await startService(
     {
       store: 'memory',
       pluginDirs: [firstPartyPlugins],
@@ -70,32 +58,20 @@ async function startOnPort(config: UserConfig, options: StartOptions): Promise<T
       interactionLimit: { maxPerAddress: 1_000_000, maxTotal: 1_000_000 },
       ...config,
       deviceFlow: { maxAuthorizationsPerAddress: 1_000_000, maxAuthorizationsPerClient: 1_000_000, ...config.deviceFlow },
-      port,
-      issuer: config.issuer ?? `http://127.0.0.1:${port}`,
     },
-    options.configDir ?? repoRoot,
+    {
+      configDir: options.configDir ?? repoRoot,
+      ...(clock ? { clock } : {}),
+      ...(options.store ? { store: options.store } : {}),
+      ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
+      prepare: async (resolved) => {
+        if (options.store) return {};
+        const store = await memoryStoreWithTestKeys(resolved, clock ?? systemClock);
+        return store ? { store } : {};
+      },
+    },
   );
-  const chunks: string[] = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      chunks.push(String(chunk));
-      done();
-    },
-  });
-  const app = await createApp(resolved, {
-    logDestination: destination,
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.store ? { store: options.store } : {}),
-    ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
-  });
-  let url: string;
-  try {
-    ({ url } = await app.listen(port, '127.0.0.1'));
-  } catch (error) {
-    await app.close();
-    throw error;
-  }
-  const logText = (): string => chunks.join('');
+  const { url, app, logText } = service;
   return {
     url,
     app,
@@ -103,7 +79,7 @@ async function startOnPort(config: UserConfig, options: StartOptions): Promise<T
       return logText().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
     },
     logText,
-    close: () => app.close(),
+    close: () => service.close(),
   };
 }
 

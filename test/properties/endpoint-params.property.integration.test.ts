@@ -1,7 +1,7 @@
 /**
  * Property tests over HTTP for each endpoint's own parameters, past client authentication:
  * the caller authenticates correctly and everything else is arbitrary. (The unauthenticated
- * case is test/properties/endpoints.property.test.ts.) For any input: no 500, no token, no
+ * case is test/properties/endpoints.property.integration.test.ts.) For any input: no 500, no token, no
  * unhandled rejection, and every error a JSON OAuth error with its documented status.
  */
 import fc from 'fast-check';

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // The first port handed out is one this test holds, as a port another test process took
 // between the probe and the bind would be; later ones are really free.
 const held: { server?: Server; port?: number; handedOut: number[] } = { handedOut: [] };
-vi.mock('./free-port.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('./free-port.js')>();
+vi.mock('../../src/testing/free-port.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/testing/free-port.js')>();
   return {
     freePort: async () => {
       const port = held.handedOut.length === 0 ? held.port! : await real.freePort();
