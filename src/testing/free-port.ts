@@ -20,6 +20,12 @@ const ephemeralRangeStart = ((): number | undefined => {
  */
 export const listenerPorts = ephemeralRangeStart !== undefined && ephemeralRangeStart > 12_000 ? { low: 10_000, high: ephemeralRangeStart } : undefined;
 
+/**
+ * The Fetch Standard's "bad ports" in the range above: `fetch` refuses them ("bad port"), so a
+ * service listening there could not be reached by the tests' own requests.
+ */
+const fetchBlocked = new Set([10080]);
+
 function probe(port: number): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -36,7 +42,9 @@ export async function freePort(): Promise<number> {
   if (listenerPorts !== undefined) {
     const { low, high } = listenerPorts;
     for (let attempt = 0; attempt < 50; attempt++) {
-      const port = await probe(low + Math.floor(Math.random() * (high - low)));
+      const candidate = low + Math.floor(Math.random() * (high - low));
+      if (fetchBlocked.has(candidate)) continue;
+      const port = await probe(candidate);
       if (port !== undefined) return port;
     }
   }

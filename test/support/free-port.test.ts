@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { freePort, listenerPorts } from '../../src/testing/free-port.js';
 
 describe('freePort', () => {
@@ -8,6 +8,18 @@ describe('freePort', () => {
     for (const port of ports) {
       expect(port).toBeGreaterThanOrEqual(10_000);
       expect(port).toBeLessThan(listenerPorts!.high);
+    }
+  });
+
+  it.runIf(listenerPorts !== undefined)('never picks a port fetch refuses (the Fetch Standard\'s bad port 10080)', async () => {
+    const { low, high } = listenerPorts!;
+    const at = (port: number) => (port - low + 0.5) / (high - low);
+    const random = vi.spyOn(Math, 'random').mockReturnValueOnce(at(10_080)).mockReturnValueOnce(at(10_081));
+    try {
+      const port = await freePort();
+      expect(port).not.toBe(10_080);
+    } finally {
+      random.mockRestore();
     }
   });
 });
