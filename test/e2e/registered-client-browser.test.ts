@@ -9,9 +9,9 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromiumMissing, chromiumPath, launchChromium } from '../support/chromium.js';
 import { createRegistrationTokens } from '../../src/registration/registration-tokens.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -20,9 +20,7 @@ import { makeSelfSigned } from '../support/certificates.js';
 import { axeViolations } from '../support/accessibility.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 
-const executablePath = '/usr/bin/chromium';
-const chromiumMissing = !existsSync(executablePath) && process.env.CI !== 'true';
-if (chromiumMissing) console.warn(`Skipping the registered-client browser test: ${executablePath} is missing (apt-get install -y chromium).`);
+if (chromiumMissing) console.warn(`Skipping the registered-client browser test: ${chromiumPath} is missing (apt-get install -y chromium).`);
 
 
 describe.skipIf(chromiumMissing)('a self-registered client in Chromium', () => {
@@ -70,13 +68,7 @@ describe.skipIf(chromiumMissing)('a self-registered client in Chromium', () => {
     await new Promise<void>((resolve) => site.listen(0, resolve));
     // localhost, not 127.0.0.1: another site than the service's, not just another origin.
     siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath,
-      args: [
-        '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-        '--host-resolver-rules=MAP *.example.test 127.0.0.1',
-      ],
-    });
+    browser = await launchChromium({ hostRules: 'MAP *.example.test 127.0.0.1' });
   });
   afterAll(async () => {
     await browser?.close();
