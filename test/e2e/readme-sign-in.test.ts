@@ -3,6 +3,8 @@
  * config (only the base URL is swapped for the test server's): sign-in, code, tokens,
  * UserInfo, prompt=none, logout, PAR.
  */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,5 +34,13 @@ describe('README "Sign in a user"', () => {
     expect(lines[4]).toBe('http://localhost:8080/?state=bye');
     expect(lines[5]).toMatch(/^http:\/\/localhost:8080\/callback\?error=login_required&/);
     expect(JSON.parse(lines[6]!)).toMatchObject({ request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:/), expires_in: 60 });
+  });
+
+  // A base64url verifier starts with '-' one time in 64; node must not read it as an option.
+  it("computes the PKCE challenge of a verifier that starts with '-'", () => {
+    const line = shellBlocks(readmeSection('## Sign in a user'))[0]!.split('\n').find((l) => l.startsWith('CHALLENGE='))!;
+    const verifier = '-KSB7iWMFgwtSOzxctu6RaXv5A4ntILR9NqomGX1Cf8';
+    const challenge = execFileSync('bash', ['-euo', 'pipefail', '-c', `${line}\necho "$CHALLENGE"`], { env: { ...process.env, VERIFIER: verifier }, encoding: 'utf8' }).trim();
+    expect(challenge).toBe(createHash('sha256').update(verifier).digest('base64url'));
   });
 });
