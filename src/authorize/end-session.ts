@@ -12,7 +12,7 @@ import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Logger } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
 import type { Csrf } from '../pages/csrf.js';
-import type { SignInSession, SignInSessions } from '../pages/sign-in-sessions.js';
+import type { SignInSession, SignInSessions } from '../sessions/sign-in-sessions.js';
 import type { IdTokenHint } from './id-token-hint.js';
 import type { BrowserContext, FlowOutcome } from './authorize-flow.js';
 import type { SignInMessageId } from '../pages/sign-in-views.js';

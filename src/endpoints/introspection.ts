@@ -8,8 +8,8 @@ import type { AccessTokenClaims, Clock, JsonValue, TokenValidator } from '../sdk
 import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
 import { InvalidRequest } from '../oauth/errors.js';
 import { boundJkt } from '../sdk/dpop.js';
-import type { WindowLimit } from '../counters/rate-limits.js';
-import { tooManyRequests } from '../oauth/too-many-requests.js';
+import type { WindowLimit } from '../throttling/rate-limits.js';
+import { tooManyRequests } from '../throttling/too-many-requests.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
 

@@ -12,7 +12,7 @@
 import type { ResolvedConfig } from '../config/schema.js';
 import type { ClientCertificate, JsonValue, ResourceOwnerValidator, TokenValidator } from '../sdk/contracts.js';
 import { InvalidDpopProof, InvalidRequest, OAuthError } from '../oauth/errors.js';
-import type { DpopProofValidator } from '../dpop/proof-validator.js';
+import type { DpopProofValidator } from '../sender-binding/dpop-proof-validator.js';
 import { boundJkt } from '../sdk/dpop.js';
 import { paths } from './urls.js';
 

@@ -9,7 +9,7 @@ import type {
 } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
-import type { AuthThrottle } from './auth-throttle.js';
+import type { AuthThrottle } from '../throttling/auth-throttle.js';
 import { InvalidClient, InvalidRequest, isOAuthError, type OAuthError } from './errors.js';
 import type { ClientDirectory, Lookup } from '../clients/client-directory.js';
 

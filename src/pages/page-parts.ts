@@ -11,7 +11,7 @@ import type { Clock } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
 import { createBrowserCookies, type BrowserCookies } from './browser-cookie.js';
 import { createCsrf, type Csrf } from './csrf.js';
-import { createSignInSessions, type SignInSessions } from './sign-in-sessions.js';
+import { createSignInSessions, type SignInSessions } from '../sessions/sign-in-sessions.js';
 
 /** How long a sign-in lasts (IdentityServer's cookie default is 10 hours). */
 export const sessionLifetimeSeconds = 10 * 3600;
