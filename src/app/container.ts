@@ -58,6 +58,11 @@ import { createUserInfoEndpoint } from '../endpoints/userinfo.js';
 import { createParEndpoint } from '../endpoints/par.js';
 import { userCodeScheme } from '../device/user-code.js';
 import { createDevicePage } from '../http/pages/device-page.js';
+import type { Middleware } from 'koa';
+import { createFailedAttempts } from '../throttling/failed-attempts.js';
+import { createPushedRequests, type PushedRequests } from '../authorize/pushed-requests.js';
+import type { RequestValidator } from '../authorize/authorization-request.js';
+import { authorizationRequestsOf, scopeDescriptionsOf, signInPartsLoader, verificationPageLoader } from './page-wiring.js';
 import { createSignInPages } from '../http/pages/sign-in-pages.js';
 import { createInteractionLimit } from '../authorize/interaction-limit.js';
 import { createPageParts, type LoadPageParts } from '../pages/page-parts.js';
@@ -127,7 +132,14 @@ export interface HostCradle extends ContainerInputs {
   passwordThrottle: PasswordThrottle;
   /** The cookie, CSRF and sign-in sessions every page shares (single sign-on across the pages). */
   pageParts: LoadPageParts;
+  /** Configured scope descriptions, for consent on every page. */
+  scopeDescriptions: ReadonlyMap<string, string | undefined>;
+  /** The authorization request's checks, at the authorization endpoint and PAR. */
+  authorizationRequests: RequestValidator;
+  /** Pushed authorization requests (RFC 9126): PAR stores them, the authorization endpoint redeems them. */
+  pushedRequests: PushedRequests;
   signInPages: ReturnType<typeof createSignInPages>;
+  devicePage: Middleware;
   /** DPoP proofs (RFC 9449) at the token endpoint and UserInfo. */
   dpop: DpopProofValidator;
   router: Router;
@@ -203,17 +215,41 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
       createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle)),
     ).singleton(),
     pageParts: asFunction(({ config, store, clock, pageSecret }: HostCradle) => createPageParts({ config, store, clock, secret: pageSecret })).singleton(),
-    signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle, pageParts, clientDirectory, counters }: HostCradle) =>
-      createSignInPages({
-        config, clients: clientDirectory.clients, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle, pageParts,
-        // Where the guessing counters are, so N nodes allow the limit once between them.
-        interactionLimit: createInteractionLimit({
-          perAddress: counters.windowLimit('interaction-address', { limit: config.interactionLimit.maxPerAddress, window: config.interactionLimit.window }),
-          total: counters.windowLimit('interaction-total', { limit: config.interactionLimit.maxTotal, window: config.interactionLimit.window }),
-          clock,
+    scopeDescriptions: asFunction(({ config }: HostCradle) => scopeDescriptionsOf(config)).singleton(),
+    authorizationRequests: asFunction(({ clientDirectory, scopeCatalog }: HostCradle) => authorizationRequestsOf(clientDirectory.clients, scopeCatalog)).singleton(),
+    pushedRequests: asFunction(({ store, clock }: HostCradle) => createPushedRequests({ store, clock })).singleton(),
+    signInPages: asFunction((cradle: HostCradle) => {
+      const { config, store, clock, logger, counters } = cradle;
+      return createSignInPages({
+        issuer: config.issuer, limits: config.limits, logger, customPage: cradle.customSignInPage,
+        signInParts: signInPartsLoader({
+          config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
+          resourceOwnerValidator: cradle.resourceOwnerValidator, keyRing: cradle.keyRing,
+          validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, scopeDescriptions: cradle.scopeDescriptions,
+          customPage: cradle.customSignInPage, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
+          // Where the guessing counters are, so N nodes allow the limit once between them.
+          interactionLimit: createInteractionLimit({
+            perAddress: counters.windowLimit('interaction-address', { limit: config.interactionLimit.maxPerAddress, window: config.interactionLimit.window }),
+            total: counters.windowLimit('interaction-total', { limit: config.interactionLimit.maxTotal, window: config.interactionLimit.window }),
+            clock,
+          }),
         }),
-      }),
-    ).singleton(),
+      });
+    }).singleton(),
+    devicePage: asFunction((cradle: HostCradle) => {
+      const { config, store, clock, logger, counters } = cradle;
+      return createDevicePage({
+        issuer: config.issuer, limits: config.limits, userCodeFormat: config.deviceFlow.userCodeFormat, logger,
+        verificationPage: verificationPageLoader({
+          config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
+          resourceOwnerValidator: cradle.resourceOwnerValidator, scopeDescriptions: cradle.scopeDescriptions,
+          // Shared counters when configured, else the store (RFC 8628 §5.1: the user code's guessing limit).
+          failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow })
+            ?? createFailedAttempts({ store, clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
+          passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
+        }),
+      });
+    }).singleton(),
     dpop: asFunction(({ config, store, clock, pageSecret }: HostCradle) => createDpopProofValidator({
       config, store, clock,
       nonces: createDpopNonces({
@@ -230,7 +266,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
 /** Every endpoint and page, mapped onto HTTP. */
 function createHostRouter(cradle: HostCradle): Router {
   const { config, store, clock, logger, events, keyRing, urls, registry, counters, metrics, parameterTable } = cradle;
-  const { clientAuthenticator, tokenIssuer, tokenValidator, scopeCatalog, resourceOwnerValidator, passwordThrottle, signInPages, dpop, pageParts } = cradle;
+  const { clientAuthenticator, tokenIssuer, tokenValidator, scopeCatalog, resourceOwnerValidator, signInPages, dpop } = cradle;
   const { clientDirectory } = cradle;
   // With a client store a stored client may bring origins later, so the middleware is always there.
   const corsNeeded = clientDirectory.dynamic || clientDirectory.facts().corsOrigins.size > 0;
@@ -257,15 +293,10 @@ function createHostRouter(cradle: HostCradle): Router {
         },
         events,
       }),
-      devicePage: createDevicePage({
-        config, clients: clientDirectory.clients, store, clock, logger, resourceOwnerValidator, events,
-        failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
-        passwordThrottle,
-        pageParts,
-      }),
+      devicePage: cradle.devicePage,
       signIn: signInPages,
       par: createParEndpoint({
-        clientAuthenticator, validator: signInPages.validator, pushed: signInPages.pushed, credentialParameters: parameterTable.credentials,
+        clientAuthenticator, validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, credentialParameters: parameterTable.credentials,
         dpop, parUrl: config.issuer + paths.par,
       }),
       userInfo: createUserInfoEndpoint({ config, tokenValidator, users: resourceOwnerValidator, dpop }),

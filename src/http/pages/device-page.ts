@@ -5,82 +5,44 @@
  * page shares (`src/pages/page-parts.ts`). Every failure is an HTML page with a plain message;
  * nothing the user typed reaches a log line.
  */
-import type { EventService } from '../../events/event-service.js';
 import type { Context, Middleware } from 'koa';
 import type { ResolvedConfig } from '../../config/schema.js';
-import type { Clock, Logger, ResourceOwnerValidator } from '../../sdk/contracts.js';
-import type { Store } from '../../store/store.js';
+import type { Logger } from '../../sdk/contracts.js';
 import { formBodyReader } from '../read-form.js';
 import { pageFailure } from './page-failure.js';
 import { paths } from '../../endpoints/urls.js';
-import { createDeviceFlowStore } from '../../device/device-flow-store.js';
-import { userCodeScheme } from '../../device/user-code.js';
-import { createFailedAttempts, type FailedAttempts } from '../../throttling/failed-attempts.js';
-import type { PasswordThrottle } from '../../throttling/password-throttle.js';
-import type { LoadPageParts, PageParts } from '../../pages/page-parts.js';
+import type { UserCodeFormat } from '../../device/user-code.js';
+import type { PageParts } from '../../pages/page-parts.js';
 import { readSessionCookie, sessionCookieLines } from '../session-cookie.js';
 import { pageHeaders } from '../../pages/page-headers.js';
-import { createVerificationPage, type PageOutcome, type VerificationPage } from '../../device/verification-page.js';
+import type { PageOutcome, VerificationPage } from '../../device/verification-page.js';
 import type { PageView } from '../../pages/device-views.js';
 import { renderPage, type RenderOptions } from '../../pages/device-templates.js';
 import { choosePageText, pageLanguageTags } from '../../pages/text/index.js';
-import type { Lookup } from '../../clients/client-directory.js';
-import type { Client } from '../../sdk/model.js';
+
+/** The page's steps and the parts every page shares, built by the composition root (`src/app/page-wiring.ts`). */
+export type LoadVerificationPage = () => Promise<{ readonly parts: PageParts; readonly page: VerificationPage }>;
 
 export interface DevicePageDeps {
-  config: ResolvedConfig;
-  /** Every client of every store (`src/clients`); default: the config's. */
-  clients?: Lookup<Client>;
-  store: Store;
-  clock: Clock;
+  /** The issuer, under whose path the page's form posts. */
+  issuer: string;
+  limits: ResolvedConfig['limits'];
+  /** Digits or letters: numeric codes get a numeric keyboard (RFC 8628 §6.1). */
+  userCodeFormat: UserCodeFormat;
   logger: Logger;
-  resourceOwnerValidator: ResourceOwnerValidator;
-  events?: EventService;
-  /** Wrong-code counts in a shared counter store (`counters`); in the store when absent. */
-  failedAttempts?: FailedAttempts | undefined;
-  /** Failed sign-ins, counted with the password grant's (`passwordThrottle`). */
-  passwordThrottle: PasswordThrottle;
-  /** The cookie, CSRF and sign-in sessions every page shares. */
-  pageParts: LoadPageParts;
+  verificationPage: LoadVerificationPage;
 }
 
 export function createDevicePage(deps: DevicePageDeps): Middleware {
-  const { config, store, clock, logger } = deps;
-  const userCodes = userCodeScheme(config.deviceFlow.userCodeFormat);
-  const action = new URL(config.issuer + paths.devicePage).pathname;
-  const numericCodes = userCodes.format === 'numeric';
-  // Configured descriptions only; the page's text catalogue words standard scopes in each language.
-  const scopeDescriptions = new Map<string, string | undefined>();
-  for (const r of config.identityResources) scopeDescriptions.set(r.name, r.description);
-  for (const s of config.apiScopes) scopeDescriptions.set(s.name, s.description);
+  const { logger } = deps;
+  const action = new URL(deps.issuer + paths.devicePage).pathname;
+  const numericCodes = deps.userCodeFormat === 'numeric';
   // A language chosen by ui_locales must survive the page's own forms and links; the supported
   // tag is carried, never the caller's text. Accept-Language comes again with every request.
   const actionFor = new Map(pageLanguageTags.map((tag) => [tag, `${action}?ui_locales=${encodeURIComponent(tag)}`]));
   // The same reader as every endpoint: flat parameters, duplicates rejected, unreadable bodies a 400.
-  const readBody = formBodyReader(config.limits);
+  const readBody = formBodyReader(deps.limits);
   const headers = pageHeaders();
-
-  let page: VerificationPage | undefined;
-  function pageWith(parts: PageParts): VerificationPage {
-    page ??= createVerificationPage({
-      flows: createDeviceFlowStore({ store, clock }),
-      userCodes,
-      failedAttempts: deps.failedAttempts ?? createFailedAttempts({
-        store, clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow,
-      }),
-      passwordThrottle: deps.passwordThrottle,
-      csrf: parts.csrf,
-      sessions: parts.sessions,
-      newBrowserId: parts.cookies.newId,
-      users: deps.resourceOwnerValidator,
-      clients: deps.clients ?? new Map(config.clients.map((c) => [c.clientId, c])),
-      scopeDescriptions,
-      clock,
-      logger,
-      events: deps.events,
-    });
-    return page;
-  }
 
   async function readForm(ctx: Context): Promise<Map<string, string>> {
     return ctx.request.is('application/x-www-form-urlencoded') ? readBody(ctx) : new Map();
@@ -104,7 +66,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
   return async function devicePage(ctx: Context): Promise<void> {
     let outcome: PageOutcome;
     try {
-      const parts = await deps.pageParts();
+      const { parts, page } = await deps.verificationPage();
       // Two session cookies (cookie tossing): refused before any step, see `session-cookie.ts`.
       const reading = readSessionCookie(ctx, parts.cookies, logger, 'device page');
       if (reading.kind === 'conflict') {
@@ -113,7 +75,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
       }
       const method = ctx.method === 'POST' ? 'POST' : 'GET';
       const form = method === 'POST' ? await readForm(ctx) : new Map<string, string>();
-      outcome = await pageWith(parts)({
+      outcome = await page({
         method,
         queryUserCode: new URLSearchParams(ctx.querystring).get('user_code') ?? undefined,
         form,

@@ -4,61 +4,26 @@
  * with a page, a 303 redirect or a form_post page. Every failure is a page with a plain
  * message; nothing the user typed reaches a log line.
  */
-import type { PasswordThrottle } from '../../throttling/password-throttle.js';
 import type { Context, Middleware } from 'koa';
-import type { EventService } from '../../events/event-service.js';
 import type { ResolvedConfig } from '../../config/schema.js';
-import type { Clock, Logger, ResourceOwnerValidator, SignInPage } from '../../sdk/contracts.js';
-import type { Store } from '../../store/store.js';
+import type { Logger, SignInPage } from '../../sdk/contracts.js';
 import { parseFormParams } from '../../oauth/form-params.js';
 import { isOAuthError } from '../../oauth/errors.js';
-import type { ScopeCatalog } from '../../oauth/scopes.js';
 import { paths } from '../../endpoints/urls.js';
 import type { Csrf } from '../../pages/csrf.js';
 import type { BrowserCookies, CookieReading } from '../../pages/browser-cookie.js';
 import type { SignInSessions } from '../../sessions/sign-in-sessions.js';
-import type { LoadPageParts } from '../../pages/page-parts.js';
 import { readSessionCookie, sessionCookieLines } from '../session-cookie.js';
 import { pageHeaders } from '../../pages/page-headers.js';
 import { pageFailure } from './page-failure.js';
-import { createRequestValidator } from '../../authorize/authorization-request.js';
-import { createAuthorizationCodes } from '../../authorize/authorization-codes.js';
-import { createInteractions } from '../../authorize/interactions.js';
-import type { InteractionLimit } from '../../authorize/interaction-limit.js';
-import { createPushedRequests } from '../../authorize/pushed-requests.js';
-import { createAuthorizeFlow, type AuthorizeFlow, type BrowserContext, type FlowOutcome } from '../../authorize/authorize-flow.js';
+import type { AuthorizeFlow, BrowserContext, FlowOutcome } from '../../authorize/authorize-flow.js';
 import type { SignInView } from '../../pages/sign-in-views.js';
-import { createEndSession } from '../../authorize/end-session.js';
-import { readIdTokenHint } from '../../authorize/id-token-hint.js';
-import type { Lookup } from '../../clients/client-directory.js';
-import type { Client } from '../../sdk/model.js';
-import type { KeyRing } from '../../oauth/keys/key-ring.js';
+import type { createEndSession } from '../../authorize/end-session.js';
 import { formBodyReader } from '../read-form.js';
 import { renderFormPost, renderSignInPage, signInMessage, submitScriptHash, type SignInPaths } from '../../pages/sign-in-templates.js';
 import { choosePageText, type PageText } from '../../pages/text/index.js';
 
-export interface SignInPageDeps {
-  config: ResolvedConfig;
-  /** Every client of every store (`src/clients`); default: the config's. */
-  clients?: Lookup<Client>;
-  store: Store;
-  clock: Clock;
-  logger: Logger;
-  resourceOwnerValidator: ResourceOwnerValidator;
-  scopeCatalog: ScopeCatalog;
-  keyRing: Pick<KeyRing, 'verificationKey'>;
-  events?: EventService | undefined;
-  /** A plugin's sign-in page in place of the built-in one. */
-  customPage?: SignInPage | undefined;
-  /** Failed sign-ins, counted with the password grant's (`passwordThrottle`). */
-  passwordThrottle: PasswordThrottle;
-  /** The cookie, CSRF and sign-in sessions every page shares. */
-  pageParts: LoadPageParts;
-  /** How many interactions may start, per address and in all (`interactionLimit`); default unlimited. */
-  interactionLimit?: InteractionLimit | undefined;
-}
-
-/** The parts that need the cookie secret, which may live in the store. */
+/** What the pages run, built by the composition root (`src/app/page-wiring.ts`) once the page secret is known. */
 export interface SignInParts {
   readonly cookies: BrowserCookies;
   readonly csrf: Csrf;
@@ -67,55 +32,31 @@ export interface SignInParts {
   readonly endSession: ReturnType<typeof createEndSession>;
 }
 
-export function createSignInPages(deps: SignInPageDeps) {
-  const { config, store, clock, logger } = deps;
-  const issuerPath = new URL(config.issuer).pathname.replace(/\/$/, '');
-  const pagePaths: SignInPaths = { interaction: issuerPath + paths.signIn, endSession: issuerPath + paths.endSession };
-  // Configured descriptions only; the text catalogue words standard scopes in each language.
-  const scopeDescriptions = new Map<string, string | undefined>();
-  for (const r of config.identityResources) scopeDescriptions.set(r.name, r.description);
-  for (const s of config.apiScopes) scopeDescriptions.set(s.name, s.description);
-  const readBody = formBodyReader(config.limits);
-  const clients: Lookup<Client> = deps.clients ?? new Map(config.clients.map((c) => [c.clientId, c]));
-  const validator = createRequestValidator({ clients, scopeCatalog: deps.scopeCatalog });
-  const pushed = createPushedRequests({ store, clock });
-  // OIDC Core §3.1.2.1 `id_token_hint` at the authorization endpoint.
-  const readHint = (token: string) => readIdTokenHint(token, config.issuer, deps.keyRing, config.signing.idTokenAlgorithms);
+/** Built on the first request; a failure (the store down) is a page, and the next request tries again. */
+export type LoadSignInParts = () => Promise<SignInParts>;
 
-  let parts: Promise<SignInParts> | undefined;
-  function signInParts(): Promise<SignInParts> {
-    parts ??= deps.pageParts().then(({ cookies, csrf, sessions }) => {
-      const flow = createAuthorizeFlow({
-        config, clients, validator, sessions, csrf, scopeDescriptions, clock, logger, events: deps.events,
-        interactions: createInteractions({ store, clock, limit: deps.interactionLimit }),
-        codes: createAuthorizationCodes({ store, clock }),
-        pushed,
-        users: deps.resourceOwnerValidator,
-        passwordThrottle: deps.passwordThrottle,
-        authenticate: deps.customPage?.authenticate?.bind(deps.customPage),
-        external: deps.customPage?.externalSignIn,
-        callbackUrl: config.issuer + paths.signInCallback,
-        newBrowserId: cookies.newId,
-        readHint,
-      });
-      const endSession = createEndSession({
-        config, clients, sessions, csrf, logger, events: deps.events,
-        readHint: (token) => readIdTokenHint(token, config.issuer, deps.keyRing, config.signing.idTokenAlgorithms),
-      });
-      return { cookies, csrf, sessions, flow, endSession };
-    });
-    parts.catch(() => {
-      parts = undefined;
-    });
-    return parts;
-  }
+export interface SignInPageDeps {
+  /** The issuer, under whose path the pages' forms post. */
+  issuer: string;
+  limits: ResolvedConfig['limits'];
+  logger: Logger;
+  /** A plugin's sign-in page in place of the built-in one. */
+  customPage?: SignInPage | undefined;
+  signInParts: LoadSignInParts;
+}
+
+export function createSignInPages(deps: SignInPageDeps) {
+  const { logger, limits, signInParts } = deps;
+  const issuerPath = new URL(deps.issuer).pathname.replace(/\/$/, '');
+  const pagePaths: SignInPaths = { interaction: issuerPath + paths.signIn, endSession: issuerPath + paths.endSession };
+  const readBody = formBodyReader(limits);
 
   function browserOf(ctx: Context, reading: CookieReading): BrowserContext {
     return { browserId: reading.kind === 'one' ? reading.id : undefined, remoteAddress: ctx.ip, requestId: ctx.state.requestId as string | undefined };
   }
 
   async function paramsOf(ctx: Context): Promise<Map<string, string>> {
-    if (ctx.method !== 'POST') return parseFormParams(ctx.querystring, config.limits.parameters);
+    if (ctx.method !== 'POST') return parseFormParams(ctx.querystring, limits.parameters);
     return ctx.request.is('application/x-www-form-urlencoded') ? readBody(ctx) : new Map();
   }
 
@@ -154,8 +95,6 @@ export function createSignInPages(deps: SignInPageDeps) {
   return {
     /** The pages' form targets under the issuer's path. */
     pagePaths,
-    validator,
-    pushed,
     authorize: handler(async (ctx, { flow }, browser) => flow.authorize(await paramsOf(ctx), browser)),
     interaction: handler(async (ctx, { flow }, browser) => flow.interact(await paramsOf(ctx), browser)),
     endSession: handler(async (ctx, { endSession }, browser) => endSession(await paramsOf(ctx), browser, ctx.method === 'POST' ? 'POST' : 'GET')),

@@ -9,6 +9,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { FlowOutcome } from '../../../src/authorize/authorize-flow.js';
 import type { SignInPaths } from '../../../src/pages/sign-in-templates.js';
 import { resolveConfig } from '../../../src/config/resolve.js';
+import { authorizationRequestsOf, scopeDescriptionsOf, signInPartsLoader } from '../../../src/app/page-wiring.js';
+import { createPushedRequests } from '../../../src/authorize/pushed-requests.js';
 import { createSignInPages, sendPage, type SignInPages } from '../../../src/http/pages/sign-in-pages.js';
 import { createPasswordThrottle } from '../../../src/throttling/password-throttle.js';
 import { createBrowserCookies } from '../../../src/pages/browser-cookie.js';
@@ -93,18 +95,26 @@ beforeEach(() => {
     sessions: createSignInSessions({ store, clock, lifetimeSeconds: 3600 }),
   };
   failNextParts = undefined;
+  const clients = new Map(config.clients.map((c) => [c.clientId, c]));
+  const scopeCatalog = { apiScopes: new Set<string>(), identityScopes: new Set(['openid']) };
   pages = createSignInPages({
-    config, store, clock, logger,
-    resourceOwnerValidator: { validate: async () => undefined, findBySubject: async () => ({ subjectId: 'alice-sub', username: 'alice' }) },
-    scopeCatalog: { apiScopes: new Set(), identityScopes: new Set(['openid']) },
-    keyRing: { verificationKey: async () => undefined },
-    passwordThrottle: createPasswordThrottle({ pairThreshold: 5, userThreshold: 10, addressThreshold: 50, maxDelay: 60, window: 900 }),
-    pageParts: async () => {
-      const failure = failNextParts;
-      failNextParts = undefined;
-      if (failure) throw failure;
-      return parts;
-    },
+    issuer: config.issuer, limits: config.limits, logger,
+    // The composition root's wiring, with plain objects in place of the container's services.
+    signInParts: signInPartsLoader({
+      config, clients, store, clock, logger,
+      validator: authorizationRequestsOf(clients, scopeCatalog),
+      pushed: createPushedRequests({ store, clock }),
+      scopeDescriptions: scopeDescriptionsOf(config),
+      resourceOwnerValidator: { validate: async () => undefined, findBySubject: async () => ({ subjectId: 'alice-sub', username: 'alice' }) },
+      keyRing: { verificationKey: async () => undefined },
+      passwordThrottle: createPasswordThrottle({ pairThreshold: 5, userThreshold: 10, addressThreshold: 50, maxDelay: 60, window: 900 }),
+      pageParts: async () => {
+        const failure = failNextParts;
+        failNextParts = undefined;
+        if (failure) throw failure;
+        return parts;
+      },
+    }),
   });
 });
 
