@@ -20,7 +20,7 @@ import type { Lookup } from '../clients/client-directory.js';
 import { idTokenHintMaxLength } from '../oauth/form-params.js';
 
 export interface EndSessionDeps {
-  config: ResolvedConfig;
+  config: Pick<ResolvedConfig, 'clients'>;
   /** Every client of every store; default: the config's. */
   clients?: Lookup<Client>;
   sessions: SignInSessions;

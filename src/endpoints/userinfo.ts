@@ -30,7 +30,7 @@ export interface UserInfoRequest {
 type Scheme = 'Bearer' | 'DPoP';
 
 export function createUserInfoEndpoint({ config, tokenValidator, users, dpop }: {
-  config: ResolvedConfig; tokenValidator: TokenValidator; users: ResourceOwnerValidator; dpop: DpopProofValidator;
+  config: Pick<ResolvedConfig, 'identityResources' | 'issuer'>; tokenValidator: TokenValidator; users: ResourceOwnerValidator; dpop: DpopProofValidator;
 }) {
   const claimsByScope = new Map(config.identityResources.map((r) => [r.name, r.claims]));
   const url = config.issuer + paths.userinfo;

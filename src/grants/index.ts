@@ -16,7 +16,7 @@ import { createPasswordGrant } from './password.js';
 import { createRefreshTokenGrant } from './refresh-token.js';
 
 export interface StandardGrantServices {
-  readonly config: ResolvedConfig;
+  readonly config: Pick<ResolvedConfig, 'passwordThrottle'>;
   readonly refreshTokens: RefreshTokenService;
   readonly events: EventService;
   readonly store: Store;

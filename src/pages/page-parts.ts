@@ -24,7 +24,7 @@ export interface PageParts {
 
 export type LoadPageParts = () => Promise<PageParts>;
 
-export function createPageParts({ config, store, clock, secret }: { config: ResolvedConfig; store: Store; clock: Clock; secret: Buffer }): LoadPageParts {
+export function createPageParts({ config, store, clock, secret }: { config: Pick<ResolvedConfig, 'issuer'>; store: Store; clock: Clock; secret: Buffer }): LoadPageParts {
   // The cookie covers every page under the issuer: /connect/authorize..., /connect/endsession, /device.
   // On https it is a __Host- cookie, which must say Path=/ (`browser-cookie.ts`); no page needs a narrower one.
   const path = new URL(config.issuer).pathname.replace(/\/$/, '') || '/';

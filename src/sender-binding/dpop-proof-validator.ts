@@ -103,7 +103,7 @@ function keyFits(jwk: Record<string, unknown>, key: KeyObject, alg: JwsAlgorithm
 }
 
 export function createDpopProofValidator({ config, store, clock, nonces }: {
-  config: ResolvedConfig;
+  config: Pick<ResolvedConfig, 'dpop' | 'issuer' | 'mtls'>;
   store: Store;
   clock: Clock;
   nonces: DpopNonces;
