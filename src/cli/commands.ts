@@ -131,12 +131,15 @@ export const commands: Command[] = [
   },
   {
     name: 'create-client-key',
-    synopsis: '--client <id> --out <key.pem> [--alg ES256|RS256|PS256|EdDSA] [--days 365]',
+    synopsis: '--client <id> --out <key.pem> [--cert <cert.crt>] [--alg ES256|RS256|PS256|EdDSA] [--days 365]',
     summary: 'make a key pair and self-signed certificate for private_key_jwt',
-    options: { client: { type: 'string' }, out: { type: 'string' }, alg: { type: 'string' }, days: { type: 'string' } },
+    details:
+      '  --out <key.pem>       the private key (owner-only); never overwritten\n' +
+      '  --cert <cert.crt>     the certificate (default: beside the key, .crt)',
+    options: { client: { type: 'string' }, out: { type: 'string' }, cert: { type: 'string' }, alg: { type: 'string' }, days: { type: 'string' } },
     run: async (values) =>
       (await import('./create-client-key-command.js')).createClientKeyCommand({
-        client: text(values.client), out: text(values.out), alg: text(values.alg), days: text(values.days),
+        client: text(values.client), out: text(values.out), cert: text(values.cert), alg: text(values.alg), days: text(values.days),
       }),
   },
   {
