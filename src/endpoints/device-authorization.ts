@@ -6,7 +6,7 @@ import type { EventService } from '../events/event-service.js';
 import type { Client } from '../config/schema.js';
 import type { Clock } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
-import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
+import type { ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { UnauthorizedClient } from '../oauth/errors.js';
 import type { WindowLimit } from '../counters/rate-limits.js';
 import { tooManyRequests } from '../oauth/too-many-requests.js';
