@@ -9,7 +9,7 @@
 import type { ApiResource, Client } from '../config/schema.js';
 import type { ClientDirectory, Lookup } from '../clients/client-directory.js';
 import type { EventService } from '../events/event-service.js';
-import type { AuthThrottle } from '../oauth/auth-throttle.js';
+import type { AuthThrottle } from '../throttling/auth-throttle.js';
 import type { Clock, SecretParser, SecretValidator } from '../sdk/contracts.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
 import { createApiResourceAuthentication } from './authenticate-api-resource.js';

@@ -5,7 +5,7 @@
  * when the counters are shared: in memory the hot path awaits nothing.
  */
 import type { Clock, CredentialSource } from '../sdk/contracts.js';
-import type { AuthThrottle } from '../oauth/auth-throttle.js';
+import type { AuthThrottle } from '../throttling/auth-throttle.js';
 import type { Attempt } from './types.js';
 
 export interface AttemptThrottle {

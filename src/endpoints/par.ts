@@ -12,7 +12,7 @@ import type { ClientAuthenticator } from '../client-authentication/client-authen
 import { InvalidRequest, OAuthError } from '../oauth/errors.js';
 import { RedirectableError, UntrustedRequestError, type RequestValidator } from '../authorize/authorization-request.js';
 import type { PushedRequests } from '../authorize/pushed-requests.js';
-import type { DpopProofValidator } from '../dpop/proof-validator.js';
+import type { DpopProofValidator } from '../sender-binding/dpop-proof-validator.js';
 import type { FormRequest } from './form-request.js';
 
 export function createParEndpoint(deps: {

@@ -191,7 +191,7 @@ const redemption = (verifier: string) => (code: string): string =>
  * Ours: signed-in browsers. Each signs in once, then each code is one GET of the authorization
  * endpoint with its SSO session cookie (no consent asked: the client does not require it).
  * Each browser has one request in flight, as a person has: codes issued at once in one session
- * are recorded one after another (src/pages/sign-in-sessions.ts), which would measure that queue.
+ * are recorded one after another (src/sessions/sign-in-sessions.ts), which would measure that queue.
  */
 async function signedInBrowsers(url: string, fixture: BenchFixture, clientId: WebApp, count = 16): Promise<CodeMaker> {
   const { verifier, challenge } = pkcePair();

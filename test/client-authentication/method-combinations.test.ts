@@ -12,7 +12,7 @@ import sharedSecret from '../../plugins/shared-secret/index.js';
 import { createClientAuthenticator } from '../../src/client-authentication/client-authenticator.js';
 import { traced } from '../../src/client-authentication/trace-authentication.js';
 import type { AuthenticationSource, ClientAuthenticator } from '../../src/client-authentication/types.js';
-import { createAuthThrottle } from '../../src/oauth/auth-throttle.js';
+import { createAuthThrottle } from '../../src/throttling/auth-throttle.js';
 import { OAuthError } from '../../src/oauth/errors.js';
 import type { Client, Secret } from '../../src/sdk/index.js';
 import { hashSecret } from '../../src/sdk/hash.js';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAttemptThrottle } from '../../src/client-authentication/throttle-attempt.js';
 import type { Attempt } from '../../src/client-authentication/types.js';
-import { createAuthThrottle, type AuthThrottle } from '../../src/oauth/auth-throttle.js';
+import { createAuthThrottle, type AuthThrottle } from '../../src/throttling/auth-throttle.js';
 import { OAuthError } from '../../src/oauth/errors.js';
 import { NOW, source } from './fakes.js';
 

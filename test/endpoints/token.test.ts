@@ -10,7 +10,7 @@ import { createBasicParser } from '../../plugins/shared-secret/basic-parser.js';
 import { createHashedSecretValidator } from '../../plugins/shared-secret/hashed-secret-validator.js';
 import { createPostBodyParser } from '../../plugins/shared-secret/post-body-parser.js';
 import { resolveConfig } from '../../src/config/resolve.js';
-import type { DpopProofValidator } from '../../src/dpop/proof-validator.js';
+import type { DpopProofValidator } from '../../src/sender-binding/dpop-proof-validator.js';
 import type { FormRequest } from '../../src/endpoints/form-request.js';
 import { createTokenEndpoint } from '../../src/endpoints/token.js';
 import { createEventService } from '../../src/events/event-service.js';

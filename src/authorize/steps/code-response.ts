@@ -5,7 +5,7 @@
  */
 import type { EventService } from '../../events/event-service.js';
 import { familyOfSpentGrant } from '../../oauth/grant-family.js';
-import type { SignInSessions } from '../../pages/sign-in-sessions.js';
+import type { SignInSessions } from '../../sessions/sign-in-sessions.js';
 import type { AuthorizationCodes } from '../authorization-codes.js';
 import { redirectResponse, type FlowOutcome } from '../flow-outcome.js';
 import type { Interactions } from '../interactions.js';

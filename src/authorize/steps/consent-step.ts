@@ -8,7 +8,7 @@ import type { EventService } from '../../events/event-service.js';
 import type { ResourceOwnerValidator } from '../../sdk/contracts.js';
 import { AccessDenied, OAuthError } from '../../oauth/errors.js';
 import type { ScopeLine } from '../../pages/device-views.js';
-import type { SignInSessions } from '../../pages/sign-in-sessions.js';
+import type { SignInSessions } from '../../sessions/sign-in-sessions.js';
 import { isSelfRegistered, isUnprovableNativeClient, needsConsent, redirectTargetOf } from '../consent-policy.js';
 import { clientName, languageOf, redirectError } from '../flow-outcome.js';
 import type { Interaction, Interactions } from '../interactions.js';

@@ -5,7 +5,7 @@
  * code (a second factor, say) is one more step in the list in `authorize-flow.ts`, not a branch.
  */
 import type { Client } from '../../config/schema.js';
-import type { SignInSession } from '../../pages/sign-in-sessions.js';
+import type { SignInSession } from '../../sessions/sign-in-sessions.js';
 import type { AuthorizationRequest } from '../authorization-request.js';
 import type { BrowserContext, FlowOutcome } from '../flow-outcome.js';
 import type { Interaction } from '../interactions.js';

@@ -5,7 +5,7 @@
  */
 import type { EventService } from '../../events/event-service.js';
 import type { ResourceOwnerValidator, SignInResult } from '../../sdk/contracts.js';
-import type { ThrottledSignIn } from '../../pages/throttled-sign-in.js';
+import type { ThrottledSignIn } from '../../throttling/throttled-sign-in.js';
 import type { SignInNoticeId, SignInView } from '../../pages/sign-in-views.js';
 import { isContinued, type InteractionContinuation } from './continued-interaction.js';
 import { clientName, languageOf, type FlowOutcome } from '../flow-outcome.js';

@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../../sdk/contracts.js';
 import { OAuthError } from '../../oauth/errors.js';
-import type { SignInSession } from '../../pages/sign-in-sessions.js';
+import type { SignInSession } from '../../sessions/sign-in-sessions.js';
 import type { AuthorizationRequest } from '../authorization-request.js';
 import { redirectError, type FlowOutcome } from '../flow-outcome.js';
 import type { Interaction, Interactions } from '../interactions.js';

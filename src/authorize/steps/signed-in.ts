@@ -1,6 +1,6 @@
 /** After any sign-in (the form, an identity provider): a new session under a new browser id, then on with the request. */
 import type { EventService } from '../../events/event-service.js';
-import type { SignInSessions } from '../../pages/sign-in-sessions.js';
+import type { SignInSessions } from '../../sessions/sign-in-sessions.js';
 import type { BrowserContext, FlowOutcome } from '../flow-outcome.js';
 import type { Interaction, Interactions } from '../interactions.js';
 import type { Proceed } from './flow-step.js';

@@ -12,7 +12,7 @@ import { createLiveClients } from '../../../src/authorize/steps/live-client.js';
 import { resolveConfig } from '../../../src/config/resolve.js';
 import type { Client } from '../../../src/config/schema.js';
 import { createCsrf } from '../../../src/pages/csrf.js';
-import type { SignInSession } from '../../../src/pages/sign-in-sessions.js';
+import type { SignInSession } from '../../../src/sessions/sign-in-sessions.js';
 import type { Logger } from '../../../src/sdk/index.js';
 
 export const ISSUER = 'https://issuer.example';

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { createSignInForm, type SignInCheck } from '../../../src/authorize/steps/sign-in-form.js';
 import type { SignedIn } from '../../../src/authorize/steps/signed-in.js';
-import { createThrottledSignIn } from '../../../src/pages/throttled-sign-in.js';
-import { createPasswordThrottle } from '../../../src/oauth/password-throttle.js';
+import { createThrottledSignIn } from '../../../src/throttling/throttled-sign-in.js';
+import { createPasswordThrottle } from '../../../src/throttling/password-throttle.js';
 import { clock, pageForm, pageParts, request, state } from './fakes.js';
 
 const ctx = { browserId: 'b1', remoteAddress: '10.0.0.7', requestId: 'req-1' };
