@@ -15,9 +15,9 @@ import type { Csrf } from '../pages/csrf.js';
 import type { PasswordThrottle } from '../throttling/password-throttle.js';
 import { createThrottledSignIn } from '../throttling/throttled-sign-in.js';
 import type { SignInSessions } from '../sessions/sign-in-sessions.js';
-import type { RequestValidator } from './authorization-request.js';
+import type { AuthorizationRequest, RequestValidator } from './authorization-request.js';
 import type { AuthorizationCodes } from './authorization-codes.js';
-import type { Interactions } from './interactions.js';
+import type { Interaction, Interactions } from './interactions.js';
 import type { PushedRequests } from './pushed-requests.js';
 import type { Lookup } from '../clients/client-directory.js';
 import type { IdTokenHint } from './id-token-hint.js';
@@ -33,8 +33,6 @@ import { createRequestReader } from './steps/read-request.js';
 import { createSignInForm, type SignInCheck } from './steps/sign-in-form.js';
 import { createSignInStep } from './steps/sign-in-step.js';
 import { createSignedIn } from './steps/signed-in.js';
-import type { Interaction } from './interactions.js';
-import type { AuthorizationRequest } from './authorization-request.js';
 
 export type { BrowserContext, FlowOutcome } from './flow-outcome.js';
 

@@ -1,6 +1,6 @@
 /**
  * What the browser flows (authorize, sign-in, consent, logout) answer, without HTTP: a page to
- * show, or a response for the client's redirect URI. `src/http/sign-in-pages.ts` turns it into Koa.
+ * show, or a response for the client's redirect URI. `src/http/pages/sign-in-pages.ts` turns it into Koa.
  */
 import type { Client } from '../config/schema.js';
 import type { OAuthError } from '../oauth/errors.js';

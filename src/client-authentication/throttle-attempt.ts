@@ -1,5 +1,5 @@
 /**
- * Step 3a, throttle: the auth throttle (`oauth/auth-throttle.ts`) around one attempt. Checked
+ * Step 3a, throttle: the auth throttle (`throttling/auth-throttle.ts`) around one attempt. Checked
  * once the credentials name an id and before a secret is judged, so a caller in back-off spends
  * no hash; a failure counts, a success resets what was counted. Each call answers a promise only
  * when the counters are shared: in memory the hot path awaits nothing.
