@@ -33,7 +33,7 @@ import { createConfigUserValidator } from '../oauth/config-user-validator.js';
 import { createRefreshTokenService, type RefreshTokenService } from '../oauth/refresh-tokens.js';
 import { createIdTokenIssuer, type IdTokenIssuer } from '../oauth/id-token-issuer.js';
 import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
-import { createClientAuthenticator, type ClientAuthenticator } from '../oauth/client-authenticator.js';
+import { createClientAuthenticator, type ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { certificateBinding } from '../sender-binding/certificate-binding.js';
 import { createClientDirectory, type ClientDirectory } from '../clients/client-directory.js';
 import { createEntryChecker } from '../clients/check-entry.js';

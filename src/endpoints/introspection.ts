@@ -9,7 +9,7 @@
  */
 import type { ApiResource } from '../config/schema.js';
 import type { AccessTokenClaims, Clock, JsonValue, TokenValidator } from '../sdk/contracts.js';
-import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
+import type { ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { InvalidRequest } from '../oauth/errors.js';
 import { boundJkt } from '../sdk/dpop.js';
 import type { WindowLimit } from '../throttling/rate-limits.js';
