@@ -8,7 +8,7 @@ import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, ExternalSignIn, Logger, ResourceOwnerValidator, SignInResult } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
 import type { Csrf } from '../pages/csrf.js';
-import type { ScopeLine } from '../pages/device-views.js';
+import type { ScopeDescriptions, ScopeLine } from '../pages/device-views.js';
 import { AccessDenied, InvalidRequest, OAuthError } from '../oauth/errors.js';
 import type { PasswordThrottle } from '../throttling/password-throttle.js';
 import { familyOfSpentGrant } from '../oauth/grant-family.js';
@@ -67,7 +67,7 @@ export interface AuthorizeFlowDeps {
   external?: ExternalSignIn | undefined;
   /** The absolute URL of the callback route (`paths.signInCallback`). */
   callbackUrl: string;
-  scopeDescriptions: ReadonlyMap<string, string | undefined>;
+  scopeDescriptions: ScopeDescriptions;
   clock: Clock;
   logger: Logger;
   events?: EventService | undefined;
@@ -317,6 +317,23 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   }
 
   /**
+   * The consent page's "Not you? Sign out" (as on the device page): the session ends as at
+   * /connect/endsession, under a new browser id, and the same request asks for a sign-in.
+   */
+  async function signOutOnConsent(form: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<FlowOutcome> {
+    const found = await continued(form, ctx);
+    if (!('interaction' in found)) return found;
+    const session = await deps.sessions.get(ctx.browserId!);
+    if (session) {
+      const { revoked } = await deps.sessions.signOut(ctx.browserId!);
+      deps.logger.info({ reqId: ctx.requestId, revoked }, 'consent page: signed out; the tokens of the session\'s codes revoked');
+      deps.events?.raise({ type: 'user.signed_out', subject: session.subject, clientId: undefined }, ctx.requestId);
+    }
+    // The interaction as new: nothing signed in or approved in it counts for the next person.
+    return proceed(found.interaction.request, ctx, found.id, { request: found.interaction.request }, deps.newBrowserId());
+  }
+
+  /**
    * RFC 9126 §4: `client_id` and `request_uri` name a pushed request, used once; the front
    * channel's other parameters are ignored. Until the request is found its redirect URI is
    * unknown, so failures are shown on the page.
@@ -358,6 +375,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       const step = form.get('step');
       if (step === 'sign-in') return signIn(form, ctx);
       if (step === 'consent') return consent(form, ctx);
+      if (step === 'sign-out') return signOutOnConsent(form, ctx);
       return message(400, 'start-again');
     },
     /** GET/POST of the external sign-in's callback route. */
