@@ -14,7 +14,7 @@ import { BootError } from '../config/boot-error.js';
 import type { PageAsset, PageTemplateName, ResolvedBranding } from '../config/branding.js';
 import { css as builtInCss } from './styles.js';
 import { compileTemplate, TemplateError, type PageTemplate } from './page-template.js';
-import { templateNames } from './template-values.js';
+import { requiredNames, templateNames } from './template-values.js';
 
 export interface ServedAsset {
   readonly body: Buffer;
@@ -109,7 +109,10 @@ export function loadBranding(config: { readonly issuer: string; readonly pages: 
   const templates: Partial<Record<PageTemplateName, PageTemplate>> = {};
   for (const [name, file] of Object.entries(pages.templates) as Array<[PageTemplateName, string]>) {
     try {
-      templates[name] = compileTemplate(readFileSync(file, 'utf8'), templateNames[name]);
+      const template = compileTemplate(readFileSync(file, 'utf8'), templateNames[name]);
+      const missing = (requiredNames[name] ?? []).filter((n) => !template.uses.has(n));
+      if (missing.length > 0) throw new TemplateError(`must use ${missing.map((n) => (n === 'lang' ? '{{lang}}' : `{{{${n}}}}`)).join(' and ')}`);
+      templates[name] = template;
     } catch (err) {
       const why = err instanceof TemplateError ? err.message : `cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
       problems.push(`pages.templates.${name}: ${file}: ${why}`);

@@ -36,6 +36,8 @@ type Node =
 
 export interface PageTemplate {
   render(values: TemplateValues): SafeHtml;
+  /** Every name the template uses. */
+  readonly uses: ReadonlySet<string>;
 }
 
 const tag = /\{\{\{\s*([A-Za-z][A-Za-z0-9]*)\s*\}\}\}|\{\{\s*([#^/]?)\s*([A-Za-z][A-Za-z0-9]*)\s*\}\}/g;
@@ -47,7 +49,9 @@ export function compileTemplate(source: string, names: TemplateNames): PageTempl
   let children = root;
   let last = 0;
 
+  const uses = new Set<string>();
   const known = (name: string, line: number): void => {
+    uses.add(name);
     const inList = open.flatMap((s) => s.list ?? []);
     const all = [...names.values, ...Object.keys(names.lists ?? {}), ...inList];
     if (!all.includes(name)) throw new TemplateError(`line ${line}: unknown placeholder "${name}"${didYouMean(name, all)} (this page offers: ${all.join(', ')})`);
@@ -86,7 +90,7 @@ export function compileTemplate(source: string, names: TemplateNames): PageTempl
   text(source.length);
   if (open.length > 0) throw new TemplateError(`line ${open.at(-1)!.line}: {{#${open.at(-1)!.name}}} is never closed`);
 
-  return { render: (values) => new SafeHtml(renderNodes(root, [values])) };
+  return { render: (values) => new SafeHtml(renderNodes(root, [values])), uses };
 }
 
 function lookUp(name: string, scopes: ReadonlyArray<Readonly<Record<string, TemplateValue>>>): TemplateValue {

@@ -7,6 +7,19 @@
 import type { PageTemplateName } from '../config/branding.js';
 import type { TemplateNames } from './page-template.js';
 
+/**
+ * What a template must use, or the page would not work or would lose what it must keep: the
+ * document's language (WCAG 3.1.1) and its content; a form's hidden fields (the CSRF token and
+ * the request it continues).
+ */
+export const requiredNames: Readonly<Partial<Record<PageTemplateName, readonly string[]>>> = {
+  layout: ['lang', 'body'],
+  signIn: ['hiddenFields'],
+  consent: ['hiddenFields'],
+  logout: ['hiddenFields'],
+  deviceCode: ['hiddenFields'],
+};
+
 /** On every page's body template. */
 const common = ['lang', 'productName', 'title'] as const;
 

@@ -12,6 +12,7 @@ import { startServer, type TestServer } from '../support/server.js';
 import { alice, authorizeUrl, bob, Browser, signInConfig, spaRedirect, webRequest } from '../support/sign-in.js';
 import { bootErrorFor } from '../support/boot-error.js';
 import { chromiumMissing, launchChromium } from '../support/chromium.js';
+import { axeContext, axeViolations } from '../support/accessibility.js';
 import type { UserConfig } from '../../src/config/schema.js';
 
 const fixtures = new URL('../fixtures/branding/', import.meta.url).pathname;
@@ -145,5 +146,19 @@ describe.skipIf(chromiumMissing)('in Chromium', () => {
     expect(look).toEqual({ borderTop: '6px solid rgb(11, 92, 173)', button: 'rgb(11, 92, 173)', body: 'rgb(238, 243, 248)', text: 'rgb(16, 32, 48)', logoLoaded: true });
     expect(violations).toEqual([]);
     await page.close();
+  });
+
+  it('keeps the pages accessible: no serious axe-core finding on the branded sign-in and German consent pages', async () => {
+    const context = await axeContext(chromium!, { locale: 'de-DE' });
+    const page = await context.newPage();
+    await page.goto(authorizeUrl(server, webRequest({}, 'spa', spaRedirect).params));
+    expect(await axeViolations(page)).toEqual([]);
+    await page.fill('#username', alice.username);
+    await page.fill('#password', alice.password);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('text=Zugriff erlauben?');
+    expect(await page.getAttribute('html', 'lang')).toBe('de');
+    expect(await axeViolations(page)).toEqual([]);
+    await context.close();
   });
 });

@@ -96,7 +96,7 @@ describe('templates a deployment replaces one at a time', () => {
       consent: write('consent.html', '<h1 id="acme-consent">{{title}}</h1><ul>{{#scopes}}<li>{{description}}</li>{{/scopes}}</ul><p>{{clientName}} {{{intro}}}</p><form method="post" action="{{action}}">{{{hiddenFields}}}</form><form method="post" action="{{action}}">{{{signOutHiddenFields}}}<button>{{signOutLabel}}</button></form>'),
       logout: write('logout.html', '<h1 id="acme-logout">{{question}}</h1><form method="post" action="{{action}}">{{{hiddenFields}}}</form>'),
       message: write('message.html', '<h1 id="acme-message">{{title}}</h1><p>{{text}}</p>{{#startAgainUrl}}<a href="{{startAgainUrl}}">{{startAgainLabel}}</a>{{/startAgainUrl}}'),
-      deviceCode: write('device-code.html', '<h1 id="acme-code">{{title}}</h1><input name="user_code" value="{{userCode}}"{{#numeric}} inputmode="numeric"{{/numeric}}>'),
+      deviceCode: write('device-code.html', '<h1 id="acme-code">{{title}}</h1><form method="post" action="{{action}}">{{{hiddenFields}}}<input name="user_code" value="{{userCode}}"{{#numeric}} inputmode="numeric"{{/numeric}}></form>'),
       deviceDone: write('device-done.html', '<h1 id="acme-done">{{title}}</h1><p>{{{text}}}</p>'),
       layout: write('layout.html', '<!doctype html><html lang="{{lang}}"><head><title>{{title}}</title>{{{head}}}</head><body class="acme"><header>{{productName}}</header><main>{{{body}}}</main>{{{footer}}}</body></html>'),
     },
@@ -127,7 +127,7 @@ describe('templates a deployment replaces one at a time', () => {
       .toContain(`<h1 id="acme-logout">Do you want to sign out of this service?</h1><form method="post" action="/tenant/connect/endsession"><input type="hidden" name="csrf" value="c"><input type="hidden" name="state" value="${escaped}"></form>`);
     expect(renderSignInPage({ kind: 'message', message: 'signed-out' }, paths, en, branding)).toContain('<h1 id="acme-message">You are signed out</h1><p>You can close this page.</p></main>');
     expect(device({ kind: 'message', message: 'form-expired' })).toContain('<a href="/tenant/device">Start again</a>');
-    expect(device({ kind: 'enter-code', csrf: 'c', userCode: evil })).toContain(`<h1 id="acme-code">Connect a device</h1><input name="user_code" value="${escaped}" inputmode="numeric">`);
+    expect(device({ kind: 'enter-code', csrf: 'c', userCode: evil })).toContain(`<h1 id="acme-code">Connect a device</h1><form method="post" action="/tenant/device"><input type="hidden" name="step" value="code"><input type="hidden" name="csrf" value="c"><input name="user_code" value="${escaped}" inputmode="numeric"></form>`);
     expect(device({ kind: 'done', approved: true, clientName: evil }, de)).toContain(`<h1 id="acme-done">Gerät verbunden</h1><p><strong>${escaped}</strong> kann jetzt Ihr Konto verwenden.`);
     const page = device({ kind: 'done', approved: false, clientName: 'TV' });
     expect(page).toMatch(/^<!doctype html><html lang="en"><head><title>Request denied – Acme<\/title><style>[^<]+<\/style>\n<\/head><body class="acme"><header>Acme<\/header><main><h1 id="acme-done">/);
@@ -145,6 +145,15 @@ describe('what stops start-up', () => {
   writeFileSync(join(dir, 'bad.html'), '<p>{{#startAgainUrl}}</p>');
   writeFileSync(join(dir, 'typo.html'), '<p>{{clientNme}}</p>');
   writeFileSync(join(dir, 'logo.bmp'), 'BM');
+  writeFileSync(join(dir, 'no-form.html'), '<form method="post" action="{{action}}"><button>{{submitLabel}}</button></form>');
+  writeFileSync(join(dir, 'no-lang.html'), '<html><body>{{{body}}}</body></html>');
+
+  it('stops at a form template without the hidden fields and a layout without the page\'s language', () => {
+    expect(() => brandingOf({ templates: { signIn: './no-form.html', layout: './no-lang.html' } }, dir)).toThrow(new BootError('CONFIG_INVALID', [
+      `pages.templates.signIn: ${join(dir, 'no-form.html')}: must use {{{hiddenFields}}}`,
+      `pages.templates.layout: ${join(dir, 'no-lang.html')}: must use {{lang}}`,
+    ]));
+  });
 
   it('names the field of a missing file, a file of the wrong kind and a template that does not parse', () => {
     let err: unknown;
