@@ -33,7 +33,7 @@ import { createConfigUserValidator } from '../oauth/config-user-validator.js';
 import { createRefreshTokenService, type RefreshTokenService } from '../oauth/refresh-tokens.js';
 import { createIdTokenIssuer, type IdTokenIssuer } from '../oauth/id-token-issuer.js';
 import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
-import { createClientAuthenticator, type ClientAuthenticator } from '../oauth/client-authenticator.js';
+import { createClientAuthenticator, type ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { certificateBinding } from '../sender-binding/certificate-binding.js';
 import { createClientDirectory, type ClientDirectory } from '../clients/client-directory.js';
 import { createEntryChecker } from '../clients/check-entry.js';
@@ -60,6 +60,7 @@ import { userCodeScheme } from '../device/user-code.js';
 import { createDevicePage } from '../http/pages/device-page.js';
 import type { Middleware } from 'koa';
 import { createFailedAttempts } from '../throttling/failed-attempts.js';
+import { createIntrospectionSigner } from '../endpoints/introspection-jwt.js';
 import { createPushedRequests, type PushedRequests } from '../authorize/pushed-requests.js';
 import type { RequestValidator } from '../authorize/authorization-request.js';
 import { authorizationRequestsOf, scopeDescriptionsOf, signInPartsLoader, verificationPageLoader } from './page-wiring.js';
@@ -287,6 +288,11 @@ function createHostRouter(cradle: HostCradle): Router {
       introspection: createIntrospectionEndpoint({
         clientAuthenticator, tokenValidator, clock, events,
         inactiveLimit: memoryWindowLimit({ limit: config.introspectionLimit.maxInactive, window: config.introspectionLimit.window }),
+        signer: createIntrospectionSigner({
+          issuer: config.issuer, keyRing, clock, tracing: cradle.tracing,
+          // RFC 9701 §6: RS256, the default of `introspection_signed_response_alg`.
+          algorithmFor: () => 'RS256',
+        }),
       }),
       revocation: createRevocationEndpoint({ issuer: config.issuer, clientAuthenticator, store, logger, events }),
       deviceAuthorization: createDeviceAuthorizationEndpoint({

@@ -404,6 +404,25 @@ const onSqlite: readonly Scenario[] = [
     },
   },
   {
+    id: 'introspection-jwt',
+    title: 'introspection answered as a signed JWT (RFC 9701)',
+    server: 'es256',
+    oidcProvider: { setup: 'es256' },
+    async prepare({ url, fixture }) {
+      const token = await tokenFor(url, { grant_type: 'client_credentials', scope: 'api1.read' }, basic('m2m-reference', fixture.secrets.reference));
+      return {
+        spec: {
+          method: 'POST',
+          path: '/connect/introspect',
+          headers: { ...form, authorization: basic('api1', fixture.secrets.api1), accept: 'application/token-introspection+jwt' },
+          body: `token=${encodeURIComponent(token)}`,
+          // A JWT (three dot-separated parts), not JSON.
+          success: (body) => (body.split('.').length === 3 ? 'active' : 'not a JWT'),
+        },
+      };
+    },
+  },
+  {
     id: 'delegation',
     title: 'delegation grant (user JWT in, JWT out)',
     server: 'es256',
