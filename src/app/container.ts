@@ -66,6 +66,9 @@ import type { RequestValidator } from '../authorize/authorization-request.js';
 import { authorizationRequestsOf, scopeDescriptionsOf, signInPartsLoader, verificationPageLoader } from './page-wiring.js';
 import { createSignInPages } from '../http/pages/sign-in-pages.js';
 import { createInteractionLimit } from '../authorize/interaction-limit.js';
+import type { ScopeDescriptions } from '../pages/device-views.js';
+import { loadBranding, type Branding } from '../pages/branding.js';
+import { pageAssets } from '../http/pages/assets.js';
 import { createPageParts, type LoadPageParts } from '../pages/page-parts.js';
 import { createRouter } from '../http/routes.js';
 import { homePage } from '../http/pages/home-page.js';
@@ -134,11 +137,13 @@ export interface HostCradle extends ContainerInputs {
   /** The cookie, CSRF and sign-in sessions every page shares (single sign-on across the pages). */
   pageParts: LoadPageParts;
   /** Configured scope descriptions, for consent on every page. */
-  scopeDescriptions: ReadonlyMap<string, string | undefined>;
+  scopeDescriptions: ScopeDescriptions;
   /** The authorization request's checks, at the authorization endpoint and PAR. */
   authorizationRequests: RequestValidator;
   /** Pushed authorization requests (RFC 9126): PAR stores them, the authorization endpoint redeems them. */
   pushedRequests: PushedRequests;
+  /** The pages' look from `pages` in the config, its files read and templates parsed at start-up. */
+  branding: Branding;
   signInPages: ReturnType<typeof createSignInPages>;
   devicePage: Middleware;
   /** DPoP proofs (RFC 9449) at the token endpoint and UserInfo. */
@@ -219,10 +224,11 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     scopeDescriptions: asFunction(({ config }: HostCradle) => scopeDescriptionsOf(config)).singleton(),
     authorizationRequests: asFunction(({ clientDirectory, scopeCatalog }: HostCradle) => authorizationRequestsOf(clientDirectory.clients, scopeCatalog)).singleton(),
     pushedRequests: asFunction(({ store, clock }: HostCradle) => createPushedRequests({ store, clock })).singleton(),
+    branding: asFunction(({ config }: HostCradle) => loadBranding(config)).singleton(),
     signInPages: asFunction((cradle: HostCradle) => {
       const { config, store, clock, logger, counters } = cradle;
       return createSignInPages({
-        issuer: config.issuer, limits: config.limits, logger, customPage: cradle.customSignInPage,
+        issuer: config.issuer, limits: config.limits, logger, customPage: cradle.customSignInPage, branding: cradle.branding,
         signInParts: signInPartsLoader({
           config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
           resourceOwnerValidator: cradle.resourceOwnerValidator, keyRing: cradle.keyRing,
@@ -240,7 +246,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     devicePage: asFunction((cradle: HostCradle) => {
       const { config, store, clock, logger, counters } = cradle;
       return createDevicePage({
-        issuer: config.issuer, limits: config.limits, userCodeFormat: config.deviceFlow.userCodeFormat, logger,
+        issuer: config.issuer, limits: config.limits, userCodeFormat: config.deviceFlow.userCodeFormat, logger, branding: cradle.branding,
         verificationPage: verificationPageLoader({
           config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
           resourceOwnerValidator: cradle.resourceOwnerValidator, scopeDescriptions: cradle.scopeDescriptions,
@@ -311,6 +317,7 @@ function createHostRouter(cradle: HostCradle): Router {
       discoveryJson: discoveryDocument(config, urls, registry, () => clientDirectory.facts()),
       jwksJson: () => keyRing.jwksJson(),
       homePage: homePage(config.issuer),
+      ...(cradle.branding.assets.size > 0 ? { pageAssets: pageAssets(cradle.branding) } : {}),
       ...(config.registration.enabled
         ? {
             registration: createRegistrationEndpoint({

@@ -117,6 +117,8 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   let keyRing: KeyRing | undefined;
   try {
     // Every check of the config first: nothing is created or written for a config start-up refuses.
+    // The pages' files and templates (`pages`): one missing or broken stops start-up naming its field.
+    void container.cradle.branding;
     const registry = await buildPlugins(container);
     const opened = options.store ?? (await openStore(config, rootLogger));
     store = started ? tracedStore(opened, tracing, config.store.split(':')[0]!) : opened;

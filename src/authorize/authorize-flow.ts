@@ -12,6 +12,7 @@ import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, ExternalSignIn, Logger, ResourceOwnerValidator } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
 import type { Csrf } from '../pages/csrf.js';
+import type { ScopeDescriptions } from '../pages/device-views.js';
 import type { PasswordThrottle } from '../throttling/password-throttle.js';
 import { createThrottledSignIn } from '../throttling/throttled-sign-in.js';
 import type { SignInSessions } from '../sessions/sign-in-sessions.js';
@@ -24,6 +25,7 @@ import type { IdTokenHint } from './id-token-hint.js';
 import { pageMessage, type BrowserContext, type FlowOutcome } from './flow-outcome.js';
 import { createCodeResponse } from './steps/code-response.js';
 import { createConsentStep } from './steps/consent-step.js';
+import { createConsentSignOut } from './steps/consent-sign-out.js';
 import { createInteractionContinuation } from './steps/continued-interaction.js';
 import { createExternalSignIn } from './steps/external-sign-in.js';
 import { isRequest, type FlowState, type FlowStep, type InteractionHandler, type RequestCheck } from './steps/flow-step.js';
@@ -56,7 +58,7 @@ export interface AuthorizeFlowDeps {
   external?: ExternalSignIn | undefined;
   /** The absolute URL of the callback route (`paths.signInCallback`). */
   callbackUrl: string;
-  scopeDescriptions: ReadonlyMap<string, string | undefined>;
+  scopeDescriptions: ScopeDescriptions;
   clock: Clock;
   logger: Logger;
   events?: EventService | undefined;
@@ -89,7 +91,11 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   ];
   const respond = createCodeResponse({ issuer, codes: deps.codes, sessions, interactions, events });
   /** The pages' POSTs by their form's `step`. The form's stays when an identity provider signs people in, as it always has. */
-  const interactionHandlers = new Map<string, InteractionHandler>([['sign-in', signInForm.submit], ['consent', consent.submit]]);
+  const interactionHandlers = new Map<string, InteractionHandler>([
+    ['sign-in', signInForm.submit],
+    ['consent', consent.submit],
+    ['sign-out', createConsentSignOut({ sessions, continuation, newBrowserId: deps.newBrowserId, proceed, logger, events })],
+  ]);
 
   /** Without an identity provider the callback route has nothing to continue. */
   const callback: InteractionHandler = external ? external.callback : async () => pageMessage(404, 'start-again');

@@ -7,6 +7,7 @@ import { tracingSettings } from './tracing-settings.js';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { defaults } from './defaults.js';
+import { resolveBranding, resolveDescription } from './branding.js';
 import type {
   ApiResource, Client, KeySource, ResolvedConfig, Secret, SecretConfig, SigningAlgorithm, UserConfig,
 } from './schema.js';
@@ -87,11 +88,11 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     store,
     cleanupInterval: user.cleanupInterval ?? defaults.cleanupInterval,
     clients,
-    apiScopes: (user.apiScopes ?? []).map((s) => ({ name: s.name, description: s.description })),
+    apiScopes: (user.apiScopes ?? []).map((s) => ({ name: s.name, ...resolveDescription(s.description) })),
     apiResources,
     identityResources: (user.identityResources ?? []).map((r) => ({
       name: r.name,
-      description: r.description,
+      ...resolveDescription(r.description),
       claims: [...r.claims],
     })),
     users: (user.users ?? []).map((u) => ({
@@ -160,6 +161,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
       redirectUris: user.registration?.redirectUris ?? defaults.registration.redirectUris,
       registrationAccessTokenLifetime: user.registration?.registrationAccessTokenLifetime ?? defaults.registration.registrationAccessTokenLifetime,
     },
+    pages: resolveBranding(user.pages, configDir),
     workers: user.workers === 'auto' ? availableParallelism() : (user.workers ?? defaults.workers),
   });
 }

@@ -5,7 +5,8 @@
  * Field names mirror IdentityServer's model in camelCase, so configs move over.
  */
 import type { JwsAlgorithm } from '../sdk/jws.js';
-import type { ApiResource, ApiScope, Client, IdentityResource, Secret } from '../sdk/model.js';
+import type { ApiResource, ApiScope, Client, IdentityResource, LocalizedText, Secret } from '../sdk/model.js';
+import type { PagesConfig, ResolvedBranding } from './branding.js';
 
 /** A secret held by a client or an API resource (spec §2.1). */
 export interface SecretConfig {
@@ -112,7 +113,8 @@ export interface ClientConfig {
 
 export interface ApiScopeConfig {
   name: string;
-  description?: string;
+  /** Shown on the consent pages: a string, or per language `{ en: "...", de: "..." }`. */
+  description?: LocalizedText;
 }
 
 export interface ApiResourceConfig {
@@ -126,7 +128,8 @@ export interface ApiResourceConfig {
 export interface IdentityResourceConfig {
   /** e.g. `"openid"`, `"profile"`, `"email"`. */
   name: string;
-  description?: string;
+  /** As `ApiScopeConfig.description`; the standard OpenID scopes have built-in ones in every page language. */
+  description?: LocalizedText;
   /** User claims the resource releases, e.g. `["name", "family_name"]`. */
   claims: string[];
 }
@@ -448,6 +451,8 @@ export interface UserConfig {
   clientStores?: ClientStoresConfig;
   /** Dynamic client registration (RFC 7591, RFC 7592) at `/connect/register`. Off by default. */
   registration?: RegistrationConfig;
+  /** The pages' look: product name, logo, colours, style sheet, legal links, templates (`branding.ts`). */
+  pages?: PagesConfig;
 }
 
 /**
@@ -596,4 +601,5 @@ export interface ResolvedConfig {
     readonly redirectUris: 'https' | 'https-or-loopback';
     readonly registrationAccessTokenLifetime: number;
   };
+  readonly pages: ResolvedBranding;
 }

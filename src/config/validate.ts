@@ -13,13 +13,14 @@ import { Problems } from './problems.js';
 import { signingAlgorithms } from './schema.js';
 import { checkSignInClient, signInClientFields } from './validate-sign-in.js';
 import { checkDpop, checkDpopClient, dpopClientFields } from './validate-dpop.js';
+import { checkBranding, checkDescription } from './validate-branding.js';
 import { checkIdTokenAlgorithms, checkIdTokenSigningClient, idTokenSigningClientFields, offeredIdTokenAlgorithms } from './validate-id-token-signing.js';
 
 const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'packagePlugins', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
   'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics', 'tracing',
   'authThrottle', 'passwordThrottle', 'introspectionLimit', 'interactionLimit', 'connections', 'trustedProxies', 'forwardedHeader',
-  'counters', 'counterKeyPrefix', 'tls', 'mtls', 'dpop', 'clientStores', 'registration',
+  'counters', 'counterKeyPrefix', 'tls', 'mtls', 'dpop', 'clientStores', 'registration', 'pages',
 ] as const;
 const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
@@ -182,6 +183,7 @@ export function validateUserConfig(raw: unknown): string[] {
   checkDeviceFlow(p, raw);
   checkOperations(p, raw);
   checkTls(p, raw);
+  checkBranding(p, raw.pages, typeof raw.issuer === 'string' && raw.issuer.startsWith('https:'));
   return p.list;
 }
 
@@ -228,6 +230,7 @@ function checkScopesAndResources(p: Problems, raw: Raw): ModelNames {
   apiScopes.forEach((s, i) => {
     if (!isObject(s)) return p.add(`apiScopes[${i}]`, `expected { name, description? }, got ${describe(s)}`);
     checkUnknownFields(p, `apiScopes[${i}]`, s, ['name', 'description']);
+    checkDescription(p, `apiScopes[${i}].description`, s.description);
     if (str(p, `apiScopes[${i}].name`, s.name, { required: true }) && !scopeToken.test(s.name)) {
       p.add(`apiScopes[${i}].name`, 'a scope name may not contain spaces, quotes or backslashes (RFC 6749 §3.3)');
     }
@@ -239,6 +242,7 @@ function checkScopesAndResources(p: Problems, raw: Raw): ModelNames {
     const at = `identityResources[${i}]`;
     if (!isObject(r)) return p.add(at, `expected { name, claims, description? }, got ${describe(r)}`);
     checkUnknownFields(p, at, r, ['name', 'description', 'claims']);
+    checkDescription(p, `${at}.description`, r.description);
     str(p, `${at}.name`, r.name, { required: true });
     stringList(p, `${at}.claims`, r.claims, true);
     if (typeof r.name === 'string' && scopeNames.has(r.name)) p.add(`${at}.name`, `"${r.name}" is also an API scope`);

@@ -18,6 +18,8 @@ export const paths = {
   endSession: '/connect/endsession',
   par: '/connect/par',
   register: '/connect/register',
+  /** The deployment's logo and style sheet files (`pages.logo`, `pages.stylesheet`). */
+  assets: '/assets',
 } as const;
 
 export function endpointUrls(issuer: string): EndpointUrls {

@@ -38,6 +38,8 @@ export interface Endpoints {
   jwksJson(): string;
   /** GET /: a page naming the service and linking discovery. */
   homePage?: Middleware;
+  /** GET /assets/<name>: the deployment's logo and style sheet files (`pages` in the config). */
+  pageAssets?: Middleware;
   /** POST /connect/register and GET/PUT/DELETE on a client's URI (RFC 7591, RFC 7592), when enabled. */
   registration?: RegistrationEndpoint;
 }
@@ -155,6 +157,7 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
   }
 
   if (endpoints.homePage) router.get('/', endpoints.homePage);
+  if (endpoints.pageAssets) router.get(`${paths.assets}/:name`, endpoints.pageAssets);
   router.get(paths.discovery, (ctx) => sendJson(ctx, endpoints.discoveryJson(), 'public'));
   router.get(paths.oauthMetadata, (ctx) => sendJson(ctx, endpoints.discoveryJson(), 'public'));
   router.get(paths.jwks, (ctx) => {

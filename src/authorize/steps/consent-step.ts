@@ -7,7 +7,7 @@
 import type { EventService } from '../../events/event-service.js';
 import type { ResourceOwnerValidator } from '../../sdk/contracts.js';
 import { AccessDenied, OAuthError } from '../../oauth/errors.js';
-import type { ScopeLine } from '../../pages/device-views.js';
+import type { ScopeDescriptions, ScopeLine } from '../../pages/device-views.js';
 import type { SignInSessions } from '../../sessions/sign-in-sessions.js';
 import { isSelfRegistered, isUnprovableNativeClient, needsConsent, redirectTargetOf } from '../consent-policy.js';
 import { clientName, languageOf, redirectError } from '../flow-outcome.js';
@@ -24,7 +24,7 @@ export interface ConsentStep extends FlowStep {
 export function createConsentStep(deps: {
   issuer: string;
   users: Pick<ResourceOwnerValidator, 'findBySubject'>;
-  scopeDescriptions: ReadonlyMap<string, string | undefined>;
+  scopeDescriptions: ScopeDescriptions;
   sessions: Pick<SignInSessions, 'get' | 'consentGiven'>;
   interactions: Pick<Interactions, 'start' | 'finish'>;
   continuation: InteractionContinuation;

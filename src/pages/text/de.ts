@@ -67,8 +67,14 @@ export const de: PageText = {
   },
   scopes: {
     openid: 'Wissen, wer Sie sind (Ihre Benutzer-ID)',
+    profile: 'Ihr Profil sehen: Name, Benutzername, Bild, Geburtsdatum, Sprache',
+    email: 'Ihre E-Mail-Adresse sehen',
+    address: 'Ihre Postanschrift sehen',
+    phone: 'Ihre Telefonnummer sehen',
     offline_access: 'Zugriff behalten, auch wenn Sie die Anwendung gerade nicht nutzen',
-  },  authorize: {
+  },
+  legal: { privacyPolicy: 'Datenschutz', terms: 'Nutzungsbedingungen' },
+  authorize: {
     brand: 'Anmeldung',
     signOutBrand: 'Abmeldung',
     signInIntro: (client) => html`Melden Sie sich an, um mit <strong>${client}</strong> fortzufahren.`,

@@ -63,8 +63,14 @@ export const en: PageText = {
   },
   scopes: {
     openid: 'Know who you are (your user id)',
+    profile: 'See your profile: name, username, picture, birthdate, locale',
+    email: 'See your e-mail address',
+    address: 'See your postal address',
+    phone: 'See your phone number',
     offline_access: 'Keep access when you are not using it',
-  },  authorize: {
+  },
+  legal: { privacyPolicy: 'Privacy policy', terms: 'Terms of use' },
+  authorize: {
     brand: 'Sign in',
     signOutBrand: 'Sign out',
     signInIntro: (client) => html`Sign in to continue to <strong>${client}</strong>.`,

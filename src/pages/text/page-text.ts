@@ -10,6 +10,9 @@ import type { MessageId, NoticeId, TimedMessageId } from '../device-views.js';
 import type { SafeHtml } from '../html.js';
 import type { SignInMessageId, SignInNoticeId } from '../sign-in-views.js';
 
+/** The scopes OpenID Connect defines: every language describes them. */
+export type StandardScope = 'openid' | 'profile' | 'email' | 'address' | 'phone' | 'offline_access';
+
 export interface PageText {
   /** BCP 47 tag, written to `<html lang>` and matched against `ui_locales` / `Accept-Language`. */
   readonly lang: string;
@@ -45,8 +48,10 @@ export interface PageText {
   readonly notices: Readonly<Record<NoticeId, string>>;
   readonly messages: Readonly<Record<Exclude<MessageId, TimedMessageId>, { readonly title: string; readonly text: string }>> &
     Readonly<Record<TimedMessageId, { readonly title: string; readonly text: (minutes: number, until: string) => string }>>;
-  /** Descriptions of standard scopes, shown when the config gives none. */
-  readonly scopes: Readonly<Record<string, string>>;
+  /** Descriptions of the standard OpenID scopes (OIDC Core §5.4, §11), shown when the config gives none. */
+  readonly scopes: Readonly<Record<StandardScope, string>> & Readonly<Record<string, string | undefined>>;
+  /** The footer's links to the deployment's `pages.privacyPolicyUrl` and `pages.termsUrl`. */
+  readonly legal: { readonly privacyPolicy: string; readonly terms: string };
   /** The authorization endpoint's pages: sign-in, consent, logout, form_post and their messages. */
   readonly authorize: {
     /** The small line above the heading of the sign-in and consent pages. */
