@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { createBackChannelLogout, backChannelLogoutEvent } from '../../src/authorize/back-channel-logout.js';
-import type { RaisedEvent } from '../../src/events/service-event.js';
+import type { RaisedEvent, ServiceEvent } from '../../src/events/service-event.js';
+import type { EventService } from '../../src/events/event-service.js';
 import type { SigningKey } from '../../src/oauth/keys/signing-key.js';
 import { tracingOff } from '../../src/tracing/tracing.js';
 import { keyRingOf, signingKeys } from '../oauth/signing-keys.js';
@@ -62,7 +63,7 @@ function logoutWith(uris: Record<string, string>, timeoutMs = 5000) {
   const logout = createBackChannelLogout({
     issuer: config.issuer, clients, logoutUriOf: (c) => uris[c.clientId], keyRing: keyRingOf(keys),
     clock: { now: () => Date.now() }, logger, tracing: tracingOff, timeoutMs,
-    events: { raise: (event, requestId) => void events.push({ ...event, time: '', ...(requestId ? { requestId } : {}) }) } as never,
+    events: { raise: (event: ServiceEvent, requestId?: string) => void events.push({ ...event, time: '', ...(requestId ? { requestId } : {}) }) } as unknown as EventService,
   });
   return { logout, lines, events };
 }
