@@ -19,7 +19,7 @@ export interface Metrics {
   readonly sink: EventSink;
   storeError(): void;
   /** What one tick of the expired-record sweeper found (`expired`, by grant type) and deleted. */
-  swept(result: { readonly expired: Readonly<Record<string, number>>; readonly removed: number }): void;
+  swept(result: { readonly expired: Readonly<Record<string, number>> | undefined; readonly removed: number }): void;
 }
 
 export function createMetrics(): Metrics {
@@ -98,9 +98,12 @@ export function createMetrics(): Metrics {
     },
     storeError: () => storeErrors.inc(),
     swept({ expired, removed }) {
-      // A kind seen before and absent now has no backlog: it reads 0, not its last value.
-      for (const kind of Object.keys(expired)) sweptKinds.add(kind);
-      for (const kind of sweptKinds) expiredRows.set({ kind }, expired[kind] ?? 0);
+      // A kind seen before and absent now has no backlog: it reads 0, not its last value. Not
+      // counted (the count failed): the gauge keeps its last value.
+      if (expired) {
+        for (const kind of Object.keys(expired)) sweptKinds.add(kind);
+        for (const kind of sweptKinds) expiredRows.set({ kind }, expired[kind] ?? 0);
+      }
       expiredRemoved.inc(removed);
     },
   };

@@ -21,8 +21,8 @@ export interface ExpiredGrantSweeperOptions {
 }
 
 export interface SweepResult {
-  /** Expired rows still stored when the tick began, by grant type: the backlog. */
-  readonly expired: Readonly<Record<string, number>>;
+  /** Expired rows still stored when the tick began, by grant type: the backlog. `undefined` when not counted (no `onSweep`) or the count failed. */
+  readonly expired: Readonly<Record<string, number>> | undefined;
   /** Rows this node deleted in this tick (0 when another node held the lease). */
   readonly removed: number;
   /** Delete statements this node ran in this tick. */
@@ -50,14 +50,25 @@ export function startExpiredGrantSweeper(options: ExpiredGrantSweeperOptions): E
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
 
+  function report(error: unknown): void {
+    try {
+      onError(error);
+    } catch {
+      // A throwing reporter must not kill the schedule or surface as an unhandled rejection.
+    }
+  }
+
   async function sweep(): Promise<SweepResult> {
     const now = clock.now();
     // Counted before deleting, on every node: what piled up since the last tick. It stays near one
     // interval's worth of expiries while the sweep keeps up, and grows when it does not.
-    const expired = onSweep ? await store.countExpired(now) : {};
+    // A count that fails (on PostgreSQL, a backlog so big it runs past statement_timeout) is
+    // reported and skipped: the deletes below are what shrink the backlog, and must still run.
+    const expired = onSweep ? await store.countExpired(now).catch((error: unknown) => void report(error)) : undefined;
     let removed = 0;
     let batches = 0;
-    // Lease held a little under one interval, so the holder's own next tick finds it expired.
+    // The lease lasts one interval: the holder's own next tick (an interval after this sweep ends)
+    // finds it expired and takes it again, and so does any node whose tick comes first.
     if (!shared || (await acquireLease(store, SWEEP_LEASE, now, intervalSeconds * 1000))) {
       for (;;) {
         const count = await store.removeExpired(now, batchSize);
@@ -78,13 +89,7 @@ export function startExpiredGrantSweeper(options: ExpiredGrantSweeperOptions): E
     if (stopped) return;
     timer = setTimeout(() => {
       sweep()
-        .catch((error: unknown) => {
-          try {
-            onError(error);
-          } catch {
-            // A throwing reporter must not kill the schedule or surface as an unhandled rejection.
-          }
-        })
+        .catch(report)
         .finally(schedule);
     }, intervalSeconds * 1000);
     timer.unref();
