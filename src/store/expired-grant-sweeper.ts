@@ -35,7 +35,7 @@ export interface ExpiredGrantSweeper {
   stop(): void;
 }
 
-/** The lease nodes sharing a store take turns with; it outlives no tick by more than one interval. */
+/** The lease nodes sharing a store take turns with (`shared`), held for one `intervalSeconds` at a time. */
 export const SWEEP_LEASE = 'expired-grant-sweep';
 
 /**
