@@ -15,7 +15,7 @@ import type { Clock } from '../sdk/contracts.js';
 import { BootError } from '../config/boot-error.js';
 import { createLogger, withRedacted, type AppLogger } from '../log/logger.js';
 import { createStore } from '../store/create-store.js';
-import { startExpiredGrantSweeper } from '../store/expired-grant-sweeper.js';
+import { startExpiredGrantSweeper, type SweepResult } from '../store/expired-grant-sweeper.js';
 import type { Store } from '../store/store.js';
 import { createKeyRing, type KeyRing } from '../oauth/keys/key-ring.js';
 import type { TokenIssuer } from '../oauth/token-issuer.js';
@@ -199,6 +199,9 @@ function assemble(container: ServiceContainer, registry: PluginRegistry, tls: Tl
     intervalSeconds: config.cleanupInterval,
     clock,
     onError: (err: unknown) => logger.warn({ err }, 'expired grant sweep failed'),
+    // Nodes on one PostgreSQL (or one SQLite file) take turns; an in-memory store is this process's alone.
+    shared: config.store !== 'memory' && config.store !== 'sqlite::memory:',
+    ...(metrics ? { onSweep: (result: SweepResult) => metrics.swept(result) } : {}),
   });
 
   let closeServer: (() => Promise<void>) | undefined;

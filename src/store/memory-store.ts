@@ -126,6 +126,12 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
       return count;
     },
 
+    async countExpired(now) {
+      const counts: Record<string, number> = {};
+      for (const grant of grants.values()) if (grant.expiresAt < now) counts[grant.type] = (counts[grant.type] ?? 0) + 1;
+      return counts;
+    },
+
     async listSigningKeys() {
       return [...signingKeys.values()]
         .map((key) => ({ ...key }))

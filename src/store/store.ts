@@ -89,8 +89,13 @@ export interface Store {
   update(key: string, changes: { data: string; subjectId?: string; expectedData?: string }): Promise<boolean>;
   remove(key: string): Promise<void>;
   removeAll(filter: GrantFilter): Promise<number>;
-  /** Deletes up to `batchSize` grants whose `expiresAt` is before `now`; returns how many. */
+  /**
+   * Deletes up to `batchSize` grants whose `expiresAt` is before `now`; returns how many. On SQL,
+   * one short statement over the expiry index, oldest first, so it never holds locks for long.
+   */
   removeExpired(now: number, batchSize: number): Promise<number>;
+  /** How many grants whose `expiresAt` is before `now` are still stored, by `type` (types with none are left out). */
+  countExpired(now: number): Promise<Record<string, number>>;
 
   listSigningKeys(): Promise<SigningKeyRecord[]>;
   addSigningKey(key: SigningKeyRecord): Promise<void>;

@@ -77,8 +77,12 @@ export function createCounters(
 }
 
 export function sharedCounters(store: CounterStore, deps: { clock: Clock; sweepSeconds: number; keys: CounterKeys }): Counters {
+  // A sweep still running when the next is due is left to finish: two would only contend for the same rows.
+  let sweeping = false;
   const sweeper = store.sweep && setInterval(() => {
-    store.sweep?.(deps.clock.now()).catch(() => undefined);
+    if (sweeping) return;
+    sweeping = true;
+    store.sweep!(deps.clock.now()).catch(() => undefined).finally(() => { sweeping = false; });
   }, deps.sweepSeconds * 1000);
   sweeper?.unref();
   return {

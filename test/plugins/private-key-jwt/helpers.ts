@@ -150,6 +150,7 @@ export class FakeStore implements Store {
   remove = unused('remove');
   removeAll = unused('removeAll');
   removeExpired = unused('removeExpired');
+  countExpired = unused('countExpired');
   listSigningKeys = unused('listSigningKeys');
   addSigningKey = unused('addSigningKey');
   updateSigningKey = unused('updateSigningKey');
