@@ -25,7 +25,7 @@ import type { PageView } from '../pages/device-views.js';
 import { renderPage, type RenderOptions } from '../device/templates.js';
 import { choosePageText, pageLanguageTags } from '../pages/text/index.js';
 import type { Lookup } from '../clients/client-directory.js';
-import type { Client } from '../sdk/model.js';
+import type { Client } from '../config/schema.js';
 
 export interface DevicePageDeps {
   config: ResolvedConfig;

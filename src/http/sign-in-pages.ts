@@ -31,7 +31,7 @@ import type { SignInView } from '../pages/sign-in-views.js';
 import { createEndSession } from '../authorize/end-session.js';
 import { readIdTokenHint } from '../authorize/id-token-hint.js';
 import type { Lookup } from '../clients/client-directory.js';
-import type { Client } from '../sdk/model.js';
+import type { Client } from '../config/schema.js';
 import type { KeyRing } from '../oauth/keys/key-ring.js';
 import { formBodyReader } from './read-form.js';
 import { renderFormPost, renderSignInPage, signInMessage, submitScriptHash, type SignInPaths } from '../authorize/templates.js';
