@@ -164,6 +164,9 @@ function checkOperations(raw: Raw, add: Add): void {
       add(['counters'], `"store" keeps the counters in PostgreSQL and needs a "postgres://..." store, got store ${describeValue(store.replace(/\/\/[^@/]*@/, '//***@'))}; use "memory" or "redis://..."`);
     }
   }
+  if (raw.pageSecret !== undefined && isObject(raw.deviceFlow) && raw.deviceFlow.cookieSecret !== undefined) {
+    add(['deviceFlow', 'cookieSecret'], 'the old name of pageSecret: set pageSecret only');
+  }
   if (isObject(raw.tls) && typeof raw.issuer === 'string' && raw.issuer.startsWith('http:')) {
     add(['issuer'], `the service terminates TLS itself (tls is set): expected an https issuer, got ${describeValue(raw.issuer)}`, ['tls']);
   }

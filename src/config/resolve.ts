@@ -31,9 +31,16 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
 
   // `as`: a field without a default that the user left out is an absent key here, which reads
   // as the `undefined` the resolved type promises.
+  const { cookieSecret, ...deviceFlow } = c.deviceFlow;
+  const deprecations = cookieSecret === undefined ? [] : [
+    'deviceFlow.cookieSecret is now called pageSecret (it keys every page and the DPoP nonces, not only the device flow): rename it; the old name is still read',
+  ];
   return deepFreeze({
     ...c,
     issuer,
+    deviceFlow,
+    pageSecret: c.pageSecret ?? cookieSecret,
+    deprecations,
     configDir,
     pluginDirs: c.pluginDirs.map(inDir),
     pluginDirsRequired: user.pluginDirs !== undefined,

@@ -121,7 +121,7 @@ const deviceFlowSchema = fields({
   userCodeFormat: oneOf(['base20', 'numeric'], '`"base20"` (`BCDF-GHJK`) or `"numeric"` (`123-456-789`).').default('base20'),
   maxFailedAttempts: wholeNumber(1, undefined, 'Wrong user codes allowed per client address per window before it is told to wait.').default(10),
   failedAttemptsWindow: wholeNumber(1, undefined, 'Window of the rate limit in seconds.').default(300),
-  cookieSecret: secretString(32).describe('Secret that signs the sign-in cookie; default: a random secret created once in the store (set it in production).').optional(),
+  cookieSecret: secretString(32).describe('Deprecated: the old name of `pageSecret`, still read (with a line in the log at start-up).').optional(),
   // Generous: a household or an office behind one address starts a handful a minute; a flood
   // of hundreds a second (each a stored flow) is what this stops.
   maxAuthorizationsPerAddress: wholeNumber(1, undefined, 'Device authorizations one address may start per window before it gets 429.').default(60),
@@ -253,6 +253,7 @@ export const userConfigSchema = fields({
   users: list(userSchema, 'Users of the password grant and the sign-in page.').default(() => []),
   signing: signingSchema.prefault({}),
   deviceFlow: deviceFlowSchema.prefault({}),
+  pageSecret: secretString(32).describe('The root secret of every page and of the DPoP nonces: it signs the sign-in and device page cookies and CSRF tokens, keys the DPoP nonces and the shared counters\' keys. Every node must share it. Default: a random secret created once in the store (set it in production). Was `deviceFlow.cookieSecret`.').optional(),
   limits: fields({
     bodyBytes: wholeNumber(1024, 10 * 1024 * 1024, 'Largest request body in bytes (64 KiB).').default(64 * 1024),
     parameters: wholeNumber(5, 1000, 'Most form parameters in one request.').default(50),
@@ -345,8 +346,13 @@ export type KeySource = { readonly path: string } | { readonly env: string };
 type Parsed = z.output<typeof userConfigSchema>;
 
 /** Complete and frozen: the only shape the rest of the service reads. */
-export type ResolvedConfig = Resolved<Omit<Parsed, 'issuer' | 'signing' | 'workers' | 'tracing' | 'tls' | 'mtls'> & {
+export type ResolvedConfig = Resolved<Omit<Parsed, 'issuer' | 'signing' | 'workers' | 'tracing' | 'tls' | 'mtls' | 'deviceFlow'> & {
   issuer: string;
+  deviceFlow: Omit<Parsed['deviceFlow'], 'cookieSecret'>;
+  /** `pageSecret`, or the same secret under its old name `deviceFlow.cookieSecret`. */
+  pageSecret: string | undefined;
+  /** One line per deprecated field the config still uses, logged once at start-up. */
+  deprecations: string[];
   /** Absolute folder of the config file; relative paths were resolved against it. */
   configDir: string;
   /** False when `pluginDirs` is the default: a missing `./plugins` is then no error. */
