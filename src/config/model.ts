@@ -4,10 +4,10 @@
  * its type in the config (`z.input`), its default and resolved type (`z.output`), its check and
  * its description for the JSON Schema and the config reference (`npm run config-schema`).
  * Checks that join two fields or two parts of the config live in `src/config/cross-checks.ts`.
- * Adding a client field is one entry in `clientSchema`, plus the code that reads it. Plugins see
- * these through the SDK's own `Client` (`src/sdk/model.ts`, which imports nothing): a field
- * plugins may read is added there too, and the type check at the end of this file keeps the two
- * from drifting apart.
+ * Adding a client field is one entry in `clientSchema`, plus the code that reads it, plus its
+ * type line in the SDK's `Client` (`src/sdk/model.ts`): the SDK is a leaf that imports nothing,
+ * not even zod, so plugins get a written-out copy of the resolved type, and the checks at the end
+ * of this file and in `test/sdk/types.test.ts` fail to compile until the two agree.
  */
 import type * as Sdk from '../sdk/model.js';
 import { anyText, describeValue, fields, flag, list, oneOf, text, textList, wholeNumber, z } from './fields.js';
@@ -121,12 +121,13 @@ export const identityResourceSchema = fields({
 }, { expected: '{ name, claims, description? }' });
 
 /**
- * A resolved value as the host holds it: every property present (a field without a default is
- * `undefined` when not set) and read-only, as `resolve.ts` freezes it.
+ * A resolved value as the host holds it: read-only, as `resolve.ts` freezes it. A field without
+ * a default stays optional (absent when not set), so code and tests that spell out a whole
+ * client need not change when such a field is added.
  */
 export type Resolved<T> = T extends (...args: never[]) => unknown ? T
   : T extends readonly (infer E)[] ? readonly Resolved<E>[]
-    : T extends object ? { readonly [K in keyof Required<T>]: Resolved<T[K]> } : T;
+    : T extends object ? { readonly [K in keyof T]: Resolved<T[K]> } : T;
 
 /** A secret ready for use: expiration parsed once at start-up. */
 export type Secret = Resolved<z.output<typeof secretSchema>>;

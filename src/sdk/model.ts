@@ -14,7 +14,7 @@ export interface Secret {
 
 export interface Client {
   readonly clientId: string;
-  readonly clientName: string | undefined;
+  readonly clientName?: string | undefined;
   readonly clientSecrets: readonly Secret[];
   readonly requireClientSecret: boolean;
   readonly allowedGrantTypes: readonly string[];
@@ -30,7 +30,7 @@ export interface Client {
   readonly properties: Readonly<Record<string, string>>;
   readonly allowedCorsOrigins: readonly string[];
   /** `undefined`: any method the client holds secrets for. */
-  readonly tokenEndpointAuthMethods: readonly string[] | undefined;
+  readonly tokenEndpointAuthMethods?: readonly string[] | undefined;
   readonly allowedSubjectTokenAudiences: readonly string[];
   readonly redirectUris: readonly string[];
   readonly postLogoutRedirectUris: readonly string[];
@@ -48,7 +48,7 @@ export interface Client {
 
 export interface ApiScope {
   readonly name: string;
-  readonly description: string | undefined;
+  readonly description?: string | undefined;
 }
 
 export interface ApiResource {
@@ -59,7 +59,7 @@ export interface ApiResource {
 
 export interface IdentityResource {
   readonly name: string;
-  readonly description: string | undefined;
+  readonly description?: string | undefined;
   readonly claims: readonly string[];
 }
 
