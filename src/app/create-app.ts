@@ -93,6 +93,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   // Before anything is opened: a bad certificate or key file stops start-up naming its field.
   const tls = loadTlsMaterial(config);
   const rootLogger = createLogger(config.logLevel, options.logDestination);
+  for (const line of config.deprecations) rootLogger.warn(line);
   const samples = sampleSecretsInUse(config);
   if (samples) {
     rootLogger.warn(samples, 'secrets published in the README\'s samples are in use: anyone can authenticate as these clients and APIs; replace them (npx svc hash-secret)');
@@ -132,7 +133,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     keyRing = await createKeyRing({ config, store, clock, logger, protector: keyProtector });
     lateKeyRing.bind(keyRing);
     registerKeyRing(container, keyRing);
-    registerPageSecret(container, await loadCookieSecret({ configured: config.deviceFlow.cookieSecret, store, clock, protector: keyProtector }));
+    registerPageSecret(container, await loadCookieSecret({ configured: config.pageSecret, store, clock, protector: keyProtector }));
     return assemble(container, registry, tls);
   } catch (err) {
     keyRing?.stop();

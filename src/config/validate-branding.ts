@@ -5,7 +5,10 @@
  * start-up the same way.
  */
 import { didYouMean } from './closest-name.js';
-import type { Problems } from './problems.js';
+/** Where each check reports: a field path and a message (`fields.ts` `checkedBy`, `cross-checks.ts`). */
+export interface Problems {
+  add(path: string, message: string): void;
+}
 import { isAssetUrl, pageTemplateNames } from './branding.js';
 
 const pagesFields = ['productName', 'logo', 'colors', 'stylesheet', 'privacyPolicyUrl', 'termsUrl', 'templates'] as const;

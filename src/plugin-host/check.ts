@@ -145,6 +145,7 @@ export function checkInstance(list: PluginPart, value: unknown): string | undefi
       if (typeof g.validate !== 'function') return 'validate must be a function';
       if (g.spent !== undefined && typeof g.spent !== 'function') return 'spent, when given, must be a function';
       if (g.redeemed !== undefined && typeof g.redeemed !== 'function') return 'redeemed, when given, must be a function';
+      if (g.checkClient !== undefined && typeof g.checkClient !== 'function') return 'checkClient, when given, must be a function';
       return checkParameters(g.parameters);
     }
   }

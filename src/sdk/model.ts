@@ -14,7 +14,7 @@ export interface Secret {
 
 export interface Client {
   readonly clientId: string;
-  readonly clientName: string | undefined;
+  readonly clientName?: string | undefined;
   readonly clientSecrets: readonly Secret[];
   readonly requireClientSecret: boolean;
   readonly allowedGrantTypes: readonly string[];
@@ -30,7 +30,7 @@ export interface Client {
   readonly properties: Readonly<Record<string, string>>;
   readonly allowedCorsOrigins: readonly string[];
   /** `undefined`: any method the client holds secrets for. */
-  readonly tokenEndpointAuthMethods: readonly string[] | undefined;
+  readonly tokenEndpointAuthMethods?: readonly string[] | undefined;
   readonly allowedSubjectTokenAudiences: readonly string[];
   readonly redirectUris: readonly string[];
   readonly postLogoutRedirectUris: readonly string[];
@@ -52,7 +52,7 @@ export type LocalizedText = string | Readonly<Record<string, string>>;
 export interface ApiScope {
   readonly name: string;
   /** The configured description: the string given, or of descriptions by language the English (else the first) one. */
-  readonly description: string | undefined;
+  readonly description?: string | undefined;
   /** Descriptions by language tag, when the config gives them per language; the consent pages pick the reader's. */
   readonly descriptions?: Readonly<Record<string, string>> | undefined;
 }
@@ -66,7 +66,7 @@ export interface ApiResource {
 export interface IdentityResource {
   readonly name: string;
   /** As `ApiScope.description`. */
-  readonly description: string | undefined;
+  readonly description?: string | undefined;
   readonly descriptions?: Readonly<Record<string, string>> | undefined;
   readonly claims: readonly string[];
 }
