@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const integration = ['test/e2e/**/*.test.ts', 'test/store-integration/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/**/*.integration.test.ts'];
 const notUnit = ['test/e2e/**', 'test/store-integration/**', 'test/cli/**', 'test/**/*.integration.test.ts'];
-/** Unit test files that mock a module (`vi.mock`), so they must not share a module graph. */
+/** Test files that mock a module (`vi.mock`), so they must not share a module graph. */
 const isolatedUnit = ['test/plugins/shared-secret/constant-time.test.ts'];
+const isolatedIntegration = ['test/oauth/signing-threads.integration.test.ts', 'test/support/server.integration.test.ts'];
 
 export default defineConfig({
   resolve: {
@@ -21,8 +23,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Several suites start servers and child processes; two cores cannot run many at once.
     maxWorkers: 2,
-    // Two projects, one command (`npm test` runs both, unit first). Where a test file goes is
-    // decided by its path alone:
+    // Two kinds of test, one command (`npm test` runs both, unit first; each kind has a small
+    // `-isolated` project for the files listed above). Where a test file goes is decided by its
+    // path alone:
     //   integration  test/e2e/ (the service over HTTP), test/store-integration/, test/cli/ (the
     //                `svc` command, run as a child process), and any `*.integration.test.ts`
     //                elsewhere: a file that starts a server, opens PostgreSQL, Redis or SQLite,
@@ -57,7 +60,19 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['test/e2e/**/*.test.ts', 'test/store-integration/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/**/*.integration.test.ts'],
+          // As in unit: the servers each test starts are its own; the imported sources (and the
+          // plugin folders jiti loads) are shared.
+          isolate: false,
+          include: integration,
+          exclude: isolatedIntegration,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration-isolated',
+          include: isolatedIntegration,
           sequence: { groupOrder: 1 },
         },
       },
