@@ -2,7 +2,7 @@
  * The rough edges of the `svc` command a new user meets first: per-command help, one-line
  * errors instead of stack traces, `--port` / `PORT`, secrets read from standard input, the
  * client assertion's audience taken from the config, and check-config's warnings and
- * suggestions. Spawned as a user runs it.
+ * suggestions. Spawned as a user runs it (but for each command's help, printed in process).
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -14,6 +14,7 @@ import { verifyPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { firstPartyPlugins, freePort } from '../support/server.js';
 import { testKeyFiles } from '../support/test-keys.js';
+import { runMain } from '../support/svc-in-process.js';
 import { runCli as svc, runCliWith, runSvc, until, type SvcProcess } from '../support/svc-process.js';
 
 const commands = ['init', 'start', 'check-config', 'plugins', 'hash-secret', 'hash-password', 'keys', 'create-client-key', 'client-assertion', 'dpop-proof'];
@@ -50,14 +51,16 @@ afterAll(() => {
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at |Error:|node:internal/);
 
 describe('svc <command> --help', () => {
+  // Each command's help through the CLI's entry in process (what the binary runs, without a
+  // process each); `svc --help` and the unknown option below run the binary.
   it.each(commands)('%s --help prints its usage and exits 0', async (command) => {
-    const run = await svc(command, '--help');
+    const run = await runMain(command, '--help');
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout.split('\n')[0]).toMatch(new RegExp(`^usage: svc ${command} `));
   });
 
   it('svc help <command> is the same as <command> --help', async () => {
-    expect((await svc('help', 'start')).stdout).toBe((await svc('start', '-h')).stdout);
+    expect((await runMain('help', 'start')).stdout).toBe((await runMain('start', '-h')).stdout);
   });
 
   it('svc --help lists every command', async () => {
