@@ -30,6 +30,8 @@ import { endpointUrls, paths } from '../endpoints/urls.js';
 import { receivesClientCertificates } from '../config/tls-material.js';
 import { createTokenValidator } from '../oauth/token-validator.js';
 import { createConfigUserValidator } from '../oauth/config-user-validator.js';
+import { builtInUsers } from '../users/built-in-users.js';
+import { createDatabaseUsers } from '../users/database-users.js';
 import { createRefreshTokenService, type RefreshTokenService } from '../oauth/refresh-tokens.js';
 import { createIdTokenIssuer, type IdTokenIssuer } from '../oauth/id-token-issuer.js';
 import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
@@ -103,7 +105,7 @@ export interface HostCradle extends ContainerInputs {
   /** Sinks come from plugins, which are built later: `create-app` attaches them once built. */
   events: EventService;
   tokenValidator: TokenValidator;
-  /** The config's `users`, unless a plugin's user store replaces it. */
+  /** The built-in users (the config's `users` and the database's), unless a plugin's user store replaces them. */
   configUsers: ResourceOwnerValidator;
   pluginRegistrar: ReturnType<typeof createPluginRegistrar>;
   /** The standard grants, as a plugin; also given the host services a stranger's grant cannot reach. */
@@ -152,7 +154,10 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     urls: asFunction(({ config }: HostCradle) => endpointUrls(config.issuer)).singleton(),
     events: asFunction(({ logger, clock }: HostCradle) => createEventService(logger, () => clock.now())).singleton(),
     tokenValidator: asFunction(({ config, keyRing, store, clock }: HostCradle) => createTokenValidator({ config, keyRing, store, clock })).singleton(),
-    configUsers: asFunction(({ config }: HostCradle) => createConfigUserValidator({ config })).singleton(),
+    // The store is a stand-in until it opens (after the plugins are built): read on each call.
+    configUsers: asFunction(({ config, store, clock }: HostCradle) =>
+      builtInUsers(config.users, createConfigUserValidator({ config }), createDatabaseUsers({ users: () => store.users, clock })),
+    ).singleton(),
     pluginRegistrar: asFunction(({ config, urls, logger, clock, store, tokenValidator, configUsers }: HostCradle) =>
       createPluginRegistrar({ config, urls, logger, clock, store, tokenValidator, configUsers }),
     ).singleton(),

@@ -3,6 +3,7 @@
  * paths against the config file's folder, parses dates once, and freezes the result.
  * Call only on a config that `validateUserConfig` accepted.
  */
+import { resolvePasswordRules } from './password-rules.js';
 import { tracingSettings } from './tracing-settings.js';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
@@ -152,6 +153,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
       signingAlgValues: [...(user.dpop?.signingAlgValues ?? defaults.dpop.signingAlgValues)],
     },
     clientStores: { ...defaults.clientStores, ...user.clientStores },
+    passwordRules: resolvePasswordRules(user.passwordRules),
     registration: {
       enabled: user.registration?.enabled ?? defaults.registration.enabled,
       allowedGrantTypes: [...(user.registration?.allowedGrantTypes ?? defaults.registration.allowedGrantTypes)],

@@ -4,6 +4,7 @@
  * is complete and frozen, and is the only shape the rest of the service reads.
  * Field names mirror IdentityServer's model in camelCase, so configs move over.
  */
+import type { PasswordRules, PasswordRulesConfig } from './password-rules.js';
 import type { JwsAlgorithm } from '../sdk/jws.js';
 import type { ApiResource, ApiScope, Client, IdentityResource, Secret } from '../sdk/model.js';
 
@@ -448,6 +449,8 @@ export interface UserConfig {
   clientStores?: ClientStoresConfig;
   /** Dynamic client registration (RFC 7591, RFC 7592) at `/connect/register`. Off by default. */
   registration?: RegistrationConfig;
+  /** What a password set for a database user must meet (issue 34; `password-rules.ts`). Default `{ minLength: 8 }`. */
+  passwordRules?: PasswordRulesConfig;
 }
 
 /**
@@ -588,6 +591,7 @@ export interface ResolvedConfig {
     readonly nonceLifetime: number;
   };
   readonly clientStores: { readonly database: boolean; readonly refreshInterval: number };
+  readonly passwordRules: PasswordRules;
   readonly registration: {
     readonly enabled: boolean;
     readonly allowedGrantTypes: readonly string[];

@@ -10,6 +10,7 @@ import { didYouMean } from './closest-name.js';
 import { defaults } from './defaults.js';
 import { parseAddressRange } from '../net/address-ranges.js';
 import { Problems } from './problems.js';
+import { checkPasswordRulesConfig } from './password-rules.js';
 import { signingAlgorithms } from './schema.js';
 import { checkSignInClient, signInClientFields } from './validate-sign-in.js';
 import { checkDpop, checkDpopClient, dpopClientFields } from './validate-dpop.js';
@@ -19,7 +20,7 @@ const topLevelFields = [
   'issuer', 'port', 'host', 'pluginDirs', 'packagePlugins', 'plugins', 'store', 'cleanupInterval', 'clients', 'apiScopes',
   'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics', 'tracing',
   'authThrottle', 'passwordThrottle', 'introspectionLimit', 'interactionLimit', 'connections', 'trustedProxies', 'forwardedHeader',
-  'counters', 'counterKeyPrefix', 'tls', 'mtls', 'dpop', 'clientStores', 'registration',
+  'counters', 'counterKeyPrefix', 'tls', 'mtls', 'dpop', 'clientStores', 'registration', 'passwordRules',
 ] as const;
 const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
@@ -178,6 +179,7 @@ export function validateUserConfig(raw: unknown): string[] {
   const model = checkScopesAndResources(p, raw);
   const clientIndex = checkClients(p, raw, model);
   checkUsers(p, raw, clientIndex);
+  checkPasswordRulesConfig(p, raw.passwordRules);
   checkSigning(p, raw);
   checkDeviceFlow(p, raw);
   checkOperations(p, raw);

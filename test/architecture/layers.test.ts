@@ -22,7 +22,8 @@ import { describe, expect, it } from 'vitest';
  *   every throttle counts with (back-offs and window limits, in this process or shared).
  * - The OAuth core: errors and parameters, client authentication, grant running and token
  *   issuing, keys, sender binding, client records and registration, and the plugin host that
- *   loads the plugins those run.
+ *   loads the plugins those run; `users`, the users the service keeps (their records live in
+ *   the store, like the client records).
  * - Page building blocks (HTML, cookies, CSRF, sign-in sessions, page text) shared by the flows.
  * - The browser flows built on them: authorize and the device flow.
  * - What the token service answers: the grants and the endpoints.
@@ -34,7 +35,7 @@ const layers: readonly (readonly string[])[] = [
   ['net'],
   ['config'],
   ['log', 'store', 'tracing', 'events', 'counters'],
-  ['oauth', 'dpop', 'clients', 'registration', 'plugin-host'],
+  ['oauth', 'dpop', 'clients', 'registration', 'plugin-host', 'users'],
   ['pages'],
   ['authorize', 'device'],
   ['grants', 'endpoints'],
