@@ -42,6 +42,8 @@ export interface UserEdit {
 }
 
 export interface UserAdmin {
+  /** Throws when `add` would refuse the username; lets the CLI ask for a password only for a name it can add. */
+  checkAvailable(username: string): Promise<void>;
   add(input: NewUserInput): Promise<StoredUser>;
   list(): Promise<StoredUser[]>;
   /** By username (without regard to case), else by subject id. */
@@ -112,6 +114,10 @@ export function createUserAdmin(deps: {
   }
 
   return {
+    async checkAvailable(username) {
+      checkUsername(username);
+      if (await records.getByUsername(username)) throw new UserAdminError(`a user "${username}" is already in the database (usernames are compared without regard to case).`);
+    },
     async add(input) {
       checkUsername(input.username);
       checkEmail(input.email);
