@@ -32,6 +32,7 @@ import { createTokenValidator } from '../oauth/token-validator.js';
 import { createConfigUserValidator } from '../oauth/config-user-validator.js';
 import { builtInUsers } from '../users/built-in-users.js';
 import { createDatabaseUsers } from '../users/database-users.js';
+import { scryptCostOf } from '../config/password-format.js';
 import { createRefreshTokenService, type RefreshTokenService } from '../oauth/refresh-tokens.js';
 import { createIdTokenIssuer, type IdTokenIssuer } from '../oauth/id-token-issuer.js';
 import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
@@ -156,7 +157,9 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     tokenValidator: asFunction(({ config, keyRing, store, clock }: HostCradle) => createTokenValidator({ config, keyRing, store, clock })).singleton(),
     // The store is a stand-in until it opens (after the plugins are built): read on each call.
     configUsers: asFunction(({ config, store, clock }: HostCradle) =>
-      builtInUsers(config.users, createConfigUserValidator({ config }), createDatabaseUsers({ users: () => store.users, clock })),
+      builtInUsers(config.users, createConfigUserValidator({ config }), createDatabaseUsers({
+        users: () => store.users, clock, decoyCost: config.users.map((u) => scryptCostOf(u.password)).find((c) => c !== undefined),
+      })),
     ).singleton(),
     pluginRegistrar: asFunction(({ config, urls, logger, clock, store, tokenValidator, configUsers }: HostCradle) =>
       createPluginRegistrar({ config, urls, logger, clock, store, tokenValidator, configUsers }),

@@ -3,8 +3,8 @@
  * the password grant, the sign-in and device pages and the ID token / UserInfo claims ask.
  *
  * A disabled user, or one without a password, cannot sign in and is not found by subject
- * (UserInfo then answers `invalid_token`). Every answer costs one scrypt run at the default
- * cost, found or not, so timing does not tell which usernames exist. A successful sign-in sets
+ * (UserInfo then answers `invalid_token`). Every answer costs one scrypt run, found or not, so
+ * timing does not tell which usernames exist (as long as the users' hashes share a cost). A successful sign-in sets
  * `lastSignInAt` and, when the stored hash is cheaper than `cost` (the defaults rose), replaces
  * it with one at `cost`: the password is in hand only then.
  */
@@ -35,6 +35,11 @@ export function createDatabaseUsers(deps: {
   clock: Clock;
   /** What new and upgraded hashes cost; default `defaultScryptCost`. */
   cost?: ScryptCost;
+  /**
+   * What an unknown username costs; default `cost`. The host passes the config users' cost when
+   * there are any, so a name found nowhere costs what the config validator's miss costs.
+   */
+  decoyCost?: ScryptCost;
 }): ResourceOwnerValidator {
   const cost = deps.cost ?? defaultScryptCost;
   let decoy: Promise<string> | undefined;
@@ -42,7 +47,7 @@ export function createDatabaseUsers(deps: {
     async validate(username, password) {
       const user = await deps.users().getByUsername(username);
       const usable = user && !user.disabled && user.passwordHash !== undefined ? user : undefined;
-      decoy ??= hashPassword('decoy', cost);
+      decoy ??= hashPassword('decoy', deps.decoyCost ?? cost);
       const ok = await verifyPassword(password, usable?.passwordHash ?? (await decoy));
       if (!ok || !usable) return undefined;
       const stored = usable.passwordHash!;
