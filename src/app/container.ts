@@ -62,6 +62,7 @@ import { createParEndpoint } from '../endpoints/par.js';
 import { userCodeScheme } from '../device/user-code.js';
 import { createDevicePage } from '../http/device-page.js';
 import { createSignInPages } from '../http/sign-in-pages.js';
+import { createAccountPage } from '../http/account-page.js';
 import { createInteractionLimit } from '../authorize/interaction-limit.js';
 import { createPageParts, type LoadPageParts } from '../pages/page-parts.js';
 import { createRouter } from '../http/routes.js';
@@ -271,6 +272,7 @@ function createHostRouter(cradle: HostCradle): Router {
         passwordThrottle,
         pageParts,
       }),
+      accountPage: createAccountPage({ config, users: () => store.users, resourceOwnerValidator, passwordThrottle, pageParts, clock, logger }),
       signIn: signInPages,
       par: createParEndpoint({
         clientAuthenticator, validator: signInPages.validator, pushed: signInPages.pushed, credentialParameters: parameterTable.credentials,

@@ -57,13 +57,36 @@ export function checkPasswordRulesConfig(p: Problems, raw: unknown): void {
   }
 }
 
-/** Why `password` may not be set for `username`, as a sentence for the person setting it; `undefined` when it may. */
-export function passwordProblem(password: string, rules: PasswordRules, username?: string): string | undefined {
+/** Which rule a password breaks, for a page to word in its language; `undefined` when it breaks none. */
+export type BrokenPasswordRule =
+  | { readonly rule: 'too-short'; readonly minLength: number }
+  | { readonly rule: 'too-long'; readonly maxLength: number }
+  | { readonly rule: 'username' }
+  | { readonly rule: 'refused' };
+
+export function brokenPasswordRule(password: string, rules: PasswordRules, username?: string): BrokenPasswordRule | undefined {
   const length = [...password].length;
-  if (length < rules.minLength) return `the password is too short: at least ${rules.minLength} characters`;
-  if (length > rules.maxLength) return `the password is too long: at most ${rules.maxLength} characters`;
+  if (length < rules.minLength) return { rule: 'too-short', minLength: rules.minLength };
+  if (length > rules.maxLength) return { rule: 'too-long', maxLength: rules.maxLength };
   const folded = fold(password);
-  if (username !== undefined && folded === fold(username)) return 'the password may not be the username';
-  if (rules.refused.includes(folded)) return 'the password is on the list of refused passwords (too common); choose another';
+  if (username !== undefined && folded === fold(username)) return { rule: 'username' };
+  if (rules.refused.includes(folded)) return { rule: 'refused' };
   return undefined;
+}
+
+/** Why `password` may not be set for `username`, as a sentence for the operator; `undefined` when it may. */
+export function passwordProblem(password: string, rules: PasswordRules, username?: string): string | undefined {
+  const broken = brokenPasswordRule(password, rules, username);
+  switch (broken?.rule) {
+    case undefined:
+      return undefined;
+    case 'too-short':
+      return `the password is too short: at least ${broken.minLength} characters`;
+    case 'too-long':
+      return `the password is too long: at most ${broken.maxLength} characters`;
+    case 'username':
+      return 'the password may not be the username';
+    case 'refused':
+      return 'the password is on the list of refused passwords (too common); choose another';
+  }
 }

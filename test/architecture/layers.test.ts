@@ -25,7 +25,8 @@ import { describe, expect, it } from 'vitest';
  *   loads the plugins those run; `users`, the users the service keeps (their records live in
  *   the store, like the client records).
  * - Page building blocks (HTML, cookies, CSRF, sign-in sessions, page text) shared by the flows.
- * - The browser flows built on them: authorize and the device flow.
+ * - The browser flows built on them: authorize, the device flow, and the account page (a
+ *   user's own password).
  * - What the token service answers: the grants and the endpoints.
  * - `http`, the only layer that touches Koa; `app`, the composition root; then the process
  *   entries: the CLI and the kit plugin authors test with.
@@ -37,7 +38,7 @@ const layers: readonly (readonly string[])[] = [
   ['log', 'store', 'tracing', 'events', 'counters'],
   ['oauth', 'dpop', 'clients', 'registration', 'plugin-host', 'users'],
   ['pages'],
-  ['authorize', 'device'],
+  ['authorize', 'device', 'account'],
   ['grants', 'endpoints'],
   ['http'],
   ['app'],
