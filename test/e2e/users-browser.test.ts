@@ -2,6 +2,7 @@
  * Issue 34 in Chromium: a user added with `svc users add` (the real CLI, against the SQLite file
  * the service reads) signs in to a client in the authorization code flow; disabled with
  * `svc users disable`, the same user's session is gone and the sign-in page refuses them.
+ * Another changes their password on /account/password and signs in with the new one.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -17,6 +18,7 @@ import { basic, postForm, startServer, type TestServer } from '../support/server
 import { authorizeUrl, signInClients, signInConfig, webRequest } from '../support/sign-in.js';
 import { runCliWith } from '../support/svc-process.js';
 import { testKeyFiles } from '../support/test-keys.js';
+import { axeContext, axeViolations } from '../support/accessibility.js';
 
 if (chromiumMissing) console.warn(`Skipping the users browser test: ${chromiumPath} is missing (apt-get install -y chromium).`);
 
@@ -92,6 +94,33 @@ describe.skipIf(chromiumMissing)('a user added with svc users, in Chromium', () 
       expect(await page.locator('h1').textContent()).toBe('Sign in');
     } finally {
       await context?.close();
+    }
+  }, 90_000);
+
+  it('a user changes their password on the account page (no serious axe finding), then signs in with the new one', async () => {
+    const added = await svc('gina-password-1', 'add', 'gina');
+    expect(added.code, added.stderr).toBe(0);
+    const context = await axeContext(browser);
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.url}/account/password`);
+      expect(await page.locator('h1').textContent()).toBe('Change your password');
+      expect(await axeViolations(page)).toEqual([]);
+      await page.getByLabel('Username').fill('gina');
+      await page.getByLabel('Current password').fill('gina-password-1');
+      await page.getByLabel('New password', { exact: true }).fill('gina-password-2');
+      await page.getByLabel('New password again').fill('gina-password-2');
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await expect.poll(() => page.locator('h1').textContent()).toBe('Password changed');
+
+      await page.goto(authorizeUrl(server, webRequest({ scope: 'openid' }, 'browser-web', callback).params));
+      await page.getByLabel('Username').fill('gina');
+      await page.getByLabel('Password').fill('gina-password-2');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => page.url().startsWith(callback)).toBe(true);
+      expect(new URL(page.url()).searchParams.has('code')).toBe(true);
+    } finally {
+      await context.close();
     }
   }, 90_000);
 });
