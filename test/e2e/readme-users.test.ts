@@ -30,7 +30,7 @@ afterAll(async () => {
 
 describe('README "Users"', () => {
   it('adds a user who signs in at once; disabled, cannot; a generated password; update and show', async () => {
-    const [script] = [...readmeSection('## Users', '## Running it').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const [script] = [...readmeSection('## Users', '## Clients at run time').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
     const { stdout, stderr } = await promisify(execFile)(
       'bash', ['-euo', 'pipefail', '-c', script!.replaceAll('http://localhost:5000', server!.url).replaceAll('npx svc', `node ${join(repoRoot, 'bin/svc.mjs')}`)],
       { cwd: dir, timeout: 120_000, env: { ...process.env, SVC_CONFIG: configFile } },
