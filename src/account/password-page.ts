@@ -2,15 +2,15 @@
  * GET/POST /account/password (issue 34): a person changes their own password. The form asks
  * for the username (filled in when the browser is signed in), the current password and the new
  * one twice. The current password is checked by the user store in force, under the password
- * grant's throttle (`pages/throttled-sign-in.ts`), so this page is no side door for guessing;
+ * grant's throttle (`throttling/throttled-sign-in.ts`), so this page is no side door for guessing;
  * the new one must meet `passwordRules`. Only users the database keeps can change theirs here.
  * The CSRF token is bound to the browser's cookie id (`pages/csrf.ts`), purpose `password:`.
  */
 import type { Clock, Logger, ResourceOwnerValidator } from '../sdk/contracts.js';
 import type { AccountView } from '../pages/account-views.js';
 import type { Csrf } from '../pages/csrf.js';
-import type { SignInSessions } from '../pages/sign-in-sessions.js';
-import type { ThrottledSignIn } from '../pages/throttled-sign-in.js';
+import type { SignInSessions } from '../sessions/sign-in-sessions.js';
+import type { ThrottledSignIn } from '../throttling/throttled-sign-in.js';
 import type { PasswordChange } from '../users/password-change.js';
 
 export interface AccountPageRequest {

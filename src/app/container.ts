@@ -22,7 +22,7 @@ import type { AppLogger } from '../log/logger.js';
 import { switchableLogger, type SwitchableLogger } from '../log/switchable-logger.js';
 import type { Store } from '../store/store.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
-import { createCounters, type Counters } from '../counters/counters.js';
+import { createCounters, type Counters } from '../throttling/counters.js';
 import type { KeyRing } from '../oauth/keys/key-ring.js';
 import { createEventService, type EventService } from '../events/event-service.js';
 import { logEvents } from '../events/index.js';
@@ -36,18 +36,18 @@ import { scryptCostOf } from '../config/password-format.js';
 import { createRefreshTokenService, type RefreshTokenService } from '../oauth/refresh-tokens.js';
 import { createIdTokenIssuer, type IdTokenIssuer } from '../oauth/id-token-issuer.js';
 import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
-import { createClientAuthenticator, type ClientAuthenticator } from '../oauth/client-authenticator.js';
-import { certificateBinding } from '../oauth/certificate-binding.js';
+import { createClientAuthenticator, type ClientAuthenticator } from '../client-authentication/client-authenticator.js';
+import { certificateBinding } from '../sender-binding/certificate-binding.js';
 import { createClientDirectory, type ClientDirectory } from '../clients/client-directory.js';
 import { createEntryChecker } from '../clients/check-entry.js';
 import { databaseClientStore } from '../clients/database-client-store.js';
 import { createClientAdmin } from '../clients/client-admin.js';
 import { createRegistrationEndpoint } from '../endpoints/registration.js';
-import { createRegistrationTokens } from '../registration/registration-tokens.js';
-import { createRegistrationTokenThrottle } from '../registration/token-throttle.js';
-import { createAuthThrottle } from '../oauth/auth-throttle.js';
-import { createPasswordThrottle, type PasswordThrottle } from '../oauth/password-throttle.js';
-import { memoryWindowLimit } from '../counters/rate-limits.js';
+import { createRegistrationTokens } from '../clients/registration/registration-tokens.js';
+import { createRegistrationTokenThrottle } from '../throttling/registration-token-throttle.js';
+import { createAuthThrottle } from '../throttling/auth-throttle.js';
+import { createPasswordThrottle, type PasswordThrottle } from '../throttling/password-throttle.js';
+import { memoryWindowLimit } from '../throttling/rate-limits.js';
 import type { ScopeCatalog } from '../oauth/scopes.js';
 import { buildParameterTable, hostParameters, type ParameterTable } from '../oauth/form-params.js';
 import { createPluginRegistrar, type PluginRegistry } from '../plugin-host/plugin-registry.js';
@@ -60,18 +60,24 @@ import { createDeviceAuthorizationEndpoint } from '../endpoints/device-authoriza
 import { createUserInfoEndpoint } from '../endpoints/userinfo.js';
 import { createParEndpoint } from '../endpoints/par.js';
 import { userCodeScheme } from '../device/user-code.js';
-import { createDevicePage } from '../http/device-page.js';
-import { createSignInPages } from '../http/sign-in-pages.js';
-import { createAccountPage } from '../http/account-page.js';
+import { createDevicePage } from '../http/pages/device-page.js';
+import type { Middleware } from 'koa';
+import { createFailedAttempts } from '../throttling/failed-attempts.js';
+import { createIntrospectionSigner } from '../endpoints/introspection-jwt.js';
+import { createPushedRequests, type PushedRequests } from '../authorize/pushed-requests.js';
+import type { RequestValidator } from '../authorize/authorization-request.js';
+import { authorizationRequestsOf, scopeDescriptionsOf, signInPartsLoader, verificationPageLoader } from './page-wiring.js';
+import { createSignInPages } from '../http/pages/sign-in-pages.js';
+import { createAccountPage } from '../http/pages/account-page.js';
 import { createInteractionLimit } from '../authorize/interaction-limit.js';
 import { createPageParts, type LoadPageParts } from '../pages/page-parts.js';
 import { createRouter } from '../http/routes.js';
-import { homePage } from '../http/home-page.js';
+import { homePage } from '../http/pages/home-page.js';
 import { corsForClients } from '../http/cors.js';
 import { createMetrics, type Metrics } from '../http/metrics.js';
 import { addOperationRoutes } from '../http/operations.js';
-import { createDpopProofValidator, type DpopProofValidator } from '../dpop/proof-validator.js';
-import { createDpopNonces } from '../dpop/nonces.js';
+import { createDpopProofValidator, type DpopProofValidator } from '../sender-binding/dpop-proof-validator.js';
+import { createDpopNonces } from '../sender-binding/dpop-nonces.js';
 import { createKeyProtector, type KeyProtector } from '../oauth/keys/key-protection.js';
 
 /** What the app is made from: opened (and closed) by `createApp` itself. */
@@ -131,7 +137,14 @@ export interface HostCradle extends ContainerInputs {
   passwordThrottle: PasswordThrottle;
   /** The cookie, CSRF and sign-in sessions every page shares (single sign-on across the pages). */
   pageParts: LoadPageParts;
+  /** Configured scope descriptions, for consent on every page. */
+  scopeDescriptions: ReadonlyMap<string, string | undefined>;
+  /** The authorization request's checks, at the authorization endpoint and PAR. */
+  authorizationRequests: RequestValidator;
+  /** Pushed authorization requests (RFC 9126): PAR stores them, the authorization endpoint redeems them. */
+  pushedRequests: PushedRequests;
   signInPages: ReturnType<typeof createSignInPages>;
+  devicePage: Middleware;
   /** DPoP proofs (RFC 9449) at the token endpoint and UserInfo. */
   dpop: DpopProofValidator;
   router: Router;
@@ -212,17 +225,41 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
       createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle)),
     ).singleton(),
     pageParts: asFunction(({ config, store, clock, pageSecret }: HostCradle) => createPageParts({ config, store, clock, secret: pageSecret })).singleton(),
-    signInPages: asFunction(({ config, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customSignInPage, passwordThrottle, pageParts, clientDirectory, counters }: HostCradle) =>
-      createSignInPages({
-        config, clients: clientDirectory.clients, store, clock, logger, resourceOwnerValidator, scopeCatalog, keyRing, events, customPage: customSignInPage, passwordThrottle, pageParts,
-        // Where the guessing counters are, so N nodes allow the limit once between them.
-        interactionLimit: createInteractionLimit({
-          perAddress: counters.windowLimit('interaction-address', { limit: config.interactionLimit.maxPerAddress, window: config.interactionLimit.window }),
-          total: counters.windowLimit('interaction-total', { limit: config.interactionLimit.maxTotal, window: config.interactionLimit.window }),
-          clock,
+    scopeDescriptions: asFunction(({ config }: HostCradle) => scopeDescriptionsOf(config)).singleton(),
+    authorizationRequests: asFunction(({ clientDirectory, scopeCatalog }: HostCradle) => authorizationRequestsOf(clientDirectory.clients, scopeCatalog)).singleton(),
+    pushedRequests: asFunction(({ store, clock }: HostCradle) => createPushedRequests({ store, clock })).singleton(),
+    signInPages: asFunction((cradle: HostCradle) => {
+      const { config, store, clock, logger, counters } = cradle;
+      return createSignInPages({
+        issuer: config.issuer, limits: config.limits, logger, customPage: cradle.customSignInPage,
+        signInParts: signInPartsLoader({
+          config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
+          resourceOwnerValidator: cradle.resourceOwnerValidator, keyRing: cradle.keyRing,
+          validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, scopeDescriptions: cradle.scopeDescriptions,
+          customPage: cradle.customSignInPage, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
+          // Where the guessing counters are, so N nodes allow the limit once between them.
+          interactionLimit: createInteractionLimit({
+            perAddress: counters.windowLimit('interaction-address', { limit: config.interactionLimit.maxPerAddress, window: config.interactionLimit.window }),
+            total: counters.windowLimit('interaction-total', { limit: config.interactionLimit.maxTotal, window: config.interactionLimit.window }),
+            clock,
+          }),
         }),
-      }),
-    ).singleton(),
+      });
+    }).singleton(),
+    devicePage: asFunction((cradle: HostCradle) => {
+      const { config, store, clock, logger, counters } = cradle;
+      return createDevicePage({
+        issuer: config.issuer, limits: config.limits, userCodeFormat: config.deviceFlow.userCodeFormat, logger,
+        verificationPage: verificationPageLoader({
+          config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
+          resourceOwnerValidator: cradle.resourceOwnerValidator, scopeDescriptions: cradle.scopeDescriptions,
+          // Shared counters when configured, else the store (RFC 8628 §5.1: the user code's guessing limit).
+          failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow })
+            ?? createFailedAttempts({ store, clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
+          passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
+        }),
+      });
+    }).singleton(),
     dpop: asFunction(({ config, store, clock, pageSecret }: HostCradle) => createDpopProofValidator({
       config, store, clock,
       nonces: createDpopNonces({
@@ -239,7 +276,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
 /** Every endpoint and page, mapped onto HTTP. */
 function createHostRouter(cradle: HostCradle): Router {
   const { config, store, clock, logger, events, keyRing, urls, registry, counters, metrics, parameterTable } = cradle;
-  const { clientAuthenticator, tokenIssuer, tokenValidator, scopeCatalog, resourceOwnerValidator, passwordThrottle, signInPages, dpop, pageParts } = cradle;
+  const { clientAuthenticator, tokenIssuer, tokenValidator, scopeCatalog, resourceOwnerValidator, signInPages, dpop } = cradle;
   const { clientDirectory } = cradle;
   // With a client store a stored client may bring origins later, so the middleware is always there.
   const corsNeeded = clientDirectory.dynamic || clientDirectory.facts().corsOrigins.size > 0;
@@ -254,6 +291,11 @@ function createHostRouter(cradle: HostCradle): Router {
       introspection: createIntrospectionEndpoint({
         clientAuthenticator, tokenValidator, clock, events,
         inactiveLimit: memoryWindowLimit({ limit: config.introspectionLimit.maxInactive, window: config.introspectionLimit.window }),
+        signer: createIntrospectionSigner({
+          issuer: config.issuer, keyRing, clock, tracing: cradle.tracing,
+          // RFC 9701 §6: RS256, the default of `introspection_signed_response_alg`.
+          algorithmFor: () => 'RS256',
+        }),
       }),
       revocation: createRevocationEndpoint({ issuer: config.issuer, clientAuthenticator, store, logger, events }),
       deviceAuthorization: createDeviceAuthorizationEndpoint({
@@ -266,16 +308,13 @@ function createHostRouter(cradle: HostCradle): Router {
         },
         events,
       }),
-      devicePage: createDevicePage({
-        config, clients: clientDirectory.clients, store, clock, logger, resourceOwnerValidator, events,
-        failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
-        passwordThrottle,
-        pageParts,
+      devicePage: cradle.devicePage,
+      accountPage: createAccountPage({
+        config, users: () => store.users, resourceOwnerValidator, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts, clock, logger,
       }),
-      accountPage: createAccountPage({ config, users: () => store.users, resourceOwnerValidator, passwordThrottle, pageParts, clock, logger }),
       signIn: signInPages,
       par: createParEndpoint({
-        clientAuthenticator, validator: signInPages.validator, pushed: signInPages.pushed, credentialParameters: parameterTable.credentials,
+        clientAuthenticator, validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, credentialParameters: parameterTable.credentials,
         dpop, parUrl: config.issuer + paths.par,
       }),
       userInfo: createUserInfoEndpoint({ config, tokenValidator, users: resourceOwnerValidator, dpop }),

@@ -12,15 +12,15 @@ import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Logger } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
 import type { Csrf } from '../pages/csrf.js';
-import type { SignInSession, SignInSessions } from '../pages/sign-in-sessions.js';
+import type { SignInSession, SignInSessions } from '../sessions/sign-in-sessions.js';
 import type { IdTokenHint } from './id-token-hint.js';
-import type { BrowserContext, FlowOutcome } from './authorize-flow.js';
+import type { BrowserContext, FlowOutcome } from './flow-outcome.js';
 import type { SignInMessageId } from '../pages/sign-in-views.js';
 import type { Lookup } from '../clients/client-directory.js';
 import { idTokenHintMaxLength } from '../oauth/form-params.js';
 
 export interface EndSessionDeps {
-  config: ResolvedConfig;
+  config: Pick<ResolvedConfig, 'clients'>;
   /** Every client of every store; default: the config's. */
   clients?: Lookup<Client>;
   sessions: SignInSessions;

@@ -10,9 +10,9 @@
  * anything is written; the page layer shows it as a message page, never a redirect (the
  * request's redirect URI belongs to whoever sent the link).
  */
-import type { WindowCounter } from '../counters/rate-limits.js';
+import type { WindowCounter } from '../throttling/rate-limits.js';
 import type { Clock } from '../sdk/contracts.js';
-import { tooManyRequests } from '../oauth/too-many-requests.js';
+import { tooManyRequests } from '../throttling/too-many-requests.js';
 
 export interface InteractionLimit {
   /** Counts one new interaction for `address`; throws the 429 `OAuthError` when it must wait. */

@@ -11,7 +11,7 @@ import { createEntryChecker } from '../clients/check-entry.js';
 import { ClientAdminError, createClientAdmin, type ClientAdmin, type NewSecret } from '../clients/client-admin.js';
 import { entryOf } from '../clients/database-client-store.js';
 import { diagnoseClientAuth } from '../clients/test-auth.js';
-import { createRegistrationTokens } from '../registration/registration-tokens.js';
+import { createRegistrationTokens } from '../clients/registration/registration-tokens.js';
 import { loadConfig } from '../config/load.js';
 import type { ResolvedConfig, UserConfig } from '../config/schema.js';
 import type { PluginRegistry } from '../plugin-host/plugin-registry.js';

@@ -41,6 +41,12 @@ function portOverride(values: OptionValues): number | undefined {
   return port;
 }
 
+/** A listen address from `--host` or `HOST`; the config checks it like the file's `host`. */
+function hostOverride(values: OptionValues): string | undefined {
+  const raw = text(values.host) ?? process.env.HOST;
+  return raw === undefined || raw === '' ? undefined : raw;
+}
+
 /** The secret from the command line, or from standard input when none (or `-`) was given. */
 async function secretArgument(positionals: readonly string[], what: string): Promise<string> {
   const given = positionals[0];
@@ -61,11 +67,13 @@ export const commands: Command[] = [
   },
   {
     name: 'start',
-    synopsis: '[--config <path>] [--port <n>]',
+    synopsis: '[--config <path>] [--port <n>] [--host <address>]',
     summary: 'run the service',
-    details: `${configHelp}\n  --port <n>            listen on this port instead of the config's (PORT does the same)`,
-    options: { ...config, port: { type: 'string' } },
-    run: async (values) => (await import('./start.js')).start(text(values.config), portOverride(values)),
+    details: `${configHelp}\n  --port <n>            listen on this port instead of the config's (PORT does the same)\n` +
+      "  --host <address>      listen on this address instead of the config's host, e.g. 0.0.0.0 in a\n" +
+      '                        container (HOST does the same)',
+    options: { ...config, port: { type: 'string' }, host: { type: 'string' } },
+    run: async (values) => (await import('./start.js')).start(text(values.config), portOverride(values), hostOverride(values)),
   },
   {
     name: 'check-config',
@@ -123,12 +131,15 @@ export const commands: Command[] = [
   },
   {
     name: 'create-client-key',
-    synopsis: '--client <id> --out <key.pem> [--alg ES256|RS256|PS256|EdDSA] [--days 365]',
+    synopsis: '--client <id> --out <key.pem> [--cert <cert.crt>] [--alg ES256|RS256|PS256|EdDSA] [--days 365]',
     summary: 'make a key pair and self-signed certificate for private_key_jwt',
-    options: { client: { type: 'string' }, out: { type: 'string' }, alg: { type: 'string' }, days: { type: 'string' } },
+    details:
+      '  --out <key.pem>       the private key (owner-only); never overwritten\n' +
+      '  --cert <cert.crt>     the certificate (default: beside the key, .crt)',
+    options: { client: { type: 'string' }, out: { type: 'string' }, cert: { type: 'string' }, alg: { type: 'string' }, days: { type: 'string' } },
     run: async (values) =>
       (await import('./create-client-key-command.js')).createClientKeyCommand({
-        client: text(values.client), out: text(values.out), alg: text(values.alg), days: text(values.days),
+        client: text(values.client), out: text(values.out), cert: text(values.cert), alg: text(values.alg), days: text(values.days),
       }),
   },
   {

@@ -10,7 +10,7 @@ import type { Clock } from '../sdk/contracts.js';
 import { hashSecret } from '../sdk/hash.js';
 import type { ClientRecordStore, RecordKind, StoredRecord, StoredSecret } from '../store/client-records.js';
 import { isDuplicateKeyError } from '../store/store.js';
-import { operatorUpdate } from '../registration/registrant-fields.js';
+import { operatorUpdate } from './registration/registrant-fields.js';
 import type { EntryChecker } from './check-entry.js';
 import { entryOf } from './database-client-store.js';
 

@@ -49,7 +49,7 @@ function privateKey(field: string, path: string): { pem: string; key: KeyObject 
 }
 
 /** The service can receive client certificates: its own handshake asks for them, or a trusted proxy forwards them. */
-export function receivesClientCertificates(config: ResolvedConfig): boolean {
+export function receivesClientCertificates(config: Pick<ResolvedConfig, 'tls' | 'mtls' | 'trustedProxies'>): boolean {
   return config.tls?.requestClientCertificate === true || (config.mtls.certificateHeader !== undefined && config.trustedProxies.length > 0);
 }
 

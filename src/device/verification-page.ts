@@ -14,11 +14,11 @@ import type { Clock, Logger, ResourceOwner, ResourceOwnerValidator } from '../sd
 import type { EventService } from '../events/event-service.js';
 import type { DeviceFlow, DeviceFlowStore, Versioned } from './device-flow-store.js';
 import type { Csrf } from '../pages/csrf.js';
-import type { SignInSession, SignInSessions } from '../pages/sign-in-sessions.js';
-import type { FailedAttempts } from '../counters/failed-attempts.js';
+import type { SignInSession, SignInSessions } from '../sessions/sign-in-sessions.js';
+import type { FailedAttempts } from '../throttling/failed-attempts.js';
 import type { NoticeId, PageView, ScopeLine, TimedMessageId } from '../pages/device-views.js';
-import { createThrottledSignIn } from '../pages/throttled-sign-in.js';
-import type { PasswordThrottle } from '../oauth/password-throttle.js';
+import { createThrottledSignIn } from '../throttling/throttled-sign-in.js';
+import type { PasswordThrottle } from '../throttling/password-throttle.js';
 import type { UserCodeScheme } from './user-code.js';
 import type { Lookup } from '../clients/client-directory.js';
 

@@ -6,14 +6,14 @@ import type { EventService } from '../events/event-service.js';
 import type { Client } from '../config/schema.js';
 import type { Clock } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
-import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
+import type { ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { UnauthorizedClient } from '../oauth/errors.js';
-import type { WindowLimit } from '../counters/rate-limits.js';
-import { tooManyRequests } from '../oauth/too-many-requests.js';
+import type { WindowLimit } from '../throttling/rate-limits.js';
+import { tooManyRequests } from '../throttling/too-many-requests.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import { createDeviceFlowStore } from '../device/device-flow-store.js';
 import type { UserCodeScheme } from '../device/user-code.js';
-import { deviceCodeGrantType } from '../device/device-code-grant.js';
+import { deviceCodeGrantType } from '../grants/device-code.js';
 import type { FormRequest } from './form-request.js';
 
 /** RFC 8628 §3.2. */

@@ -12,10 +12,10 @@ import type { ResolvedConfig } from '../config/schema.js';
 import { ClientAdminError, type ClientAdmin } from '../clients/client-admin.js';
 import { InvalidClientMetadata, InvalidRequest, OAuthError } from '../oauth/errors.js';
 import type { Clock } from '../sdk/contracts.js';
-import { definitionFromMetadata, metadataOf } from '../registration/client-metadata.js';
-import { registeredDefinition } from '../registration/registrant-fields.js';
-import type { RegistrationTokens } from '../registration/registration-tokens.js';
-import type { RegistrationTokenThrottle } from '../registration/token-throttle.js';
+import { definitionFromMetadata, metadataOf } from '../clients/registration/client-metadata.js';
+import { registeredDefinition } from '../clients/registration/registrant-fields.js';
+import type { RegistrationTokens } from '../clients/registration/registration-tokens.js';
+import type { RegistrationTokenThrottle } from '../throttling/registration-token-throttle.js';
 import { paths } from './urls.js';
 
 export interface RegistrationRequest {

@@ -7,15 +7,15 @@
  */
 import type { Clock, ExtensionGrantValidator, Logger, ValidatedTokenRequest } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
-import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
+import type { ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { InvalidRequest, isOAuthError, UnauthorizedClient, UnsupportedGrantType } from '../oauth/errors.js';
-import { answerSpentGrant, runGrant, type GrantOutcome } from '../oauth/grant-runner.js';
+import { answerSpentGrant, runGrant, type GrantOutcome } from '../grants/grant-runner.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import type { PreparedIssuance, TokenIssuer, TokenResponse } from '../oauth/token-issuer.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
-import type { CertificateBinding } from '../oauth/certificate-binding.js';
-import type { DpopProofValidator, VerifiedDpopProof } from '../dpop/proof-validator.js';
+import type { CertificateBinding } from '../sender-binding/certificate-binding.js';
+import type { DpopProofValidator, VerifiedDpopProof } from '../sender-binding/dpop-proof-validator.js';
 import type { Confirmation } from '../sdk/dpop.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
 

@@ -12,7 +12,7 @@
 import type { ResolvedConfig } from '../config/schema.js';
 import type { ClientCertificate, JsonValue, ResourceOwnerValidator, TokenValidator } from '../sdk/contracts.js';
 import { InvalidDpopProof, InvalidRequest, OAuthError } from '../oauth/errors.js';
-import type { DpopProofValidator } from '../dpop/proof-validator.js';
+import type { DpopProofValidator } from '../sender-binding/dpop-proof-validator.js';
 import { boundJkt } from '../sdk/dpop.js';
 import { paths } from './urls.js';
 
@@ -30,7 +30,7 @@ export interface UserInfoRequest {
 type Scheme = 'Bearer' | 'DPoP';
 
 export function createUserInfoEndpoint({ config, tokenValidator, users, dpop }: {
-  config: ResolvedConfig; tokenValidator: TokenValidator; users: ResourceOwnerValidator; dpop: DpopProofValidator;
+  config: Pick<ResolvedConfig, 'identityResources' | 'issuer'>; tokenValidator: TokenValidator; users: ResourceOwnerValidator; dpop: DpopProofValidator;
 }) {
   const claimsByScope = new Map(config.identityResources.map((r) => [r.name, r.claims]));
   const url = config.issuer + paths.userinfo;

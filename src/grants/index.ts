@@ -8,15 +8,15 @@ import type { RefreshTokenService } from '../oauth/refresh-tokens.js';
 import type { EventService } from '../events/event-service.js';
 import type { Store } from '../store/store.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import type { Counters } from '../counters/counters.js';
-import { createAuthorizationCodeGrant } from '../authorize/authorization-code-grant.js';
+import type { Counters } from '../throttling/counters.js';
+import { createAuthorizationCodeGrant } from './authorization-code.js';
 import { createClientCredentialsGrant } from './client-credentials.js';
-import { createDeviceCodeGrant } from '../device/device-code-grant.js';
+import { createDeviceCodeGrant } from './device-code.js';
 import { createPasswordGrant } from './password.js';
 import { createRefreshTokenGrant } from './refresh-token.js';
 
 export interface StandardGrantServices {
-  readonly config: ResolvedConfig;
+  readonly config: Pick<ResolvedConfig, 'passwordThrottle'>;
   readonly refreshTokens: RefreshTokenService;
   readonly events: EventService;
   readonly store: Store;

@@ -1,8 +1,8 @@
 import { InvalidGrant, InvalidRequest, type ExtensionGrantValidator, type PluginDependencies } from '../sdk/index.js';
 import type { EventService } from '../events/event-service.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import { createPasswordThrottle } from '../oauth/password-throttle.js';
-import type { Counters } from '../counters/counters.js';
+import { createPasswordThrottle } from '../throttling/password-throttle.js';
+import type { Counters } from '../throttling/counters.js';
 
 /**
  * RFC 6749 §4.3, the resource owner password credentials grant. An unknown user and a wrong

@@ -12,11 +12,13 @@ import { dpopHeaderOf, formBodyReader, formOf, readForm, type FormLimits } from 
 import { notImplementedJson } from './not-implemented.js';
 import { clientCertificateOf } from './client-certificate.js';
 import { jsonBodyReader } from './read-json.js';
+import type { IntrospectionAnswer } from '../endpoints/introspection.js';
 import type { RegistrationAnswer, RegistrationEndpoint, RegistrationRequest } from '../endpoints/registration.js';
 
 export interface Endpoints {
   token(request: FormRequest): Promise<object>;
-  introspection?(request: FormRequest): Promise<object>;
+  /** `accept`: the Accept header, which may ask for RFC 9701's JWT answer. */
+  introspection?(request: FormRequest, accept?: string): Promise<IntrospectionAnswer>;
   revocation?(request: FormRequest): Promise<object | undefined>;
   deviceAuthorization?(request: FormRequest): Promise<object>;
   /** The device flow's verification page (HTML, GET and POST). */
@@ -78,7 +80,17 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
   };
 
   post(paths.token, endpoints.token, true);
-  post(paths.introspection, endpoints.introspection);
+  const introspection = endpoints.introspection;
+  if (introspection) {
+    router.post(paths.introspection, form, async (ctx) => {
+      const answer = await introspection(formOf(ctx), ctx.get('accept') || undefined);
+      if (answer.kind === 'json') return sendJson(ctx, JSON.stringify(answer.body), 'no-store');
+      // RFC 9701 §5: the JWT itself is the body, under its own media type.
+      ctx.set('Content-Type', 'application/token-introspection+jwt');
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = answer.jwt;
+    });
+  }
   post(paths.revocation, endpoints.revocation, true);
   post(paths.deviceAuthorization, endpoints.deviceAuthorization, true);
   if (endpoints.devicePage) router.get(paths.devicePage, endpoints.devicePage).post(paths.devicePage, endpoints.devicePage);

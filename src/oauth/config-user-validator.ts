@@ -7,7 +7,7 @@ import type { ResourceOwnerValidator } from '../sdk/contracts.js';
 import { scryptCostOf } from '../config/password-format.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
 
-export function createConfigUserValidator({ config }: { config: ResolvedConfig }): ResourceOwnerValidator {
+export function createConfigUserValidator({ config }: { config: Pick<ResolvedConfig, 'users'> }): ResourceOwnerValidator {
   const byUsername = new Map(config.users.map((u) => [u.username, u]));
   const bySubject = new Map(config.users.map((u) => [u.subjectId, u]));
   // An unknown username still costs one scrypt run at the cost the users' hashes have, so timing

@@ -31,7 +31,7 @@ export interface IdTokenIssuer {
 }
 
 export function createIdTokenIssuer(deps: {
-  config: ResolvedConfig;
+  config: Pick<ResolvedConfig, 'identityResources' | 'issuer'>;
   keyRing: KeyRing;
   clock: Clock;
   resourceOwnerValidator: ResourceOwnerValidator;

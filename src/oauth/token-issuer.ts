@@ -64,7 +64,7 @@ export interface TokenIssuer {
 }
 
 export interface TokenIssuerDeps {
-  config: ResolvedConfig;
+  config: Pick<ResolvedConfig, 'apiResources' | 'issuer' | 'signing'>;
   keyRing: KeyRing;
   store: Store;
   clock: Clock;

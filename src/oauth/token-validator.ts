@@ -47,7 +47,7 @@ function claimsProblem(header: CompactJws['header'], claims: CompactJws['claims'
 }
 
 export function createTokenValidator({ config, keyRing, store, clock }: {
-  config: ResolvedConfig;
+  config: Pick<ResolvedConfig, 'issuer'>;
   keyRing: KeyRing;
   store: Store;
   clock: Clock;

@@ -1,5 +1,5 @@
 /**
- * What each step of the verification page shows, as plain data; `src/device/templates.ts` renders
+ * What each step of the verification page shows, as plain data; `src/pages/device-templates.ts` renders
  * it. Notices and messages are ids, not text: the renderer words them in the reader's language.
  */
 

@@ -11,7 +11,7 @@ import type { Clock } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
 import { createBrowserCookies, type BrowserCookies } from './browser-cookie.js';
 import { createCsrf, type Csrf } from './csrf.js';
-import { createSignInSessions, type SignInSessions } from './sign-in-sessions.js';
+import { createSignInSessions, type SignInSessions } from '../sessions/sign-in-sessions.js';
 
 /** How long a sign-in lasts (IdentityServer's cookie default is 10 hours). */
 export const sessionLifetimeSeconds = 10 * 3600;
@@ -24,7 +24,7 @@ export interface PageParts {
 
 export type LoadPageParts = () => Promise<PageParts>;
 
-export function createPageParts({ config, store, clock, secret }: { config: ResolvedConfig; store: Store; clock: Clock; secret: Buffer }): LoadPageParts {
+export function createPageParts({ config, store, clock, secret }: { config: Pick<ResolvedConfig, 'issuer'>; store: Store; clock: Clock; secret: Buffer }): LoadPageParts {
   // The cookie covers every page under the issuer: /connect/authorize..., /connect/endsession, /device.
   // On https it is a __Host- cookie, which must say Path=/ (`browser-cookie.ts`); no page needs a narrower one.
   const path = new URL(config.issuer).pathname.replace(/\/$/, '') || '/';

@@ -1,5 +1,5 @@
 /**
- * What the sign-in, consent and logout pages show, as plain data; `src/authorize/templates.ts`
+ * What the sign-in, consent and logout pages show, as plain data; `src/pages/sign-in-templates.ts`
  * renders it in the reader's language. Notices and messages are ids, not text (as on the device
  * page); only a plugin's own `SignInResult.message` arrives as text, in the plugin's words.
  */

@@ -34,7 +34,7 @@ function checkAuthMethods(path: string, client: Client, registry: PluginRegistry
   });
 }
 
-export function checkConfigAgainstPlugins(config: ResolvedConfig, registry: PluginRegistry): void {
+export function checkConfigAgainstPlugins(config: Pick<ResolvedConfig, 'apiResources' | 'clients' | 'tls' | 'mtls' | 'trustedProxies'>, registry: PluginRegistry): void {
   const problems: string[] = [];
   const grantTypes = [...registry.grants.keys()];
   const secretTypes = [...new Set(registry.secretValidators.flatMap((v) => v.secretTypes))];

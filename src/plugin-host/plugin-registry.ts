@@ -42,7 +42,7 @@ export interface PluginRegistry {
 
 /** The host services plugins are given parts of. */
 export interface PluginHostServices {
-  readonly config: ResolvedConfig;
+  readonly config: Pick<ResolvedConfig, 'apiResources' | 'apiScopes' | 'clients' | 'identityResources' | 'issuer' | 'plugins'>;
   readonly urls: EndpointUrls;
   readonly logger: Logger;
   readonly clock: Clock;
@@ -53,7 +53,7 @@ export interface PluginHostServices {
 }
 
 /** The parts of the config a plugin may read, frozen once for every plugin. */
-function pluginConfigOf(config: ResolvedConfig): PluginConfig {
+function pluginConfigOf(config: Pick<ResolvedConfig, 'apiResources' | 'apiScopes' | 'clients' | 'identityResources' | 'issuer' | 'plugins'>): PluginConfig {
   return Object.freeze({
     issuer: config.issuer,
     clients: config.clients,

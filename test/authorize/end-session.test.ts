@@ -10,7 +10,7 @@ import type { IdTokenHint } from '../../src/authorize/id-token-hint.js';
 import type { Client, ResolvedConfig } from '../../src/config/schema.js';
 import type { Logger } from '../../src/sdk/contracts.js';
 import { createCsrf } from '../../src/pages/csrf.js';
-import { createSignInSessions } from '../../src/pages/sign-in-sessions.js';
+import { createSignInSessions } from '../../src/sessions/sign-in-sessions.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 
 const signedOutUri = 'https://web.example.com/signed-out';

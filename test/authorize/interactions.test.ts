@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { AuthorizationRequest } from '../../src/authorize/authorization-request.js';
 import { createInteractions } from '../../src/authorize/interactions.js';
 import { createInteractionLimit } from '../../src/authorize/interaction-limit.js';
-import { memoryWindowLimit } from '../../src/counters/rate-limits.js';
+import { memoryWindowLimit } from '../../src/throttling/rate-limits.js';
 import { isOAuthError } from '../../src/sdk/errors.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { PersistedGrant, Store } from '../../src/store/store.js';

@@ -191,7 +191,7 @@ const redemption = (verifier: string) => (code: string): string =>
  * Ours: signed-in browsers. Each signs in once, then each code is one GET of the authorization
  * endpoint with its SSO session cookie (no consent asked: the client does not require it).
  * Each browser has one request in flight, as a person has: codes issued at once in one session
- * are recorded one after another (src/pages/sign-in-sessions.ts), which would measure that queue.
+ * are recorded one after another (src/sessions/sign-in-sessions.ts), which would measure that queue.
  */
 async function signedInBrowsers(url: string, fixture: BenchFixture, clientId: WebApp, count = 16): Promise<CodeMaker> {
   const { verifier, challenge } = pkcePair();
@@ -399,6 +399,25 @@ const onSqlite: readonly Scenario[] = [
           headers: { ...form, authorization: basic('api1', fixture.secrets.api1) },
           body: `token=${encodeURIComponent(token)}`,
           success: (body) => (body.includes('"active":true') ? 'active' : 'inactive'),
+        },
+      };
+    },
+  },
+  {
+    id: 'introspection-jwt',
+    title: 'introspection answered as a signed JWT (RFC 9701)',
+    server: 'es256',
+    oidcProvider: { setup: 'es256' },
+    async prepare({ url, fixture }) {
+      const token = await tokenFor(url, { grant_type: 'client_credentials', scope: 'api1.read' }, basic('m2m-reference', fixture.secrets.reference));
+      return {
+        spec: {
+          method: 'POST',
+          path: '/connect/introspect',
+          headers: { ...form, authorization: basic('api1', fixture.secrets.api1), accept: 'application/token-introspection+jwt' },
+          body: `token=${encodeURIComponent(token)}`,
+          // A JWT (three dot-separated parts), not JSON.
+          success: (body) => (body.split('.').length === 3 ? 'active' : 'not a JWT'),
         },
       };
     },

@@ -69,7 +69,7 @@ describe('svc <command> --help', () => {
   it('an unknown option names itself and shows the usage, exit 1', async () => {
     const run = await svc('hash-secret', '--colour', 'x');
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^svc: Unknown option '--colour'/);
+    expect(run.stderr).toMatch(/^svc: hash-secret: unknown option --colour\n/);
     expect(run.stderr).toContain('usage: svc hash-secret');
   });
 });
@@ -134,6 +134,23 @@ describe('--port and PORT override the config', () => {
     expect(listening.issuer).toBe(`http://localhost:${port}`);
     const discovery = (await (await fetch(`http://127.0.0.1:${port}/.well-known/openid-configuration`)).json()) as { issuer: string };
     expect(discovery.issuer).toBe(`http://localhost:${port}`);
+    proc.proc.kill('SIGTERM');
+    await proc.exited;
+  });
+});
+
+describe('--host and HOST override the config', () => {
+  // Any address of the loopback network is this machine's own on Linux: 127.0.0.2 is not the default.
+  it.each([
+    ['--host', (port: number) => ({ args: ['--port', String(port), '--host', '127.0.0.2'] })],
+    ['HOST', (port: number) => ({ args: ['--port', String(port)], env: { HOST: '127.0.0.2' } })],
+  ])('%s', async (_name, options) => {
+    const port = await freePort();
+    const proc = runSvc(writeConfig('host.json', { clients: [m2m('m2m', [{ value: hashSecret('s') }])] }), options(port));
+    running.push(proc);
+    await until('listening', proc, () => proc.logs().some((l) => l.msg === 'svc listening'));
+    expect(proc.logs().find((l) => l.msg === 'svc listening')!.url).toBe(`http://127.0.0.2:${port}`);
+    expect((await fetch(`http://127.0.0.2:${port}/.well-known/openid-configuration`)).status).toBe(200);
     proc.proc.kill('SIGTERM');
     await proc.exited;
   });

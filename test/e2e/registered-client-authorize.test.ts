@@ -6,7 +6,7 @@
  * or consent page is open ends the interaction with the unknown-client page, never a 500.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRegistrationTokens } from '../../src/registration/registration-tokens.js';
+import { createRegistrationTokens } from '../../src/clients/registration/registration-tokens.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 import { alice, authorizeUrl, Browser, signInAndAuthorize, signInConfig, webRequest, type Page } from '../support/sign-in.js';

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromiumMissing, chromiumPath, launchChromium } from '../support/chromium.js';
-import { createRegistrationTokens } from '../../src/registration/registration-tokens.js';
+import { createRegistrationTokens } from '../../src/clients/registration/registration-tokens.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { alice, authorizeUrl, signInClients, signInConfig, webRequest } from '../support/sign-in.js';

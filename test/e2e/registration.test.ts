@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
 import { createEntryChecker } from '../../src/clients/check-entry.js';
 import { createClientAdmin } from '../../src/clients/client-admin.js';
-import { createRegistrationTokens } from '../../src/registration/registration-tokens.js';
+import { createRegistrationTokens } from '../../src/clients/registration/registration-tokens.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createHash, randomBytes } from 'node:crypto';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrowserCookies } from '../../src/pages/browser-cookie.js';
-import { createSignInSessions } from '../../src/pages/sign-in-sessions.js';
+import { createSignInSessions } from '../../src/sessions/sign-in-sessions.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { issue, makeCa } from '../support/certificates.js';
 import { freePort, startServer, type TestServer } from '../support/server.js';

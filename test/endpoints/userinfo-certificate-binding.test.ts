@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkConfig } from '../../src/config/load.js';
 import { createUserInfoEndpoint } from '../../src/endpoints/userinfo.js';
-import type { DpopProofValidator } from '../../src/dpop/proof-validator.js';
+import type { DpopProofValidator } from '../../src/sender-binding/dpop-proof-validator.js';
 import { isOAuthError } from '../../src/oauth/errors.js';
 import type { AccessTokenClaims, ClientCertificate, TokenValidator } from '../../src/sdk/contracts.js';
 import { makePki, type Pki } from '../support/certificates.js';

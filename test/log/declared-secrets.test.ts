@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, withRedacted } from '../../src/log/logger.js';
 import { buildParameterTable, hostParameters } from '../../src/oauth/form-params.js';
-import { createAuthorizationCodeGrant } from '../../src/authorize/authorization-code-grant.js';
+import { createAuthorizationCodeGrant } from '../../src/grants/authorization-code.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 
 describe('log redaction of the declared parameters', () => {

@@ -138,7 +138,7 @@ describe('POST /device, for any form', () => {
     expect(unhandled).toEqual([]);
   });
 
-  // Fails until src/http/device-page.ts treats a body that does not inflate as the client's
+  // Fails until src/http/pages/device-page.ts treats a body that does not inflate as the client's
   // error (as src/http/read-form.ts does for the form endpoints): today it is a 500 and an error log.
   it('answers a body that does not inflate as its Content-Encoding says with a plain 400 page, not a 500', async () => {
     const page = new PageClient(server.url);

@@ -24,8 +24,12 @@ export function runSvc(configFile: string, options: { args?: string[]; env?: Nod
 
 /** Any command that runs the service (`npx svc start ...` in an installed package), watched like `runSvc`. */
 export function spawnSvc(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): SvcProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', ...options.env };
-  delete env.SVC_CONFIG;
+  // The caller's environment, without what would override the test's own config (a shell or CI
+  // runner may export HOST); the test's `env` may set them again.
+  const inherited: NodeJS.ProcessEnv = { ...process.env };
+  delete inherited.SVC_CONFIG;
+  delete inherited.HOST;
+  const env: NodeJS.ProcessEnv = { ...inherited, NODE_ENV: 'production', ...options.env };
   const proc = spawn(command, args, { cwd: options.cwd, env });
   let text = '';
   proc.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));

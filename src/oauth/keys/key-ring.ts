@@ -21,7 +21,7 @@ import { createSigningThreads } from './signing-threads.js';
 export type { SigningKey };
 
 export interface KeyRingDeps {
-  config: ResolvedConfig;
+  config: Pick<ResolvedConfig, 'clients' | 'issuer' | 'signing' | 'store'>;
   store: Store;
   clock: Clock;
   logger: Logger;

@@ -74,7 +74,7 @@ export const migrations: readonly Migration[] = [
     },
   },
   {
-    // The guessing counters every node shares when `counters: "store"` (src/counters/postgres-counters.ts).
+    // The guessing counters every node shares when `counters: "store"` (src/throttling/postgres-counters.ts).
     // Created on SQLite too, where nothing uses it: migrations are one list for both databases.
     id: '0003-rate-counters',
     async up(db) {

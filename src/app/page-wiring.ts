@@ -1,0 +1,144 @@
+/**
+ * The pages' share of the composition root (`container.ts`): what the sign-in pages and the
+ * device page run, built here and handed to their Koa adapters (`src/http/pages/`), which build
+ * nothing themselves. Both are built on the first request that needs them, from the parts every
+ * page shares (`pages/page-parts.ts`); a failure to build is retried on the next request.
+ */
+import type { ResolvedConfig } from '../config/schema.js';
+import type { EventService } from '../events/event-service.js';
+import type { Clock, Logger, ResourceOwnerValidator, SignInPage } from '../sdk/contracts.js';
+import type { Client } from '../sdk/model.js';
+import type { Store } from '../store/store.js';
+import type { Lookup } from '../clients/client-directory.js';
+import type { ScopeCatalog } from '../oauth/scopes.js';
+import type { KeyRing } from '../oauth/keys/key-ring.js';
+import type { PasswordThrottle } from '../throttling/password-throttle.js';
+import type { FailedAttempts } from '../throttling/failed-attempts.js';
+import type { LoadPageParts } from '../pages/page-parts.js';
+import { paths } from '../endpoints/urls.js';
+import { createRequestValidator, type RequestValidator } from '../authorize/authorization-request.js';
+import { createAuthorizationCodes } from '../authorize/authorization-codes.js';
+import { createInteractions } from '../authorize/interactions.js';
+import type { InteractionLimit } from '../authorize/interaction-limit.js';
+import type { PushedRequests } from '../authorize/pushed-requests.js';
+import { createAuthorizeFlow } from '../authorize/authorize-flow.js';
+import { createEndSession } from '../authorize/end-session.js';
+import { readIdTokenHint } from '../authorize/id-token-hint.js';
+import { createDeviceFlowStore } from '../device/device-flow-store.js';
+import { userCodeScheme } from '../device/user-code.js';
+import { createVerificationPage } from '../device/verification-page.js';
+import type { LoadSignInParts, SignInParts } from '../http/pages/sign-in-pages.js';
+import type { LoadVerificationPage } from '../http/pages/device-page.js';
+
+/**
+ * The configured scope descriptions, for consent on both flows' pages; a scope without one is
+ * worded by the page text catalogue in each language.
+ */
+export function scopeDescriptionsOf(config: Pick<ResolvedConfig, 'identityResources' | 'apiScopes'>): ReadonlyMap<string, string | undefined> {
+  const descriptions = new Map<string, string | undefined>();
+  for (const r of config.identityResources) descriptions.set(r.name, r.description);
+  for (const s of config.apiScopes) descriptions.set(s.name, s.description);
+  return descriptions;
+}
+
+/** The authorization request's checks, shared by the authorization endpoint and PAR (RFC 9126 §2.1). */
+export function authorizationRequestsOf(clients: Lookup<Client>, scopeCatalog: ScopeCatalog): RequestValidator {
+  return createRequestValidator({ clients, scopeCatalog });
+}
+
+export interface SignInWiring {
+  config: ResolvedConfig;
+  clients: Lookup<Client>;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  events?: EventService | undefined;
+  resourceOwnerValidator: ResourceOwnerValidator;
+  keyRing: Pick<KeyRing, 'verificationKey'>;
+  validator: RequestValidator;
+  pushed: PushedRequests;
+  scopeDescriptions: ReadonlyMap<string, string | undefined>;
+  /** A plugin's sign-in page in place of the built-in one. */
+  customPage?: SignInPage | undefined;
+  passwordThrottle: PasswordThrottle;
+  pageParts: LoadPageParts;
+  interactionLimit?: InteractionLimit | undefined;
+}
+
+/** The authorize flow and logout, over the parts every page shares. */
+export function signInPartsLoader(deps: SignInWiring): LoadSignInParts {
+  const { config, clients, store, clock, logger, events } = deps;
+  // OIDC Core §3.1.2.1 and RP-Initiated Logout §2: `id_token_hint` is read with our own keys.
+  const readHint = (token: string) => readIdTokenHint(token, config.issuer, deps.keyRing, config.signing.idTokenAlgorithms);
+  let parts: Promise<SignInParts> | undefined;
+  return function signInParts() {
+    parts ??= deps.pageParts().then(({ cookies, csrf, sessions }) => {
+      const flow = createAuthorizeFlow({
+        config, clients, validator: deps.validator, sessions, csrf, scopeDescriptions: deps.scopeDescriptions, clock, logger, events,
+        interactions: createInteractions({ store, clock, limit: deps.interactionLimit }),
+        codes: createAuthorizationCodes({ store, clock }),
+        pushed: deps.pushed,
+        users: deps.resourceOwnerValidator,
+        passwordThrottle: deps.passwordThrottle,
+        authenticate: deps.customPage?.authenticate?.bind(deps.customPage),
+        external: deps.customPage?.externalSignIn,
+        callbackUrl: config.issuer + paths.signInCallback,
+        newBrowserId: cookies.newId,
+        readHint,
+      });
+      const endSession = createEndSession({ config, clients, sessions, csrf, logger, events, readHint });
+      return { cookies, csrf, sessions, flow, endSession };
+    });
+    parts.catch(() => {
+      parts = undefined;
+    });
+    return parts;
+  };
+}
+
+export interface DeviceWiring {
+  config: ResolvedConfig;
+  clients: Lookup<Client>;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  events?: EventService | undefined;
+  resourceOwnerValidator: ResourceOwnerValidator;
+  scopeDescriptions: ReadonlyMap<string, string | undefined>;
+  /** Wrong user codes, counted where N nodes share the limit (`throttling/counters.ts`). */
+  failedAttempts: FailedAttempts;
+  passwordThrottle: PasswordThrottle;
+  pageParts: LoadPageParts;
+}
+
+/** The verification page's steps (RFC 8628 §3.3), over the parts every page shares. */
+export function verificationPageLoader(deps: DeviceWiring): LoadVerificationPage {
+  const { config, store, clock } = deps;
+  const userCodes = userCodeScheme(config.deviceFlow.userCodeFormat);
+  const flows = createDeviceFlowStore({ store, clock });
+  let loaded: ReturnType<LoadVerificationPage> | undefined;
+  return function verificationPage() {
+    loaded ??= deps.pageParts().then((parts) => ({
+      parts,
+      page: createVerificationPage({
+        flows,
+        userCodes,
+        failedAttempts: deps.failedAttempts,
+        passwordThrottle: deps.passwordThrottle,
+        csrf: parts.csrf,
+        sessions: parts.sessions,
+        newBrowserId: parts.cookies.newId,
+        users: deps.resourceOwnerValidator,
+        clients: deps.clients,
+        scopeDescriptions: deps.scopeDescriptions,
+        clock,
+        logger: deps.logger,
+        events: deps.events,
+      }),
+    }));
+    loaded.catch(() => {
+      loaded = undefined;
+    });
+    return loaded;
+  };
+}

@@ -1,0 +1,112 @@
+/** Server-rendered HTML for each step of the verification page; works without JavaScript. */
+import type { MessageView, PageView, ScopeLine } from './device-views.js';
+import { html, type SafeHtml } from './html.js';
+import { hidden, notice, renderDocument } from './page-shell.js';
+import type { PageText } from './text/index.js';
+
+export interface RenderOptions {
+  /** Where the forms post, e.g. `/device` (with `?ui_locales=de` when that chose the language). */
+  readonly action: string;
+  /** Numeric user codes get a numeric keypad on phones. */
+  readonly numericCodes: boolean;
+  /** The words, in the reader's language. */
+  readonly text: PageText;
+}
+
+function titleOf(view: PageView, text: PageText): string {
+  switch (view.kind) {
+    case 'enter-code':
+      return text.enterCode.title;
+    case 'sign-in':
+      return text.signIn.title;
+    case 'consent':
+      return text.consent.title;
+    case 'done':
+      return view.approved ? text.done.approvedTitle : text.done.deniedTitle;
+    case 'message':
+      return text.messages[view.message].title;
+  }
+}
+
+export function renderPage(view: PageView, options: RenderOptions): string {
+  const { text } = options;
+  return renderDocument({ lang: text.lang, title: titleOf(view, text), brand: text.brand, body: body(view, options) });
+}
+
+function body(view: PageView, options: RenderOptions): SafeHtml {
+  const { text } = options;
+  switch (view.kind) {
+    case 'enter-code':
+      return enterCode(view, options);
+    case 'sign-in':
+      return signIn(view, options);
+    case 'consent':
+      return consent(view, options);
+    case 'done': {
+      const client = html`${view.clientName}`;
+      return html`<h1>${titleOf(view, text)}</h1>
+<p>${view.approved ? text.done.approved(client) : text.done.denied(client)}</p>`;
+    }
+    case 'message':
+      return html`<h1>${titleOf(view, text)}</h1>
+<p role="alert">${messageText(view, text)}</p>
+<p><a href="${options.action}">${text.startAgain}</a></p>`;
+  }
+}
+
+function messageText(view: MessageView, text: PageText): string {
+  return 'minutes' in view ? text.messages[view.message].text(view.minutes, view.until) : text.messages[view.message].text;
+}
+
+function enterCode(view: Extract<PageView, { kind: 'enter-code' }>, { action, numericCodes, text }: RenderOptions): SafeHtml {
+  const t = text.enterCode;
+  return html`<h1>${t.title}</h1>
+<p>${t.intro}</p>
+${notice(view.notice && text.notices[view.notice])}
+<form method="post" action="${action}">
+${hidden('step', 'code')}${hidden('csrf', view.csrf)}
+<label for="user_code">${t.label}</label>
+<input class="code-input" type="text" id="user_code" name="user_code" value="${view.userCode}" autocomplete="off" autocapitalize="characters" spellcheck="false" maxlength="32" required${numericCodes ? html` inputmode="numeric"` : ''}${view.userCode ? '' : html` autofocus`}>
+<div class="actions"><button type="submit">${t.submit}</button></div>
+</form>`;
+}
+
+function signIn(view: Extract<PageView, { kind: 'sign-in' }>, { action, text }: RenderOptions): SafeHtml {
+  const t = text.signIn;
+  return html`<h1>${t.title}</h1>
+<p>${t.intro(html`${view.clientName}`)}</p>
+${notice(view.notice && text.notices[view.notice])}
+<form method="post" action="${action}">
+${hidden('step', 'sign-in')}${hidden('csrf', view.csrf)}${hidden('user_code', view.userCode)}
+<label for="username">${t.username}</label>
+<input type="text" id="username" name="username" value="${view.username ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" required${view.username ? '' : html` autofocus`}>
+<label for="password">${t.password}</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required${view.username ? html` autofocus` : ''}>
+<div class="actions"><button type="submit">${t.submit}</button></div>
+</form>
+<p class="muted">${t.code} <span class="code">${view.userCode}</span></p>`;
+}
+
+function scopeItem(scope: ScopeLine, text: PageText): SafeHtml {
+  const description = scope.description ?? text.scopes[scope.name];
+  return html`<li>${description ?? scope.name}${description ? html`<span class="scope-name">${scope.name}</span>` : ''}</li>`;
+}
+
+function consent(view: Extract<PageView, { kind: 'consent' }>, { action, text }: RenderOptions): SafeHtml {
+  const t = text.consent;
+  return html`<h1>${t.title}</h1>
+<p>${t.intro(html`${view.clientName}`)}</p>
+<p>${t.checkCode} <span class="code">${view.userCode}</span></p>
+${view.scopes.length > 0
+    ? html`<h2>${t.scopesHeading}</h2>
+<ul class="scopes">${view.scopes.map((scope) => scopeItem(scope, text))}</ul>`
+    : ''}
+<form method="post" action="${action}">
+${hidden('step', 'consent')}${hidden('csrf', view.csrf)}${hidden('user_code', view.userCode)}
+<div class="actions"><button type="submit" name="decision" value="approve">${t.approve}</button><button type="submit" class="secondary" name="decision" value="deny">${t.deny}</button></div>
+</form>
+<form method="post" action="${action}">
+${hidden('step', 'sign-out')}${hidden('csrf', view.csrf)}${hidden('user_code', view.userCode)}
+<p class="muted">${t.signedInAs(html`${view.username}`)} <button type="submit" class="link">${t.signOut}</button></p>
+</form>`;
+}

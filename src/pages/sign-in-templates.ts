@@ -1,0 +1,116 @@
+/**
+ * Server-rendered HTML of the sign-in, consent and logout pages, in the reader's language (the
+ * text catalogue in `src/pages/text`, shared with the device page) and in the device page's
+ * conventions (fields `username`/`password`, buttons `decision=approve`/`decision=deny`, the
+ * CSRF token as a hidden input `csrf`), so one page walker serves both. No JavaScript needed;
+ * the form_post response carries one hashed line of script and a button for when it is off.
+ */
+import { createHash } from 'node:crypto';
+import type { ScopeLine } from './device-views.js';
+import type { SignInMessageId, SignInView } from './sign-in-views.js';
+import { html, SafeHtml } from './html.js';
+import { hidden, notice, renderDocument } from './page-shell.js';
+import type { PageText } from './text/index.js';
+
+/** Where each page's forms post. */
+export interface SignInPaths {
+  readonly interaction: string;
+  readonly endSession: string;
+}
+
+function titleOf(view: SignInView, text: PageText): string {
+  switch (view.kind) {
+    case 'sign-in':
+      return text.signIn.title;
+    case 'consent':
+      return text.consent.title;
+    case 'logout':
+      return text.authorize.logout.title;
+    case 'message':
+      return text.authorize.messages[view.message].title;
+  }
+}
+
+const signOutMessages: ReadonlySet<SignInMessageId> = new Set<SignInMessageId>([
+  'sign-out-unreadable', 'sign-out-invalid', 'sign-out-redirect-unregistered', 'sign-out-expired', 'still-signed-in', 'signed-out',
+]);
+
+export function renderSignInPage(view: SignInView, paths: SignInPaths, text: PageText): string {
+  const signingOut = view.kind === 'logout' || (view.kind === 'message' && signOutMessages.has(view.message));
+  const brand = signingOut ? text.authorize.signOutBrand : text.authorize.brand;
+  return renderDocument({ lang: text.lang, title: titleOf(view, text), brand, body: body(view, paths, text) });
+}
+
+/** What the sign-in form shows above its fields: our notice in the reader's language, or a plugin's own message. */
+export function signInMessage(view: Extract<SignInView, { kind: 'sign-in' }>, text: PageText): string | undefined {
+  return view.notice ? text.authorize.notices[view.notice] : view.message;
+}
+
+function body(view: SignInView, paths: SignInPaths, text: PageText): SafeHtml {
+  const title = titleOf(view, text);
+  switch (view.kind) {
+    case 'sign-in':
+      return html`<h1>${title}</h1>
+<p>${text.authorize.signInIntro(html`${view.clientName}`)}</p>
+${notice(signInMessage(view, text))}
+<form method="post" action="${paths.interaction}">
+${hidden('step', 'sign-in')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}
+<label for="username">${text.signIn.username}</label>
+<input type="text" id="username" name="username" value="${view.username ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="256" required${view.username ? '' : html` autofocus`}>
+<label for="password">${text.signIn.password}</label>
+<input type="password" id="password" name="password" autocomplete="current-password" maxlength="1024" required${view.username ? html` autofocus` : ''}>
+<div class="actions"><button type="submit">${text.signIn.submit}</button></div>
+</form>`;
+    case 'consent': {
+      const t = text.consent;
+      const a = text.authorize;
+      return html`<h1>${title}</h1>
+<p>${t.intro(html`${view.clientName}`)}</p>
+${view.unverified ? html`<p class="notice" role="alert">${a.unverifiedClient(html`${view.clientName}`)}</p>` : ''}
+${view.returnTo === undefined ? '' : html`<p>${a.returnsTo(html`${view.returnTo}`)}</p>`}
+${view.scopes.length > 0 ? html`<h2>${t.scopesHeading}</h2>
+<ul class="scopes">${view.scopes.map((scope) => scopeItem(scope, text))}</ul>` : ''}
+<form method="post" action="${paths.interaction}">
+${hidden('step', 'consent')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}
+<div class="actions"><button type="submit" name="decision" value="approve">${t.approve}</button><button type="submit" class="secondary" name="decision" value="deny">${t.deny}</button></div>
+</form>
+<p class="muted">${t.signedInAs(html`${view.username}`)}</p>`;
+    }
+    case 'logout': {
+      const t = text.authorize.logout;
+      return html`<h1>${title}</h1>
+<p>${t.question}</p>
+<form method="post" action="${paths.endSession}">
+${hidden('csrf', view.csrf)}${view.fields.map(([n, v]) => hidden(n, v))}
+<div class="actions"><button type="submit" name="decision" value="approve">${t.confirm}</button><button type="submit" class="secondary" name="decision" value="deny">${t.stay}</button></div>
+</form>`;
+    }
+    case 'message':
+      return html`<h1>${title}</h1>
+<p role="alert">${text.authorize.messages[view.message].text}</p>`;
+  }
+}
+
+/** The configured description, else the catalogue's for a standard scope, else the name alone. */
+function scopeItem(scope: ScopeLine, text: PageText): SafeHtml {
+  const description = scope.description ?? text.scopes[scope.name];
+  return html`<li>${description ?? scope.name}${description ? html`<span class="scope-name">${scope.name}</span>` : ''}</li>`;
+}
+
+/** OAuth 2.0 Form Post Response Mode: the only script any page has, allowed by its hash. */
+const submitScript = 'document.forms[0].submit()';
+export const submitScriptHash = `'sha256-${createHash('sha256').update(submitScript).digest('base64')}'`;
+
+export function renderFormPost(action: string, fields: ReadonlyArray<readonly [string, string]>, text: PageText): string {
+  return renderDocument({
+    lang: text.lang,
+    title: text.authorize.continue,
+    brand: text.authorize.brand,
+    body: html`<h1>${text.authorize.continue}</h1>
+<form method="post" action="${action}">
+${fields.map(([n, v]) => hidden(n, v))}
+<noscript><div class="actions"><button type="submit">${text.authorize.continue}</button></div></noscript>
+</form>
+<script>${new SafeHtml(submitScript)}</script>`,
+  });
+}
