@@ -30,6 +30,9 @@ import { endpointUrls, paths } from '../endpoints/urls.js';
 import { receivesClientCertificates } from '../config/tls-material.js';
 import { createTokenValidator } from '../oauth/token-validator.js';
 import { createConfigUserValidator } from '../oauth/config-user-validator.js';
+import { builtInUsers } from '../users/built-in-users.js';
+import { createDatabaseUsers } from '../users/database-users.js';
+import { scryptCostOf } from '../config/password-format.js';
 import { createRefreshTokenService, type RefreshTokenService } from '../oauth/refresh-tokens.js';
 import { createIdTokenIssuer, type IdTokenIssuer } from '../oauth/id-token-issuer.js';
 import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
@@ -65,6 +68,7 @@ import { createPushedRequests, type PushedRequests } from '../authorize/pushed-r
 import type { RequestValidator } from '../authorize/authorization-request.js';
 import { authorizationRequestsOf, scopeDescriptionsOf, signInPartsLoader, verificationPageLoader } from './page-wiring.js';
 import { createSignInPages } from '../http/pages/sign-in-pages.js';
+import { createAccountPage } from '../http/pages/account-page.js';
 import { createInteractionLimit } from '../authorize/interaction-limit.js';
 import type { ScopeDescriptions } from '../pages/device-views.js';
 import { loadBranding, type Branding } from '../pages/branding.js';
@@ -112,7 +116,7 @@ export interface HostCradle extends ContainerInputs {
   /** Sinks come from plugins, which are built later: `create-app` attaches them once built. */
   events: EventService;
   tokenValidator: TokenValidator;
-  /** The config's `users`, unless a plugin's user store replaces it. */
+  /** The built-in users (the config's `users` and the database's), unless a plugin's user store replaces them. */
   configUsers: ResourceOwnerValidator;
   pluginRegistrar: ReturnType<typeof createPluginRegistrar>;
   /** The standard grants, as a plugin; also given the host services a stranger's grant cannot reach. */
@@ -170,7 +174,12 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     urls: asFunction(({ config }: HostCradle) => endpointUrls(config.issuer)).singleton(),
     events: asFunction(({ logger, clock }: HostCradle) => createEventService(logger, () => clock.now())).singleton(),
     tokenValidator: asFunction(({ config, keyRing, store, clock }: HostCradle) => createTokenValidator({ config, keyRing, store, clock })).singleton(),
-    configUsers: asFunction(({ config }: HostCradle) => createConfigUserValidator({ config })).singleton(),
+    // The store is a stand-in until it opens (after the plugins are built): read on each call.
+    configUsers: asFunction(({ config, store, clock }: HostCradle) =>
+      builtInUsers(config.users, createConfigUserValidator({ config }), createDatabaseUsers({
+        users: () => store.users, clock, decoyCost: config.users.map((u) => scryptCostOf(u.password)).find((c) => c !== undefined),
+      })),
+    ).singleton(),
     pluginRegistrar: asFunction(({ config, urls, logger, clock, store, tokenValidator, configUsers }: HostCradle) =>
       createPluginRegistrar({ config, urls, logger, clock, store, tokenValidator, configUsers }),
     ).singleton(),
@@ -306,6 +315,9 @@ function createHostRouter(cradle: HostCradle): Router {
         events,
       }),
       devicePage: cradle.devicePage,
+      accountPage: createAccountPage({
+        config, users: () => store.users, resourceOwnerValidator, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts, clock, logger,
+      }),
       signIn: signInPages,
       par: createParEndpoint({
         clientAuthenticator, validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, credentialParameters: parameterTable.credentials,

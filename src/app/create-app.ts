@@ -35,6 +35,7 @@ import { clientCertificates } from '../http/client-certificate.js';
 import { loadTlsMaterial, receivesClientCertificates, type TlsMaterial } from '../config/tls-material.js';
 import { createServiceContainer, registerKeyRing, registerPageSecret, registerPluginContributions, registerStore, type ServiceContainer } from './container.js';
 import { lateBound } from './late-bound.js';
+import { checkUsersUnique } from '../users/built-in-users.js';
 import { loadCookieSecret } from '../pages/cookie-secret.js';
 import { sampleSecretsInUse } from '../config/sample-secrets.js';
 import { systemClock } from './system-clock.js';
@@ -129,6 +130,8 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     await container.cradle.counters.ready();
     // Before any key is made: a stored client the config's rules refuse, or a client id two stores define, stops start-up.
     await container.cradle.clientDirectory.load();
+    // Likewise a username (or subject id) both the config and the database hold.
+    await checkUsersUnique(config.users, store.users);
     const { logger, keyProtector } = container.cradle;
     keyRing = await createKeyRing({ config, store, clock, logger, protector: keyProtector });
     lateKeyRing.bind(keyRing);

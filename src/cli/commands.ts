@@ -248,6 +248,47 @@ commands.push(
   },
 );
 
+const usersDetails = [
+  '  add <username>          [--email <address>] [--email-verified true|false] [--claim name=value]...',
+  "                          [--claims '<json>'] [--disabled] [--generate-password | --no-password]",
+  '  list                    every user in the database (never a password hash)',
+  '  show <user>             one user: subject, e-mail, claims, state, last sign-in, linked identities',
+  '  update <user>           [--username <new>] [--email <address> | --email ""] [--email-verified true|false]',
+  "                          [--claim name=value]... [--remove-claim name]... [--claims '<json>']",
+  '  disable|enable <user>   refuse or allow their sign-in; disable also ends their sessions and revokes',
+  '                          their refresh tokens',
+  '  remove <user>           delete them (their subject id is never given to anyone else)',
+  '  set-password <user>     [--generate-password]',
+  '  unlink <user> <provider> [<upstream subject>]   forget a linked upstream identity',
+  '  --json                  machine-readable output',
+  '  <user> is a username (compared without regard to case) or a subject id. A password is read',
+  '  from a prompt that does not echo, or from standard input (printf %s "$PW" | svc users add alice),',
+  '  never from the command line; --generate-password prints a new one once. It must meet passwordRules.',
+  configHelp,
+].join('\n');
+
+commands.push({
+  name: 'users',
+  synopsis: 'add|list|show|update|disable|enable|remove|set-password|unlink [<user>] [options]',
+  summary: 'manage the users the service keeps in the database',
+  details: usersDetails,
+  options: {
+    ...config,
+    json: { type: 'boolean' },
+    email: { type: 'string' },
+    'email-verified': { type: 'string' },
+    claim: { type: 'string', multiple: true },
+    'remove-claim': { type: 'string', multiple: true },
+    claims: { type: 'string' },
+    username: { type: 'string' },
+    disabled: { type: 'boolean' },
+    'generate-password': { type: 'boolean' },
+    'no-password': { type: 'boolean' },
+  },
+  positionals: 4,
+  run: async (values, positionals) => (await import('./users-command.js')).usersCommand(values, positionals),
+});
+
 export function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return (

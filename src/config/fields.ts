@@ -79,6 +79,11 @@ function withDescription<T extends z.ZodType>(schema: T, description: string | u
   return description === undefined ? schema : schema.describe(description);
 }
 
+/** Where a hand-written checker reports: a field path and a message (`checkedBy`, `cross-checks.ts`). */
+export interface Problems {
+  add(path: string, message: string): void;
+}
+
 export { z };
 
 /** `a.b[2].c` as a path of keys: `['a', 'b', 2, 'c']` (a leading dot is the field itself). */

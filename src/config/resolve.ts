@@ -11,6 +11,7 @@ import { problemLines } from './issues.js';
 import { userConfigSchema, type KeySource, type ResolvedConfig, type SigningAlgorithm, type UserConfig } from './schema.js';
 import { tracingSettings } from './tracing-settings.js';
 import { resolveBranding, resolveDescription } from './branding.js';
+import { resolvePasswordRules } from './password-rules.js';
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -46,6 +47,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     apiScopes: c.apiScopes.map(({ description, ...s }) => ({ ...s, ...resolveDescription(description) })),
     identityResources: c.identityResources.map(({ description, ...r }) => ({ ...r, ...resolveDescription(description) })),
     pages: resolveBranding(c.pages, configDir),
+    passwordRules: resolvePasswordRules(c.passwordRules),
     pluginDirs: c.pluginDirs.map(inDir),
     pluginDirsRequired: user.pluginDirs !== undefined,
     signing: {

@@ -10,7 +10,7 @@
  * Field names mirror IdentityServer's model in camelCase, so configs move over.
  */
 import { parseAddressRange } from '../net/address-ranges.js';
-import { describeValue, fields, flag, list, oneOf, text, textList, wholeNumber, z } from './fields.js';
+import { checkedBy, describeValue, fields, flag, list, oneOf, text, textList, wholeNumber, z } from './fields.js';
 import { jwsAlgorithms, type JwsAlgorithm } from '../sdk/jws.js';
 import {
   apiResourceSchema, apiScopeSchema, clientSchema, identityResourceSchema, secretSchema,
@@ -19,6 +19,7 @@ import {
 import { closestName } from './closest-name.js';
 import { isPhcScrypt } from './password-format.js';
 import type { PagesConfig, ResolvedBranding } from './branding.js';
+import { checkPasswordRulesConfig, type PasswordRules, type PasswordRulesConfig } from './password-rules.js';
 
 /**
  * The algorithms the service signs its tokens with (`signing.accessTokenAlgorithm`,
@@ -293,6 +294,11 @@ export const userConfigSchema = fields({
   dpop: dpopSchema.prefault({}),
   clientStores: clientStoresSchema.prefault({}),
   registration: registrationSchema.prefault({}),
+  passwordRules: checkedBy<PasswordRulesConfig>(
+    // The checker names whole paths (`passwordRules.minLength`); the field's own issues are relative to it.
+    (add, value) => checkPasswordRulesConfig({ add: (path, message) => add(path.replace(/^passwordRules\.?/, ''), message) }, value),
+    'What a password set for a database user must meet: `{ minLength? (8), refused? ([]) }`; the username and more than 1024 characters are always refused (README, "Users").',
+  ).optional(),
   // Checked with the issuer beside it (an https issuer wants https assets): `cross-checks.ts`.
   pages: z.custom<PagesConfig>(() => true).optional().describe('The pages\' look: product name, logo, colours, style sheet, legal links, templates (README, "Branding the pages").'),
 }, { expected: 'an object (export default { ... })' });
@@ -349,7 +355,8 @@ export type KeySource = { readonly path: string } | { readonly env: string };
 type Parsed = z.output<typeof userConfigSchema>;
 
 /** Complete and frozen: the only shape the rest of the service reads. */
-export type ResolvedConfig = Resolved<Omit<Parsed, 'issuer' | 'signing' | 'workers' | 'tracing' | 'tls' | 'mtls' | 'deviceFlow' | 'pages' | 'apiScopes' | 'identityResources'> & {
+export type ResolvedConfig = Resolved<Omit<Parsed, 'issuer' | 'signing' | 'workers' | 'tracing' | 'tls' | 'mtls' | 'deviceFlow' | 'pages' | 'apiScopes' | 'identityResources' | 'passwordRules'> & {
+  passwordRules: PasswordRules;
   apiScopes: ApiScope[];
   identityResources: IdentityResource[];
   /** The pages' look, files resolved against the config's folder (`branding.ts`). */

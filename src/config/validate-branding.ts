@@ -5,10 +5,7 @@
  * start-up the same way.
  */
 import { didYouMean } from './closest-name.js';
-/** Where each check reports: a field path and a message (`fields.ts` `checkedBy`, `cross-checks.ts`). */
-export interface Problems {
-  add(path: string, message: string): void;
-}
+import type { Problems } from './fields.js';
 import { isAssetUrl, pageTemplateNames } from './branding.js';
 
 const pagesFields = ['productName', 'logo', 'colors', 'stylesheet', 'privacyPolicyUrl', 'termsUrl', 'templates'] as const;

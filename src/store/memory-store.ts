@@ -1,6 +1,7 @@
 import type { Clock } from '../sdk/contracts.js';
 import { hashKey } from './hash-key.js';
 import { createMemoryClientRecords } from './memory-client-records.js';
+import { createMemoryUserRecords } from './memory-user-records.js';
 import {
   DuplicateKeyError,
   type GrantFilter,
@@ -155,6 +156,7 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
     },
 
     clientRecords: createMemoryClientRecords(),
+    users: createMemoryUserRecords(),
 
     async ping() {},
     async close() {},

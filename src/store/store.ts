@@ -17,6 +17,7 @@ export type GrantType =
   | (string & {});
 
 import type { ClientRecordStore } from './client-records.js';
+import type { UserRecordStore } from './user-records.js';
 
 export interface PersistedGrant {
   /** The handle (plain on the way in; records read back carry the handle the caller asked with). */
@@ -105,6 +106,9 @@ export interface Store {
 
   /** Clients and API resources managed at run time (the CLI, registration); see `client-records.ts`. */
   readonly clientRecords: ClientRecordStore;
+
+  /** Users the service keeps (`svc users`, issue 34); see `user-records.ts`. */
+  readonly users: UserRecordStore;
 
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;

@@ -25,10 +25,12 @@ import { describe, expect, it } from 'vitest';
  *   `client-authentication` (parse, validate, throttle and observe: it finds clients through
  *   `clients` and answers with `oauth`'s errors; only the endpoints and the composition root
  *   import it), `sender-binding` (DPoP and certificate-bound tokens), `clients` (the directory,
- *   the admin side and dynamic registration), and the plugin host that loads the plugins those run.
+ *   the admin side and dynamic registration), the plugin host that loads the plugins those run,
+ *   and `users`: the users the service keeps (their records live in the store, like the clients').
  * - `sessions`: the browser's sign-in sessions, which the pages and both browser flows read.
  * - Page building blocks (HTML, cookies, CSRF, views, templates, page text) shared by the flows.
- * - The browser flows built on them: authorize and the device flow.
+ * - The browser flows built on them: authorize, the device flow, and the account page (a
+ *   user's own password).
  * - What the token service answers: every grant (`grants`, with the runner that picks one) and
  *   every endpoint.
  * - `http`, the only layer that touches Koa (its `pages/` are the pages' Koa adapters); `app`,
@@ -39,10 +41,10 @@ const layers: readonly (readonly string[])[] = [
   ['net'],
   ['config'],
   ['log', 'store', 'tracing', 'events', 'throttling'],
-  ['oauth', 'client-authentication', 'sender-binding', 'clients', 'plugin-host'],
+  ['oauth', 'client-authentication', 'sender-binding', 'clients', 'plugin-host', 'users'],
   ['sessions'],
   ['pages'],
-  ['authorize', 'device'],
+  ['authorize', 'device', 'account'],
   ['grants', 'endpoints'],
   ['http'],
   ['app'],

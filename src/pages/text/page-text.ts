@@ -9,6 +9,8 @@
 import type { MessageId, NoticeId, TimedMessageId } from '../device-views.js';
 import type { SafeHtml } from '../html.js';
 import type { SignInMessageId, SignInNoticeId } from '../sign-in-views.js';
+import type { AccountNoticeId } from '../account-views.js';
+import type { BrokenPasswordRule } from '../../config/password-rules.js';
 
 /** The scopes OpenID Connect defines: every language describes them. */
 export type StandardScope = 'openid' | 'profile' | 'email' | 'address' | 'phone' | 'offline_access';
@@ -68,5 +70,19 @@ export interface PageText {
     readonly continue: string;
     readonly notices: Readonly<Record<SignInNoticeId, string>>;
     readonly messages: Readonly<Record<SignInMessageId, { readonly title: string; readonly text: string }>>;
+  };
+  /** The password change page (`/account/password`, issue 34). */
+  readonly account: {
+    readonly brand: string;
+    readonly title: string;
+    readonly intro: string;
+    readonly current: string;
+    readonly next: string;
+    readonly again: string;
+    readonly submit: string;
+    readonly doneTitle: string;
+    readonly done: string;
+    readonly notices: Readonly<Record<AccountNoticeId, string>>;
+    readonly broken: (broken: BrokenPasswordRule) => string;
   };
 }

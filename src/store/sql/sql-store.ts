@@ -13,6 +13,7 @@ import { runMigrations } from './run-migrations.js';
 import { changedRows, kyselyRunner, prepareQuery, type StatementRunner } from './prepared-query.js';
 import type { Database, PersistedGrantsTable, SigningKeysTable } from './schema.js';
 import { createSqlClientRecords } from './sql-client-records.js';
+import { createSqlUserRecords } from './sql-user-records.js';
 
 /** What differs between SQLite and PostgreSQL; everything else is shared SQL. */
 export interface SqlBackend {
@@ -341,6 +342,7 @@ export function createSqlStore(backend: SqlBackend): Store {
       }),
 
     clientRecords: createSqlClientRecords(db, guard),
+    users: createSqlUserRecords(db, guard),
 
     ping: () =>
       guard('ping', async () => {
