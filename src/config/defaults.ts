@@ -4,7 +4,7 @@ export const defaults = {
   host: '127.0.0.1',
   pluginDirs: ['./plugins'],
   /** Every first-party plugin the package ships (`plugins/` inside it). */
-  packagePlugins: ['shared-secret', 'private-key-jwt', 'delegation', 'token-exchange', 'mutual-tls'],
+  packagePlugins: ['shared-secret', 'private-key-jwt', 'delegation', 'token-exchange', 'mutual-tls', 'workload-identity'],
   store: 'sqlite:./data/svc.db',
   cleanupInterval: 300,
   logLevel: 'info',
