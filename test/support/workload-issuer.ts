@@ -15,6 +15,7 @@
  * Two more paths serve failures: `/down` resets every connection, `/slow` never answers.
  */
 import { createHash, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import { signCompactJws } from '../../src/sdk/jws.js';
@@ -95,6 +96,18 @@ export async function startWorkloadIssuer({ now = () => Date.now(), port = 0 }: 
       return;
     }
     if (platform === 'slow') return; // never answers
+    if (platform === ('mint' as Platform)) {
+      // GET /mint/<platform>?aud=<audience>: a fresh token, for the README's shell walk-through.
+      const [, , which] = path.split('/');
+      const aud = new URL(req.url ?? '/', base).searchParams.get('aud');
+      if ((which === 'kubernetes' || which === 'github' || which === 'spiffe') && aud) {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(mint(which, aud));
+      } else {
+        res.writeHead(404).end();
+      }
+      return;
+    }
     const json = (body: unknown) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
@@ -182,17 +195,19 @@ export async function startWorkloadIssuer({ now = () => Date.now(), port = 0 }: 
       : platform === 'github' ? { typ: 'JWT', alg: key.alg, x5t: key.kid.slice(0, 27), kid: key.kid }
         : { alg: key.alg, kid: key.kid, typ: 'JWT' };
 
+  function mint(platform: 'kubernetes' | 'github' | 'spiffe', audience: string, options: MintOptions = {}): string {
+    const key = options.key ?? keys[platform].at(-1)!;
+    const claims: Record<string, unknown> = { ...claimsOf(platform, audience, Math.floor(now() / 1000)), ...options.claims };
+    for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
+    return signCompactJws(key.privateKey, key.alg)({ ...headerOf(platform, key), ...options.header }, claims);
+  }
+
   return {
     url: base,
     caPem: ca.certificatePem,
     hits,
     issuer: issuerOf,
-    mint(platform, audience, options = {}) {
-      const key = options.key ?? keys[platform].at(-1)!;
-      const claims: Record<string, unknown> = { ...claimsOf(platform, audience, Math.floor(now() / 1000)), ...options.claims };
-      for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
-      return signCompactJws(key.privateKey, key.alg)({ ...headerOf(platform, key), ...options.header }, claims);
-    },
+    mint,
     rotate(platform) {
       const key = makeKey(keys[platform][0]!.alg);
       keys[platform].push(key);
@@ -204,4 +219,15 @@ export async function startWorkloadIssuer({ now = () => Date.now(), port = 0 }: 
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * `npx jiti test/support/workload-issuer.ts [port]`: the issuer on https://127.0.0.1:8443 (or
+ * the port given), its CA written to ./workload-issuer-ca.pem: what the plugin README's config
+ * trusts, verbatim. Stop it with Ctrl-C.
+ */
+if (process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/^.*\/test\/support\//, '/test/support/'))) {
+  const issuer = await startWorkloadIssuer({ port: Number(process.argv[2] ?? 8443) });
+  writeFileSync('workload-issuer-ca.pem', issuer.caPem);
+  process.stdout.write(`workload issuer on ${issuer.url} (CA in ./workload-issuer-ca.pem): ${['kubernetes', 'github', 'spiffe'].map((p) => issuer.issuer(p as Platform)).join(', ')}\n`);
 }
