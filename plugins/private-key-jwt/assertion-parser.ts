@@ -45,6 +45,13 @@ export function parseAssertion(source: CredentialSource): ParsedSecret | undefin
   const { sub } = jws.claims;
   if (typeof sub !== 'string' || sub === '') throw fail(`client_assertion has no sub naming the client (sub ${show(sub)})`);
   const clientId = param(source, 'client_id');
+  // An assertion another party issued about a workload (iss and sub both differ from the client
+  // id: a Kubernetes service account token, a CI system's OIDC token, a JWT-SVID) names its
+  // client by client_id. Its holder's validators judge it: ours refuses it (RFC 7523 §3 items
+  // 1-2 want the client as iss and sub), a `FederatedCredential` validator may accept it.
+  if (clientId !== undefined && clientId !== sub && jws.claims.iss !== sub) {
+    return { id: clientId, credential: assertion, type: JWT_BEARER, decoded: jws };
+  }
   if (clientId !== undefined && clientId !== sub) throw fail(`client_id ${show(clientId)} differs from the assertion's sub ${show(sub)}`);
   // The validator reads the decoded assertion from here instead of decoding it a second time.
   return { id: sub, credential: assertion, type: JWT_BEARER, decoded: jws };

@@ -236,6 +236,7 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
       case 'add': {
         const certificateFile = str(values.certificate);
         if (certificateFile !== undefined) return addCertificate(admin, id, certificateFile);
+        if (str(values.type) !== undefined || str(values.value) !== undefined) return addTyped(admin, id);
         const expiresIn = str(values['expires-in']);
         const others = str(values['expire-others-in']);
         const made = await admin.addSecret(kind, id, {
@@ -261,6 +262,23 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
         return 0;
       }
     }
+  }
+
+  /** `secret add <id> --type <type> --value <text>`: a secret whose value is not secret, e.g. a FederatedCredential. */
+  async function addTyped(admin: ClientAdmin, id: string): Promise<number> {
+    const type = str(values.type);
+    const value = str(values.value);
+    if (type === undefined || value === undefined) throw new CliError(`svc ${noun} secret add --type and --value go together.`);
+    const expiresIn = str(values['expires-in']);
+    const added = await admin.addTypedSecret(kind, id, type, value, {
+      ...(expiresIn === undefined ? {} : { expiresIn: parseDuration(expiresIn, '--expires-in') }),
+      ...(str(values.description) === undefined ? {} : { description: str(values.description)! }),
+    });
+    const expires = added.expiresAt === undefined ? 'never' : iso(added.expiresAt);
+    out(json
+      ? `${JSON.stringify({ [kind === 'client' ? 'clientId' : 'name']: id, secretId: added.id, type, expires: added.expiresAt === undefined ? null : iso(added.expiresAt) })}\n`
+      : `${type} secret ${added.id} of "${id}" added (expires ${expires}).\n`);
+    return 0;
   }
 
   /** `secret add <id> --certificate <pem file>`: the client's certificate, for private_key_jwt or self-signed mutual TLS. */

@@ -187,6 +187,8 @@ const registryOptions = {
   'max-uses': { type: 'string' },
   description: { type: 'string' },
   certificate: { type: 'string' },
+  type: { type: 'string' },
+  value: { type: 'string' },
   in: { type: 'string' },
   method: { type: 'string' },
 } as const;
@@ -207,6 +209,8 @@ const registryDetails = (noun: 'clients' | 'apis'): string => {
     ['', 'a rotation: the new secret works at once, the old ones until the overlap ends'],
     [`secret add ${id} --certificate <pem file>`, '[--expires-in 90d] [--description <text>]: the certificate as an'],
     ['', 'X509CertificateBase64 secret (private_key_jwt, self_signed_tls_client_auth)'],
+    [`secret add ${id} --type <type> --value <text>`, "[--expires-in 90d] [--description <text>]: a secret whose value is not"],
+    ['', 'secret, e.g. --type FederatedCredential --value \'{"issuer":"...","subject":"..."}\' (workload-identity)'],
     [`secret expire ${id} <secret_id>`, '[--in 0]: expire it now, or after a delay'],
     [`secret remove ${id} <secret_id>`, ''],
     ...(noun === 'clients'

@@ -186,6 +186,23 @@ export function createClientAdmin(deps: ClientAdminDeps) {
       if (!(await records.addSecret(kind, id, stored))) throw new ClientAdminError(`${label(kind, id)} is not in the database.`);
       return { id: stored.id, expiresAt, thumbprint: createHash('sha256').update(parsed.raw).digest('base64url') };
     },
+    /**
+     * A secret of a type a plugin judges, its value stored as given: a `FederatedCredential`'s
+     * JSON (workload-identity), a public `JsonWebKey`. Such values are not secret, so they may
+     * come from a command line; a `SharedSecret` is only ever generated (`addSecret`). Checked as
+     * a node will check it: a type no loaded plugin validates is refused.
+     */
+    async addTypedSecret(kind: RecordKind, id: string, type: string, value: string, options: { expiresIn?: number; description?: string } = {}): Promise<{ id: string; expiresAt: number | undefined }> {
+      if (type === 'SharedSecret') throw new ClientAdminError('a SharedSecret is generated, never given: leave out --type and --value.');
+      if (value === '') throw new ClientAdminError('--value is empty.');
+      const record = await existing(kind, id);
+      const now = clock.now();
+      const expiresAt = options.expiresIn === undefined ? undefined : now + options.expiresIn * 1000;
+      const stored: StoredSecret = { id: randomBytes(4).toString('hex'), type, value, description: options.description, createdAt: now, expiresAt };
+      await check({ ...record, secrets: [...record.secrets, stored] });
+      if (!(await records.addSecret(kind, id, stored))) throw new ClientAdminError(`${label(kind, id)} is not in the database.`);
+      return { id: stored.id, expiresAt };
+    },
     /** Sets a secret's expiry: `inSeconds` 0 expires it now. */
     async expireSecret(kind: RecordKind, id: string, secretId: string, inSeconds: number): Promise<number> {
       await existing(kind, id);

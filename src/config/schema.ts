@@ -36,7 +36,7 @@ export type SigningAlgorithm = (typeof signingAlgorithms)[number];
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Every first-party plugin the package ships (`plugins/` inside it). */
-export const packagePluginNames = ['shared-secret', 'private-key-jwt', 'delegation', 'token-exchange', 'mutual-tls'] as const;
+export const packagePluginNames = ['shared-secret', 'private-key-jwt', 'delegation', 'token-exchange', 'mutual-tls', 'workload-identity'] as const;
 
 /** OpenID Connect Discovery §3: `id_token_signing_alg_values_supported` must include RS256. */
 const requiredIdTokenAlgorithm = 'RS256';

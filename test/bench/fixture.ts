@@ -2,7 +2,7 @@
  * The benchmark's deployment: a temp folder holding one JSON config per service variant, a
  * SQLite file store each, and a client per scenario with fresh credentials.
  */
-import { createPrivateKey, createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,11 @@ export interface BenchFixture {
   readonly user: { readonly subjectId: string; readonly username: string; readonly password: string };
   /** The private_key_jwt client's key. */
   readonly assertionKey: { readonly clientId: string; readonly alg: 'RS256' | 'ES256'; readonly privateKey: KeyObject };
+  /**
+   * The Kubernetes issuer the workload-identity row trusts (its keys written into the config, as
+   * an air-gapped cluster's are): its signing key, of the private_key_jwt row's algorithm.
+   */
+  readonly workloadIssuer: { readonly issuer: string; readonly audience: string; readonly clientId: string; readonly kid: string; readonly alg: 'RS256' | 'ES256'; readonly privateKey: KeyObject };
   /**
    * Writes a config and returns its path. `store` is relative to the temp folder.
    */
@@ -99,12 +104,31 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
   };
 
   const privateKey = createPrivateKey(clientKey.privateKeyPem);
+  const workloadKeys = assertionAlg === 'RS256' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const workloadIssuer = {
+    issuer: 'https://kubernetes.default.svc.cluster.local', audience: 'svc-bench', clientId: 'workload', kid: 'bench-1', alg: assertionAlg, privateKey: workloadKeys.privateKey,
+  };
+  // A workload authenticating with its Kubernetes service account token (plugins/workload-identity), beside pkj.
+  clients.push({
+    clientId: workloadIssuer.clientId,
+    clientSecrets: [{ type: 'FederatedCredential', value: JSON.stringify({ issuer: workloadIssuer.issuer, subject: 'system:serviceaccount:payments:api' }) }] as never,
+    allowedGrantTypes: ['client_credentials'],
+    allowedScopes: ['api1.read'],
+    accessTokenType: 'reference',
+  });
+  const workloadPlugin = {
+    issuers: [{
+      issuer: workloadIssuer.issuer, audience: workloadIssuer.audience, algorithms: [assertionAlg],
+      jwks: { keys: [{ ...workloadKeys.publicKey.export({ format: 'jwk' }), kid: workloadIssuer.kid, use: 'sig', alg: assertionAlg }] },
+    }],
+  };
 
   return {
     dir,
     secrets,
     user,
     assertionKey: { clientId: 'pkj', alg: assertionAlg, privateKey },
+    workloadIssuer,
     writeOidcProviderSettings(name, settings) {
       const file = join(dir, `${name}.oidc-provider.json`);
       const assertionJwk = { ...createPublicKey(privateKey).export({ format: 'jwk' }), alg: assertionAlg };
@@ -145,6 +169,7 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
         users: [{ subjectId: user.subjectId, username: user.username, password: passwordHash }],
         clients: [...clients, deviceClient].map(shortLived),
         ...(soak ? { cleanupInterval: soak.cleanupInterval, metrics: { enabled: true } } : {}),
+        plugins: { 'workload-identity': workloadPlugin },
         // The device-poll scenario first starts thousands of device flows from this one address
         // in seconds (codes to poll), which is just the flood the default limit refuses.
         deviceFlow: { maxAuthorizationsPerAddress: 1_000_000, maxAuthorizationsPerClient: 1_000_000 },

@@ -101,6 +101,25 @@ function assertionMaker(fixture: BenchFixture, issuer: string) {
 }
 
 /**
+ * Kubernetes projected service account tokens (plugins/workload-identity), shaped as the API
+ * server makes them, with a fresh `jti` each: every request is a first use, as with the
+ * private_key_jwt assertions, so the two rows differ only in the plugin that judges the token.
+ */
+function workloadTokenMaker(fixture: BenchFixture) {
+  const { issuer, audience, kid, alg, privateKey } = fixture.workloadIssuer;
+  const header = b64url({ alg, kid });
+  const keyInput = alg === 'ES256' ? { key: privateKey, dsaEncoding: 'ieee-p1363' as const } : privateKey;
+  return (now: number): string => {
+    const input = `${header}.${b64url({
+      aud: [audience], exp: now + 600, iat: now, iss: issuer, jti: randomBytes(16).toString('base64url'), nbf: now,
+      'kubernetes.io': { namespace: 'payments', pod: { name: 'api-0', uid: 'bench' }, serviceaccount: { name: 'api', uid: 'bench' } },
+      sub: 'system:serviceaccount:payments:api',
+    })}`;
+    return `${input}.${sign('sha256', Buffer.from(input), keyInput).toString('base64url')}`;
+  };
+}
+
+/**
  * Signs DPoP proofs (RFC 9449 §4.2) for the token endpoint ahead of the load: ES256, one key (a
  * client keeps its key), a fresh jti and iat each.
  */
@@ -400,6 +419,21 @@ const onSqlite: readonly Scenario[] = [
         beforeRound: assertions.beforeRound,
         spec: { method: 'POST', path: '/connect/token', headers: form, body: () => assertionPrefix + assertions.take(), success: tokenSuccess },
         note: assertions.note,
+      };
+    },
+  },
+  {
+    id: 'federated-credential',
+    title: 'client_credentials with a federated credential (Kubernetes token, fresh jti each) → reference token',
+    server: 'es256',
+    async prepare({ fixture, measured }) {
+      const tokens = signedPool(workloadTokenMaker(fixture), `${fixture.workloadIssuer.alg} service account tokens`);
+      const prefix = `${assertionPrefix.replace('grant_type=', `client_id=${fixture.workloadIssuer.clientId}&grant_type=`)}`;
+      return {
+        expectedRate: Math.min(measured.get('cc-reference') ?? 3000, 6000),
+        beforeRound: tokens.beforeRound,
+        spec: { method: 'POST', path: '/connect/token', headers: form, body: () => prefix + tokens.take(), success: tokenSuccess },
+        note: tokens.note,
       };
     },
   },

@@ -218,7 +218,7 @@ describe('check-config', () => {
     });
     const run = await svc('check-config', '--config', config);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe(`${config}: config ok (4 clients, 7 plugins)\n`);
+    expect(run.stdout).toBe(`${config}: config ok (4 clients, 8 plugins)\n`);
     const warnings = run.stderr.split('\n').filter(Boolean);
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toBe('svc: warning: clients[0] "expired": every secret has expired, so the client cannot authenticate; add a new secret');

@@ -80,7 +80,7 @@ describe('svc', () => {
   it('check-config exits 0 for a good config', async () => {
     const run = await svc('check-config', '--config', goodConfig);
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(`${goodConfig}: config ok (1 client, 7 plugins)\n`);
+    expect(run.stdout).toBe(`${goodConfig}: config ok (1 client, 8 plugins)\n`);
   });
 
   it('plugins lists shared-secret with its authentication methods and secret type', async () => {

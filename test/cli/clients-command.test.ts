@@ -225,7 +225,7 @@ describe('svc clients', () => {
     it('a client that would authenticate', async () => {
       expect(await testAuth('batch')).toEqual({
         code: 0,
-        stdout: 'client "batch" comes from the database\nclient_secret_basic: ok, 1 usable secret\nclient_secret_post: ok, 1 usable secret\nprivate_key_jwt: the client has no secret of a kind this method checks (needs X509CertificateBase64 or JsonWebKey)\nself_signed_tls_client_auth: the client has no secret of a kind this method checks (needs X509Thumbprint or X509Name or X509CertificateBase64)\ntls_client_auth: the client has no secret of a kind this method checks (needs X509Thumbprint or X509Name or X509CertificateBase64)\nwould authenticate\n',
+        stdout: 'client "batch" comes from the database\nclient_secret_basic: ok, 1 usable secret\nclient_secret_post: ok, 1 usable secret\nprivate_key_jwt: the client has no secret of a kind this method checks (needs X509CertificateBase64 or JsonWebKey or FederatedCredential)\nself_signed_tls_client_auth: the client has no secret of a kind this method checks (needs X509Thumbprint or X509Name or X509CertificateBase64)\ntls_client_auth: the client has no secret of a kind this method checks (needs X509Thumbprint or X509Name or X509CertificateBase64)\nwould authenticate\n',
         stderr: '',
       });
       expect((await testAuth('m2m')).stdout).toMatch(/^client "m2m" comes from the config file\n/);

@@ -53,7 +53,7 @@ describe('tokenEndpointAuthMethods: against the plugins and the client\'s secret
     const err = await bootError([client({ tokenEndpointAuthMethods: ['private_key_jwt'] })]);
     expect(err.code).toBe('CONFIG_INVALID');
     expect(err.problems).toEqual([
-      'clients[0].tokenEndpointAuthMethods[0]: the client has no secret private_key_jwt can check (needs a secret of type X509CertificateBase64 or JsonWebKey)',
+      'clients[0].tokenEndpointAuthMethods[0]: the client has no secret private_key_jwt can check (needs a secret of type X509CertificateBase64 or JsonWebKey or FederatedCredential)',
     ]);
   });
 

@@ -29,10 +29,10 @@ const folder = (name: string, parent = join(dir, 'plugins')): string => {
 const names = (config: ReturnType<typeof checkConfig>): string[] => pluginFolders(config).map((f) => `${f.name}@${f.dir}`);
 
 describe('plugin folders of a deployment', () => {
-  it('are the five package plugins, from the package, when the default ./plugins does not exist', () => {
+  it('are the six package plugins, from the package, when the default ./plugins does not exist', () => {
     const config = checkConfig({}, join(dir, 'nowhere'));
     expect(packagePluginDir).toBe(firstPartyPlugins);
-    expect(names(config)).toEqual(['delegation', 'mutual-tls', 'private-key-jwt', 'shared-secret', 'token-exchange'].map((n) => `${n}@${join(firstPartyPlugins, n)}`));
+    expect(names(config)).toEqual(['delegation', 'mutual-tls', 'private-key-jwt', 'shared-secret', 'token-exchange', 'workload-identity'].map((n) => `${n}@${join(firstPartyPlugins, n)}`));
   });
 
   it('add the deployment folders after the chosen package plugins', () => {
@@ -50,7 +50,7 @@ describe('plugin folders of a deployment', () => {
     mkdirSync(join(dir, 'b', 'plugins'), { recursive: true });
     symlinkSync(join(firstPartyPlugins, 'delegation'), join(dir, 'b', 'plugins', 'delegation'), 'dir');
     expect(names(checkConfig({ packagePlugins: ['delegation'] }, join(dir, 'b')))).toEqual([`delegation@${join(firstPartyPlugins, 'delegation')}`]);
-    expect(names(checkConfig({}, process.cwd())).length).toBe(5);
+    expect(names(checkConfig({}, process.cwd())).length).toBe(6);
   });
 
   it('refuse a deployment folder named like a loaded package plugin, and take it when the package one is left out', () => {
@@ -72,7 +72,7 @@ describe('plugin folders of a deployment', () => {
 
   it('name only package plugins that exist, each once', () => {
     expect(validateUserConfig({ packagePlugins: ['shared-secrets', 'delegation', 'delegation'] })).toEqual([
-      'packagePlugins[0]: unknown package plugin "shared-secrets" (did you mean "shared-secret"?) (known: shared-secret, private-key-jwt, delegation, token-exchange, mutual-tls)',
+      'packagePlugins[0]: unknown package plugin "shared-secrets" (did you mean "shared-secret"?) (known: shared-secret, private-key-jwt, delegation, token-exchange, mutual-tls, workload-identity)',
       'packagePlugins[2]: "delegation" is listed twice',
     ]);
   });

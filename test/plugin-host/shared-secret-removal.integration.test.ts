@@ -58,7 +58,7 @@ describe('the sample config without plugins/shared-secret', () => {
     });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('svc: cannot start [CONFIG_INVALID]');
-    expect(run.stderr).toMatch(/^ {2}clients\[0\]\.clientSecrets\[0\]\.type: unknown secret type "SharedSecret" \(known: X509Thumbprint, X509Name, X509CertificateBase64, JsonWebKey\)$/m);
+    expect(run.stderr).toMatch(/^ {2}clients\[0\]\.clientSecrets\[0\]\.type: unknown secret type "SharedSecret" \(known: X509Thumbprint, X509Name, X509CertificateBase64, JsonWebKey, FederatedCredential\)$/m);
     expect(run.stderr).toMatch(/^ {2}apiResources\[0\]\.secrets\[0\]\.type: unknown secret type "SharedSecret"/m);
   });
 });

@@ -42,6 +42,13 @@ describe('assertion parser', () => {
     expect(await parser.parse(source({ ...params, client_id: 'app' }))).toEqual({ id: 'app', credential: assertion, type: JWT_BEARER, decoded: expect.objectContaining({ claims: expect.objectContaining({ sub: 'app' }) }) });
   });
 
+  it('hands an assertion another party issued (iss and sub not the client) to the client named by client_id', async () => {
+    const workload = rawToken({ alg: 'RS256' }, { iss: 'https://kubernetes.default.svc', sub: 'system:serviceaccount:payments:api', aud: 'x' }, 'c2ln');
+    expect(await parser.parse(source({ client_assertion_type: JWT_BEARER, client_assertion: workload, client_id: 'payments-api' }))).toEqual({
+      id: 'payments-api', credential: workload, type: JWT_BEARER, decoded: expect.objectContaining({ claims: expect.objectContaining({ sub: 'system:serviceaccount:payments:api' }) }),
+    });
+  });
+
   it('reads a signed JWT without verifying it', async () => {
     const signed = await new SignJWT({ sub: 'app' }).setProtectedHeader({ alg: 'HS256' }).sign(new Uint8Array(32));
     expect(await parser.parse(source({ client_assertion_type: JWT_BEARER, client_assertion: signed }))).toEqual({
