@@ -64,6 +64,11 @@ import { createPushedRequests, type PushedRequests } from '../authorize/pushed-r
 import type { RequestValidator } from '../authorize/authorization-request.js';
 import { authorizationRequestsOf, scopeDescriptionsOf, signInPartsLoader, verificationPageLoader } from './page-wiring.js';
 import { createSignInPages } from '../http/pages/sign-in-pages.js';
+import { BootError } from '../config/boot-error.js';
+// ISSUE 34 (upstream sign-in).
+import { createUpstreamSignIn } from '../upstream/upstream-sign-in.js';
+import { createMemoryUpstreamAccounts, type UpstreamAccounts } from '../upstream/upstream-accounts.js';
+import { withUpstreamSignIn } from './page-wiring.js';
 import { createInteractionLimit } from '../authorize/interaction-limit.js';
 import { createPageParts, type LoadPageParts } from '../pages/page-parts.js';
 import { createRouter } from '../http/routes.js';
@@ -86,6 +91,8 @@ export interface ContainerInputs {
   readonly tracing?: Tracing;
   /** Flushes and stops the tracing SDK; `createApp` calls it last on close. */
   readonly stopTracing?: () => Promise<void>;
+  /** ISSUE 34: where upstream sign-ins find and create local users; default: in memory (`createMemoryUpstreamAccounts`). */
+  readonly upstreamAccounts?: UpstreamAccounts;
 }
 
 /** Everything the container holds, by name. */
@@ -220,13 +227,17 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     pushedRequests: asFunction(({ store, clock }: HostCradle) => createPushedRequests({ store, clock })).singleton(),
     signInPages: asFunction((cradle: HostCradle) => {
       const { config, store, clock, logger, counters } = cradle;
+      // ISSUE 34: the configured identity providers, served through the external sign-in seam.
+      const customPage = withUpstreamSignIn(cradle.customSignInPage, config.identityProviders.length === 0 ? undefined : createUpstreamSignIn({
+        config, accounts: cradle.upstreamAccounts ?? createMemoryUpstreamAccounts(), store, clock, logger, events: cradle.events,
+      }));
       return createSignInPages({
-        issuer: config.issuer, limits: config.limits, logger, customPage: cradle.customSignInPage,
+        issuer: config.issuer, limits: config.limits, logger, customPage,
         signInParts: signInPartsLoader({
           config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
           resourceOwnerValidator: cradle.resourceOwnerValidator, keyRing: cradle.keyRing,
           validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, scopeDescriptions: cradle.scopeDescriptions,
-          customPage: cradle.customSignInPage, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
+          customPage, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
           // Where the guessing counters are, so N nodes allow the limit once between them.
           interactionLimit: createInteractionLimit({
             perAddress: counters.windowLimit('interaction-address', { limit: config.interactionLimit.maxPerAddress, window: config.interactionLimit.window }),
@@ -333,6 +344,10 @@ function createHostRouter(cradle: HostCradle): Router {
 export function registerPluginContributions(container: ServiceContainer): PluginRegistry {
   const { pluginRegistrar } = container.cradle;
   const registry = pluginRegistrar.registry();
+  // ISSUE 34: one external sign-in at a time; which one would answer the callback is no guess.
+  if (container.cradle.config.identityProviders.length > 0 && pluginRegistrar.signInPage()?.externalSignIn) {
+    throw new BootError('PLUGIN_CONFLICT', 'identityProviders: a sign-in plugin already brings its own externalSignIn; remove identityProviders or that plugin\'s externalSignIn');
+  }
   container.register({
     registry: asValue(registry),
     resourceOwnerValidator: asValue(pluginRegistrar.resourceOwnerValidator()),

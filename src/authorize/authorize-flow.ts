@@ -5,7 +5,7 @@
  * interaction id and a CSRF token bound to the browser's cookie.
  */
 import type { Client, ResolvedConfig } from '../config/schema.js';
-import type { Clock, ExternalSignIn, Logger, ResourceOwnerValidator, SignInResult } from '../sdk/contracts.js';
+import type { Clock, ExternalSignIn, ExternalSignInFailure, Logger, ResourceOwnerValidator, SignInResult } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
 import type { Csrf } from '../pages/csrf.js';
 import type { ScopeLine } from '../pages/device-views.js';
@@ -164,8 +164,10 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       const id = interactionId ?? (await deps.interactions.start(request, ctx.remoteAddress));
       const bid = browserId ?? deps.newBrowserId();
       const cookie = bid !== ctx.browserId ? { browserId: bid } : {};
-      if (deps.external) return { ...(await startExternalSignIn(request, client, id, bid)), ...cookie };
-      const view: SignInView = { kind: 'sign-in', interaction: id, csrf: csrfFor(bid, id), clientId: client.clientId, clientName: clientName(client), username: request.loginHint };
+      // ISSUE 34: with several providers the page offers a button each, unless `acr_values` names one.
+      const hinted = hintedProvider(request);
+      if (deps.external && (!deps.external.providers || hinted)) return { ...(await startExternalSignIn(request, client, id, bid, hinted)), ...cookie };
+      const view: SignInView = { kind: 'sign-in', interaction: id, csrf: csrfFor(bid, id), clientId: client.clientId, clientName: clientName(client), username: request.loginHint, ...providerChoice() };
       return { status: 200, view, redirectUri: request.redirectUri, ...languageOf(request), ...cookie };
     }
     if (needsConsent(request, client, { remembered: session!.consents[client.clientId] ?? [], approvedNow: interaction?.consented === true })) {
@@ -202,11 +204,22 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
    * the interaction and carries the CSRF token bound to this browser, so an answer arriving in
    * another browser (login CSRF) signs nobody in.
    */
-  async function startExternalSignIn(request: AuthorizationRequest, client: Client, id: string, browserId: string): Promise<FlowOutcome> {
-    const location = await deps.external!.start({
-      state: `${id}.${csrfFor(browserId, id)}`, callbackUrl: deps.callbackUrl,
-      clientId: client.clientId, clientName: clientName(client), loginHint: request.loginHint, uiLocales: request.uiLocales,
-    });
+  async function startExternalSignIn(request: AuthorizationRequest, client: Client, id: string, browserId: string, provider?: string): Promise<FlowOutcome> {
+    let location: string;
+    try {
+      location = await deps.external!.start({
+        state: `${id}.${csrfFor(browserId, id)}`, callbackUrl: deps.callbackUrl,
+        clientId: client.clientId, clientName: clientName(client), loginHint: request.loginHint, uiLocales: request.uiLocales,
+        ...(provider === undefined ? {} : { provider }),
+      });
+    } catch (err) {
+      // ISSUE 34: a provider that cannot be reached (its discovery document) is a page naming it.
+      const chosen = deps.external!.providers?.find((p) => p.name === provider);
+      if (!chosen) throw err;
+      deps.logger.info({ err, provider }, 'external sign-in: the identity provider could not be reached');
+      deps.events?.raise({ type: 'user.sign_in_failed', via: `upstream:${chosen.name}`, reason: 'unavailable' });
+      return offerProvidersAgain(request, client, id, browserId, { provider: chosen.displayName, reason: 'unavailable', message: '' });
+    }
     let url: URL;
     try {
       url = new URL(location);
@@ -215,6 +228,41 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('externalSignIn.start returned a URL that is not http(s)');
     return { status: 200, response: { kind: 'redirect', location: url.href }, ...languageOf(request) };
+  }
+
+  /**
+   * ISSUE 34: `acr_values=idp:<name>` (IdentityServer's convention; OIDC Core §3.1.2.1 leaves
+   * the values to the deployment) names one of the configured upstream providers.
+   */
+  function hintedProvider(request: AuthorizationRequest): string | undefined {
+    const names = new Set(deps.external?.providers?.map((p) => p.name));
+    return request.acrValues?.split(' ').map((v) => (v.startsWith('idp:') ? v.slice(4) : '')).find((n) => names.has(n));
+  }
+
+  /** ISSUE 34: what the sign-in view needs to offer the upstream providers. */
+  function providerChoice(): Pick<Extract<SignInView, { kind: 'sign-in' }>, 'providers' | 'passwordForm'> {
+    const providers = deps.external?.providers;
+    return providers ? { providers, passwordForm: deps.external!.passwordForm !== false } : {};
+  }
+
+  /** ISSUE 34: the sign-in page again after a provider failed, naming it; the interaction goes on. */
+  function offerProvidersAgain(request: AuthorizationRequest, client: Client, id: string, browserId: string, failure: NonNullable<Extract<SignInView, { kind: 'sign-in' }>['upstreamFailure']>): FlowOutcome {
+    return {
+      status: 200, redirectUri: request.redirectUri, ...languageOf(request),
+      view: { kind: 'sign-in', interaction: id, csrf: csrfFor(browserId, id), clientId: client.clientId, clientName: clientName(client), username: request.loginHint, ...providerChoice(), upstreamFailure: failure },
+    };
+  }
+
+  /** ISSUE 34: POST of a provider's button on the sign-in page. */
+  async function chooseProvider(form: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<FlowOutcome> {
+    const found = await continued(form, ctx);
+    if (!('interaction' in found)) return found;
+    const request = found.interaction.request;
+    const client = liveClient(request);
+    if (!client) return clientGone(request, ctx, found.id);
+    const provider = form.get('provider');
+    if (!deps.external?.providers?.some((p) => p.name === provider)) return message(400, 'start-again', request.uiLocales);
+    return startExternalSignIn(request, client, found.id, ctx.browserId!, provider);
   }
 
   /** The interaction a page's POST continues, when its CSRF token fits this browser. */
@@ -242,8 +290,10 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     const custom = deps.authenticate;
     const again = (status: number, said: { notice: SignInNoticeId } | { message: string }, headers?: Record<string, string>): FlowOutcome => ({
       status, redirectUri: request.redirectUri, ...(headers ? { headers } : {}), ...languageOf(request),
-      view: { kind: 'sign-in', interaction: id, csrf: csrfFor(ctx.browserId!, id), clientId: client.clientId, clientName: clientName(client), username, ...said },
+      view: { kind: 'sign-in', interaction: id, csrf: csrfFor(ctx.browserId!, id), clientId: client.clientId, clientName: clientName(client), username, ...said, ...providerChoice() },
     });
+    // ISSUE 34: only the providers' buttons are offered; a POSTed password is not even looked at.
+    if (deps.external?.providers && deps.external.passwordForm === false) return message(400, 'start-again', request.uiLocales);
     if (!custom && (username === '' || password === '')) return again(200, { notice: 'credentials-missing' });
     const judge = (): Promise<SignInResult> => custom
       ? custom(form, { remoteAddress: ctx.remoteAddress })
@@ -284,7 +334,14 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     const dot = state.indexOf('.');
     const found = await continued(new Map([['interaction', state.slice(0, Math.max(0, dot))], ['csrf', state.slice(dot + 1)]]), ctx);
     if (!('interaction' in found)) return found;
-    if (!liveClient(found.interaction.request)) return clientGone(found.interaction.request, ctx, found.id);
+    const client = liveClient(found.interaction.request);
+    if (!client) return clientGone(found.interaction.request, ctx, found.id);
+    // ISSUE 34: a provider's failure (it raised its own event) shows the choice again, naming it.
+    const failedAt = (result as { provider?: unknown } | null)?.provider;
+    if ((typeof result?.subject !== 'string' || result.subject === '') && external.providers && typeof failedAt === 'string') {
+      const reason = (result as { reason?: ExternalSignInFailure }).reason;
+      return offerProvidersAgain(found.interaction.request, client, found.id, ctx.browserId!, { provider: failedAt, reason, message: typeof result?.message === 'string' ? result.message.slice(0, 500) : '' });
+    }
     if (typeof result?.subject !== 'string' || result.subject === '') {
       deps.logger.info({ reqId: ctx.requestId }, 'external sign-in: the identity provider answered without a subject');
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'external', reason: 'rejected by the identity provider' }, ctx.requestId);
@@ -358,6 +415,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       const step = form.get('step');
       if (step === 'sign-in') return signIn(form, ctx);
       if (step === 'consent') return consent(form, ctx);
+      if (step === 'upstream') return chooseProvider(form, ctx);
       return message(400, 'start-again');
     },
     /** GET/POST of the external sign-in's callback route. */

@@ -7,6 +7,8 @@ import { tracingSettings } from './tracing-settings.js';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { defaults } from './defaults.js';
+// ISSUE 34 (upstream sign-in).
+import { resolveIdentityProviders } from './identity-providers.js';
 import type {
   ApiResource, Client, KeySource, ResolvedConfig, Secret, SecretConfig, SigningAlgorithm, UserConfig,
 } from './schema.js';
@@ -161,5 +163,7 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
       registrationAccessTokenLifetime: user.registration?.registrationAccessTokenLifetime ?? defaults.registration.registrationAccessTokenLifetime,
     },
     workers: user.workers === 'auto' ? availableParallelism() : (user.workers ?? defaults.workers),
+    // ISSUE 34 (upstream sign-in).
+    ...resolveIdentityProviders(user),
   });
 }

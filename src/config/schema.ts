@@ -6,6 +6,8 @@
  */
 import type { JwsAlgorithm } from '../sdk/jws.js';
 import type { ApiResource, ApiScope, Client, IdentityResource, Secret } from '../sdk/model.js';
+// ISSUE 34 (upstream sign-in): its fields live in identity-providers.ts.
+import type { IdentityProviderConfig, ResolvedUpstreamSignIn, UpstreamSignInConfig } from './identity-providers.js';
 
 /** A secret held by a client or an API resource (spec §2.1). */
 export interface SecretConfig {
@@ -448,6 +450,11 @@ export interface UserConfig {
   clientStores?: ClientStoresConfig;
   /** Dynamic client registration (RFC 7591, RFC 7592) at `/connect/register`. Off by default. */
   registration?: RegistrationConfig;
+  // ISSUE 34 (upstream sign-in) — see identity-providers.ts.
+  /** Upstream OpenID Connect and OAuth 2.0 providers people may sign in with (README "Sign in with your identity provider"). */
+  identityProviders?: IdentityProviderConfig[];
+  /** How upstream sign-in shows and links accounts. */
+  upstreamSignIn?: UpstreamSignInConfig;
 }
 
 /**
@@ -596,4 +603,7 @@ export interface ResolvedConfig {
     readonly redirectUris: 'https' | 'https-or-loopback';
     readonly registrationAccessTokenLifetime: number;
   };
+  // ISSUE 34 (upstream sign-in) — see identity-providers.ts.
+  readonly identityProviders: ResolvedUpstreamSignIn['identityProviders'];
+  readonly upstreamSignIn: ResolvedUpstreamSignIn['upstreamSignIn'];
 }

@@ -12,6 +12,8 @@ import { parseAddressRange } from '../net/address-ranges.js';
 import { Problems } from './problems.js';
 import { signingAlgorithms } from './schema.js';
 import { checkSignInClient, signInClientFields } from './validate-sign-in.js';
+// ISSUE 34 (upstream sign-in).
+import { checkIdentityProviders, upstreamTopLevelFields } from './identity-providers.js';
 import { checkDpop, checkDpopClient, dpopClientFields } from './validate-dpop.js';
 import { checkIdTokenAlgorithms, checkIdTokenSigningClient, idTokenSigningClientFields, offeredIdTokenAlgorithms } from './validate-id-token-signing.js';
 
@@ -20,6 +22,7 @@ const topLevelFields = [
   'apiResources', 'identityResources', 'users', 'signing', 'deviceFlow', 'limits', 'logLevel', 'workers', 'metrics', 'tracing',
   'authThrottle', 'passwordThrottle', 'introspectionLimit', 'interactionLimit', 'connections', 'trustedProxies', 'forwardedHeader',
   'counters', 'counterKeyPrefix', 'tls', 'mtls', 'dpop', 'clientStores', 'registration',
+  ...upstreamTopLevelFields, // ISSUE 34
 ] as const;
 const clientFields = [
   'clientId', 'clientName', 'clientSecrets', 'requireClientSecret', 'allowedGrantTypes', 'allowedScopes',
@@ -182,6 +185,7 @@ export function validateUserConfig(raw: unknown): string[] {
   checkDeviceFlow(p, raw);
   checkOperations(p, raw);
   checkTls(p, raw);
+  checkIdentityProviders(p, raw); // ISSUE 34 (upstream sign-in)
   return p.list;
 }
 

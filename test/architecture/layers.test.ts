@@ -24,7 +24,9 @@ import { describe, expect, it } from 'vitest';
  * - The OAuth core: errors and parameters, client authentication and token issuing, keys,
  *   `sender-binding` (DPoP and certificate-bound tokens), `clients` (the directory, the admin
  *   side and dynamic registration), and the plugin host that loads the plugins those run.
- * - `sessions`: the browser's sign-in sessions, which the pages and both browser flows read.
+ * - `sessions`: the browser's sign-in sessions, which the pages and both browser flows read;
+ *   `upstream`: sign-in at upstream identity providers (issue 34), served to the authorize flow
+ *   through its external sign-in seam, and the account linking behind it.
  * - Page building blocks (HTML, cookies, CSRF, views, templates, page text) shared by the flows.
  * - The browser flows built on them: authorize and the device flow.
  * - What the token service answers: every grant (`grants`, with the runner that picks one) and
@@ -38,7 +40,7 @@ const layers: readonly (readonly string[])[] = [
   ['config'],
   ['log', 'store', 'tracing', 'events', 'throttling'],
   ['oauth', 'sender-binding', 'clients', 'plugin-host'],
-  ['sessions'],
+  ['sessions', 'upstream'],
   ['pages'],
   ['authorize', 'device'],
   ['grants', 'endpoints'],

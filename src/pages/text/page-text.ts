@@ -8,9 +8,26 @@
  */
 import type { MessageId, NoticeId, TimedMessageId } from '../device-views.js';
 import type { SafeHtml } from '../html.js';
+import type { ExternalSignInFailure } from '../../sdk/contracts.js';
 import type { SignInMessageId, SignInNoticeId } from '../sign-in-views.js';
 
+/** ISSUE 34: the sign-in page's upstream identity providers. */
+export interface UpstreamText {
+  /** The button, e.g. `Sign in with Contoso`. */
+  readonly signInWith: (provider: SafeHtml) => SafeHtml;
+  /** Between the buttons and the password form. */
+  readonly orPassword: string;
+  /** Why the sign-in at the provider failed, naming it; the page offers the buttons again. */
+  readonly failed: Readonly<Record<ExternalSignInFailure, (provider: string) => string>>;
+  /** A failure a plugin worded itself. */
+  readonly failedWith: (provider: string, message: string) => string;
+  /** Below the failure: the way back. */
+  readonly tryAgain: string;
+}
+
 export interface PageText {
+  /** ISSUE 34: upstream identity providers on the sign-in page. */
+  readonly upstream: UpstreamText;
   /** BCP 47 tag, written to `<html lang>` and matched against `ui_locales` / `Accept-Language`. */
   readonly lang: string;
   readonly brand: string;
