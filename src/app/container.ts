@@ -99,6 +99,7 @@ export interface ContainerInputs {
 export interface HostCradle extends ContainerInputs {
   readonly tracing: Tracing;
   readonly stopTracing: () => Promise<void>;
+  readonly upstreamAccounts: UpstreamAccounts;
   /** Where the guessing counters live (`counters` in the config); `createApp` awaits `ready()` and closes it. */
   counters: Counters;
   /** Every part logs through this; once the plugins declared their secret parameters, it redacts those too. */
@@ -163,6 +164,8 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     store: asValue(inputs.store),
     tracing: asValue(inputs.tracing ?? tracingOff),
     stopTracing: asValue(inputs.stopTracing ?? (async () => undefined)),
+    // ISSUE 34: in memory until the database user store is connected.
+    upstreamAccounts: asValue(inputs.upstreamAccounts ?? createMemoryUpstreamAccounts()),
 
     logger: asFunction(({ rootLogger }: HostCradle) => switchableLogger(rootLogger)).singleton(),
     // Made before the page secret is loaded (the grants hold a back-off); it digests its first key only once a request comes.
@@ -229,7 +232,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
       const { config, store, clock, logger, counters } = cradle;
       // ISSUE 34: the configured identity providers, served through the external sign-in seam.
       const customPage = withUpstreamSignIn(cradle.customSignInPage, config.identityProviders.length === 0 ? undefined : createUpstreamSignIn({
-        config, accounts: cradle.upstreamAccounts ?? createMemoryUpstreamAccounts(), store, clock, logger, events: cradle.events,
+        config, accounts: cradle.upstreamAccounts, store, clock, logger, events: cradle.events,
       }));
       return createSignInPages({
         issuer: config.issuer, limits: config.limits, logger, customPage,

@@ -107,7 +107,7 @@ const providerName = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const domain = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const kindOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v === 'string' ? `"${v.slice(0, 40)}"` : `${typeof v} ${String(v)}`);
+const kindOf = (v: unknown): string => (v === undefined ? 'nothing' : v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v === 'string' ? `"${v.slice(0, 40)}"` : `${typeof v} ${String(v)}`);
 
 function url(p: Problems, path: string, value: unknown): void {
   if (typeof value !== 'string' || value === '') return p.add(path, `required, expected an absolute https URL, got ${kindOf(value)}`);

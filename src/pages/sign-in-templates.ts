@@ -102,7 +102,7 @@ function upstreamChoice(view: Extract<SignInView, { kind: 'sign-in' }>, paths: S
   const said = failure === undefined ? undefined : failure.reason ? t.failed[failure.reason](failure.provider) : t.failedWith(failure.provider, failure.message);
   return html`${failure ? html`<p class="notice" role="alert">${said}</p>
 <p>${t.tryAgain}</p>` : ''}
-<form method="post" action="${paths.interaction}" class="providers">
+<form method="post" action="${paths.interaction}">
 ${hidden('step', 'upstream')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}
 ${view.providers.map((p) => html`<div class="actions"><button type="submit" class="secondary" name="provider" value="${p.name}">${t.signInWith(html`${p.displayName}`)}</button></div>`)}
 </form>

@@ -64,6 +64,11 @@ export function createUpstreamClient(p: ResolvedIdentityProvider): UpstreamClien
         ? await client.discovery(new URL(p.issuer), p.clientId, metadata, auth, { timeout: p.timeout, execute: insecure ? [client.allowInsecureRequests] : [] })
         : new client.Configuration({ issuer: p.issuer, authorization_endpoint: p.authorizationUrl!, token_endpoint: p.tokenUrl! }, p.clientId, metadata, auth);
       if (insecure && p.type === 'oauth2') client.allowInsecureRequests(c);
+      // OIDC Core §3.1.3.7 step 6 lets a client trust TLS instead of the ID token's signature
+      // when it came from the token endpoint; we check it anyway (the provider's JWKS, cached
+      // by openid-client): a proxy, a plain-http loopback or a mis-routed token endpoint then
+      // cannot sign anyone in.
+      if (p.type === 'oidc') client.enableNonRepudiationChecks(c);
       c.timeout = p.timeout;
       return c;
     })();
