@@ -5,7 +5,7 @@
  * cookie-keeping browser without JavaScript walks every page; our ID token's `sub` says which
  * local user signed in.
  */
-import { decodeJwt } from 'jose';
+import { decodeJwt, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
 import { createMemoryUpstreamAccounts } from '../../src/upstream/upstream-accounts.js';
@@ -39,9 +39,13 @@ async function startRig(upstreamSignIn: UserConfig['upstreamSignIn']): Promise<R
   const corpIssuer = `http://127.0.0.1:${corpPort}`;
   // A local user who signed up with a password before upstream sign-in was turned on.
   const accounts = createMemoryUpstreamAccounts([{ subject: 'sub-alice', email: 'alice@example.com', emailVerified: true }]);
+  // Our key for private_key_jwt towards node-oidc-provider (its public half registered there).
+  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+  const assertionKey = { ...(await exportJWK(privateKey)), alg: 'ES256', kid: 'svc-assertion-1' };
   const server = await startServer(await signInConfig({
     identityProviders: [
       { name: 'corp', displayName: 'Contoso', type: 'oidc', issuer: corpIssuer, clientId: 'svc', clientSecret: 'upstream-secret', trustEmailVerified: true },
+      { name: 'corp-pkj', displayName: 'Contoso (key)', type: 'oidc', issuer: corpIssuer, clientId: 'svc-pkj', privateKeyJwt: { key: assertionKey } },
       { name: 'corp-staff', displayName: 'Contoso staff', type: 'oidc', issuer: corpIssuer, clientId: 'svc', clientSecret: 'upstream-secret', allowedEmailDomains: ['contoso.com'] },
       {
         name: 'github', displayName: 'GitHub', type: 'oauth2', clientId: 'gh-client', clientSecret: 'gh-secret', scopes: ['read:user'], timeout: 1,
@@ -53,7 +57,9 @@ async function startRig(upstreamSignIn: UserConfig['upstreamSignIn']): Promise<R
     ],
     ...(upstreamSignIn ? { upstreamSignIn } : {}),
   }), { upstreamAccounts: accounts });
-  const corp = await startNodeOidcProvider(corpPort, `${server.url}/connect/authorize/callback`, upstreamAccounts);
+  const corp = await startNodeOidcProvider(corpPort, `${server.url}/connect/authorize/callback`, upstreamAccounts, {
+    privateKeyJwtClient: { clientId: 'svc-pkj', publicJwk: { ...(await exportJWK(publicKey)), alg: 'ES256', kid: 'svc-assertion-1', use: 'sig' } },
+  });
   const rig = { server, corp, accounts };
   rigs.push(rig);
   return rig;
@@ -119,7 +125,7 @@ describe('the sign-in page with identity providers', () => {
   it('shows a button per provider with its display name, beside the password form', async () => {
     const page = await new Browser(plain.server.url).get(authorizeUrl(plain.server, webRequest().params));
     expect(page.status).toBe(200);
-    for (const name of ['Contoso', 'Contoso staff', 'GitHub', 'Fake IdP', 'Offline IdP']) expect(page.html).toContain(`>Sign in with ${name}</button>`);
+    for (const name of ['Contoso', 'Contoso (key)', 'Contoso staff', 'GitHub', 'Fake IdP', 'Offline IdP']) expect(page.html).toContain(`>Sign in with ${name}</button>`);
     expect(page.html).toContain('name="password"');
   });
 
@@ -148,6 +154,11 @@ describe('OpenID Connect upstream (node-oidc-provider, its own login form)', () 
   it('links to the existing user by a verified e-mail when the deployment allows it', async () => {
     expect(await signInVia(linking, 'corp', 'alice')).toBe('sub-alice');
     expect(linking.accounts.users.get('sub-alice')!.links).toEqual([{ provider: 'corp', issuer: linking.corp.url, subject: 'alice' }]);
+  });
+
+  it('authenticates to the provider with private_key_jwt instead of a secret', async () => {
+    const sub = await signInVia(plain, 'corp-pkj', 'carol');
+    expect(plain.accounts.users.get(sub)!.links).toEqual([{ provider: 'corp-pkj', issuer: plain.corp.url, subject: 'carol' }]);
   });
 
   it('does not link by e-mail when the deployment has not allowed it: a new user', async () => {

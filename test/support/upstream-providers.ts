@@ -54,12 +54,21 @@ export interface OidcUpstream extends Upstream {
 }
 
 /** node-oidc-provider with one client (`svc`, secret `upstream-secret`) sending people back to `redirectUri`. */
-export async function startNodeOidcProvider(port: number, redirectUri: string, accounts: Record<string, Record<string, unknown>>): Promise<OidcUpstream> {
+export async function startNodeOidcProvider(
+  port: number, redirectUri: string, accounts: Record<string, Record<string, unknown>>, more: { privateKeyJwtClient?: { clientId: string; publicJwk: JWK } } = {},
+): Promise<OidcUpstream> {
   const issuer = `http://127.0.0.1:${port}`;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const claimsOf = new Map(Object.entries(accounts));
   const provider = new Provider(issuer, {
-    clients: [{ client_id: 'svc', client_secret: 'upstream-secret', redirect_uris: [redirectUri], response_types: ['code'], grant_types: ['authorization_code'] }],
+    clients: [
+      { client_id: 'svc', client_secret: 'upstream-secret', redirect_uris: [redirectUri], response_types: ['code'], grant_types: ['authorization_code'] },
+      // RFC 7523 §2.2: we authenticate with an assertion signed by our key, not a secret.
+      ...(more.privateKeyJwtClient ? [{
+        client_id: more.privateKeyJwtClient.clientId, token_endpoint_auth_method: 'private_key_jwt', token_endpoint_auth_signing_alg: more.privateKeyJwtClient.publicJwk.alg,
+        jwks: { keys: [more.privateKeyJwtClient.publicJwk] }, redirect_uris: [redirectUri], response_types: ['code'], grant_types: ['authorization_code'],
+      }] : []),
+    ],
     jwks: { keys: [{ ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig', kid: 'up-1' }] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'] },
     cookies: { keys: ['upstream-cookie-key'] },
