@@ -29,15 +29,17 @@ const loopback = (url: string): boolean => {
   return protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(hostname);
 };
 
-async function clientAuthOf(p: ResolvedIdentityProvider): Promise<client.ClientAuth> {
+async function clientAuthOf(p: ResolvedIdentityProvider, supported?: readonly string[]): Promise<client.ClientAuth> {
   if (p.privateKeyJwt) {
     const jwk = p.privateKeyJwt.key;
     const key = await importJWK(jwk as Parameters<typeof importJWK>[0], jwk.alg as string);
     // RFC 7523 §2.2 with the key's `kid` in the header, as providers look the key up by it.
     return client.PrivateKeyJwt({ key: key as client.CryptoKey, kid: typeof jwk.kid === 'string' ? jwk.kid : undefined });
   }
-  // OIDC: client_secret_basic, the default of OIDC Core §9; GitHub wants the secret in the form.
-  return p.type === 'oidc' ? client.ClientSecretBasic(p.clientSecret) : client.ClientSecretPost(p.clientSecret);
+  // OIDC: client_secret_basic, the default of OIDC Core §9, unless discovery lists only
+  // client_secret_post (Entra ID does); GitHub wants the secret in the form.
+  const basic = p.type === 'oidc' && (supported === undefined || supported.includes('client_secret_basic') || !supported.includes('client_secret_post'));
+  return basic ? client.ClientSecretBasic(p.clientSecret) : client.ClientSecretPost(p.clientSecret);
 }
 
 export interface UpstreamClient {
@@ -57,13 +59,14 @@ export function createUpstreamClient(p: ResolvedIdentityProvider): UpstreamClien
   // a provider that is down at start-up does not stop the service or the other providers.
   const config = (): Promise<client.Configuration> => {
     configuration ??= (async () => {
-      const auth = await clientAuthOf(p);
       const metadata = p.clientSecret ? { client_secret: p.clientSecret } : {};
       const insecure = loopback(p.type === 'oidc' ? p.issuer : p.authorizationUrl!);
-      const c = p.type === 'oidc'
-        ? await client.discovery(new URL(p.issuer), p.clientId, metadata, auth, { timeout: p.timeout, execute: insecure ? [client.allowInsecureRequests] : [] })
-        : new client.Configuration({ issuer: p.issuer, authorization_endpoint: p.authorizationUrl!, token_endpoint: p.tokenUrl! }, p.clientId, metadata, auth);
-      if (insecure && p.type === 'oauth2') client.allowInsecureRequests(c);
+      // OIDC Discovery §4: openid-client checks the document's `issuer` is the one configured.
+      const server: client.ServerMetadata = p.type === 'oidc'
+        ? (await client.discovery(new URL(p.issuer), p.clientId, metadata, undefined, { timeout: p.timeout, execute: insecure ? [client.allowInsecureRequests] : [] })).serverMetadata()
+        : { issuer: p.issuer, authorization_endpoint: p.authorizationUrl, token_endpoint: p.tokenUrl };
+      const c = new client.Configuration(server, p.clientId, metadata, await clientAuthOf(p, server.token_endpoint_auth_methods_supported));
+      if (insecure) client.allowInsecureRequests(c);
       // OIDC Core §3.1.3.7 step 6 lets a client trust TLS instead of the ID token's signature
       // when it came from the token endpoint; we check it anyway (the provider's JWKS, cached
       // by openid-client): a proxy, a plain-http loopback or a mis-routed token endpoint then
