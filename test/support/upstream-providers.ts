@@ -187,7 +187,7 @@ export interface GithubLikeUpstream extends Upstream {
 }
 
 /** GitHub's OAuth app endpoints in small: client `gh-client`, secret `gh-secret`, PKCE S256 checked. */
-export async function startGithubLike(): Promise<GithubLikeUpstream> {
+export async function startGithubLike(port = 0): Promise<GithubLikeUpstream> {
   const codes = new Map<string, { challenge: string; redirectUri: string }>();
   const tokens = new Set<string>();
   let base = '';
@@ -229,6 +229,6 @@ export async function startGithubLike(): Promise<GithubLikeUpstream> {
     }
     res.writeHead(404).end();
   });
-  base = await listen(server);
+  base = await listen(server, port);
   return Object.assign(upstream, { url: base, close: closer(server) });
 }
