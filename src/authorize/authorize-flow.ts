@@ -45,6 +45,8 @@ export interface FlowOutcome {
   readonly redirectUri?: string;
   /** The request's `ui_locales` (OIDC Core §3.1.2.1), for the page's language. */
   readonly uiLocales?: string;
+  /** ISSUE 34: the upstream providers' origins, where the page's buttons lead after our redirect. */
+  readonly formTargets?: readonly string[];
 }
 
 export interface AuthorizeFlowDeps {
@@ -168,7 +170,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
       const hinted = hintedProvider(request);
       if (deps.external && (!deps.external.providers || hinted)) return { ...(await startExternalSignIn(request, client, id, bid, hinted)), ...cookie };
       const view: SignInView = { kind: 'sign-in', interaction: id, csrf: csrfFor(bid, id), clientId: client.clientId, clientName: clientName(client), username: request.loginHint, ...providerChoice() };
-      return { status: 200, view, redirectUri: request.redirectUri, ...languageOf(request), ...cookie };
+      return { status: 200, view, redirectUri: request.redirectUri, ...languageOf(request), ...cookie, ...providerTargets() };
     }
     if (needsConsent(request, client, { remembered: session!.consents[client.clientId] ?? [], approvedNow: interaction?.consented === true })) {
       if (request.prompt.includes('none')) return withCookie(respondError(request, new OAuthError('consent_required', 'The user must consent.')));
@@ -245,10 +247,16 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     return providers ? { providers, passwordForm: deps.external!.passwordForm !== false } : {};
   }
 
+  /** ISSUE 34: a page with the providers' buttons may send its form on to their origins (CSP `form-action`). */
+  function providerTargets(): { formTargets?: readonly string[] } {
+    const targets = new Set(deps.external?.providers?.flatMap((p) => (p.formAction ? [p.formAction] : [])));
+    return targets.size > 0 ? { formTargets: [...targets] } : {};
+  }
+
   /** ISSUE 34: the sign-in page again after a provider failed, naming it; the interaction goes on. */
   function offerProvidersAgain(request: AuthorizationRequest, client: Client, id: string, browserId: string, failure: NonNullable<Extract<SignInView, { kind: 'sign-in' }>['upstreamFailure']>): FlowOutcome {
     return {
-      status: 200, redirectUri: request.redirectUri, ...languageOf(request),
+      status: 200, redirectUri: request.redirectUri, ...languageOf(request), ...providerTargets(),
       view: { kind: 'sign-in', interaction: id, csrf: csrfFor(browserId, id), clientId: client.clientId, clientName: clientName(client), username: request.loginHint, ...providerChoice(), upstreamFailure: failure },
     };
   }
@@ -289,7 +297,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     const password = (form.get('password') ?? '').slice(0, 1024);
     const custom = deps.authenticate;
     const again = (status: number, said: { notice: SignInNoticeId } | { message: string }, headers?: Record<string, string>): FlowOutcome => ({
-      status, redirectUri: request.redirectUri, ...(headers ? { headers } : {}), ...languageOf(request),
+      status, redirectUri: request.redirectUri, ...(headers ? { headers } : {}), ...languageOf(request), ...providerTargets(),
       view: { kind: 'sign-in', interaction: id, csrf: csrfFor(ctx.browserId!, id), clientId: client.clientId, clientName: clientName(client), username, ...said, ...providerChoice() },
     });
     // ISSUE 34: only the providers' buttons are offered; a POSTed password is not even looked at.

@@ -499,7 +499,16 @@ export interface ExternalSignIn {
    * button per provider (its `displayName`) and passes the choice to `start` as `provider`; a
    * request's `acr_values=idp:<name>` skips the page. Without it the host redirects at once.
    */
-  readonly providers?: ReadonlyArray<{ readonly name: string; readonly displayName: string }>;
+  readonly providers?: ReadonlyArray<{
+    readonly name: string;
+    readonly displayName: string;
+    /**
+     * The origin `start` sends the browser to for this provider. The button is a form, and a
+     * browser holds the redirect after a form's POST to the page's CSP `form-action`: without
+     * it the browser refuses to go there. Read at every render, so it may be set late.
+     */
+    readonly formAction?: string | undefined;
+  }>;
   /** With `providers`: show the username and password form too. Default true. */
   readonly passwordForm?: boolean;
   /** The absolute `https:` (or `http:`) URL to send the browser to. */

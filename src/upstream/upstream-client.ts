@@ -43,6 +43,8 @@ async function clientAuthOf(p: ResolvedIdentityProvider, supported?: readonly st
 }
 
 export interface UpstreamClient {
+  /** The origin of the provider's authorization endpoint (after discovery, for `oidc`). */
+  authorizationOrigin(): Promise<string>;
   authorizationUrl(callbackUrl: string, checks: UpstreamChecks, hints: { loginHint?: string | undefined; uiLocales?: string | undefined }): Promise<URL>;
   /** Reads the provider's answer at our callback URL; throws openid-client's errors, a timeout or a `StrictAnswerError`. */
   finish(callbackUrl: URL, checks: UpstreamChecks): Promise<UpstreamAnswer>;
@@ -82,6 +84,10 @@ export function createUpstreamClient(p: ResolvedIdentityProvider): UpstreamClien
   };
 
   return {
+    async authorizationOrigin() {
+      return new URL((await config()).serverMetadata().authorization_endpoint!).origin;
+    },
+
     async authorizationUrl(callbackUrl, checks, hints) {
       const params: Record<string, string> = {
         redirect_uri: callbackUrl,

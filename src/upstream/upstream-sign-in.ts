@@ -76,6 +76,15 @@ function mapClaims(p: ResolvedIdentityProvider, upstream: Readonly<Record<string
 export function createUpstreamSignIn(deps: UpstreamSignInDeps, clientFor: (p: ResolvedIdentityProvider) => UpstreamClient = createUpstreamClient): ExternalSignIn {
   const { config, clock, logger } = deps;
   const providers = new Map(config.identityProviders.map((p) => [p.name, { p, upstream: clientFor(p) }]));
+  // The buttons' CSP `form-action` sources (`ExternalSignIn.providers`): the configured origin at
+  // once, the discovered authorization endpoint's as soon as discovery answered (started here,
+  // so a provider on another origin than its issuer works from the first click).
+  const buttons = config.identityProviders.map((p) => ({ name: p.name, displayName: p.displayName, formAction: new URL(p.authorizationUrl ?? p.issuer).origin }));
+  for (const button of buttons) {
+    providers.get(button.name)!.upstream.authorizationOrigin().then((origin) => {
+      button.formAction = origin;
+    }, () => undefined); // down now: tried again at the first sign-in
+  }
   const lifetime = (deps.lifetime ?? 600) * 1000;
 
   function failed(p: ResolvedIdentityProvider | undefined, hostState: string, reason: ExternalSignInFailure, detail: Record<string, unknown>): ExternalSignInResult {
@@ -95,7 +104,7 @@ export function createUpstreamSignIn(deps: UpstreamSignInDeps, clientFor: (p: Re
   }
 
   return {
-    providers: config.identityProviders.map((p) => ({ name: p.name, displayName: p.displayName })),
+    providers: buttons,
     passwordForm: !config.upstreamSignIn.hidePasswordForm,
 
     async start(request) {
@@ -110,6 +119,8 @@ export function createUpstreamSignIn(deps: UpstreamSignInDeps, clientFor: (p: Re
       };
       // Built before anything is stored: discovery fails here when the provider is down.
       const url = await found.upstream.authorizationUrl(request.callbackUrl, checks, { loginHint: request.loginHint, uiLocales: request.uiLocales });
+      const button = buttons.find((b) => b.name === found.p.name);
+      if (button) button.formAction = url.origin;
       const pending: Pending = { hostState: request.state, provider: found.p.name, callbackUrl: request.callbackUrl, codeVerifier: checks.codeVerifier, nonce: checks.nonce };
       const now = clock.now();
       await deps.store.add({

@@ -127,6 +127,8 @@ describe('the sign-in page with identity providers', () => {
     expect(page.status).toBe(200);
     for (const name of ['Contoso', 'Contoso (key)', 'Contoso staff', 'GitHub', 'Fake IdP', 'Offline IdP']) expect(page.html).toContain(`>Sign in with ${name}</button>`);
     expect(page.html).toContain('name="password"');
+    // The buttons POST to us and we redirect to the provider: the browser holds that to form-action.
+    expect(page.headers.get('content-security-policy')).toContain(`form-action 'self' https://web.example.com ${plain.corp.url} ${github.url} ${fake.url} http://127.0.0.1:${downPort};`);
   });
 
   it('acr_values=idp:<name> goes straight to that provider', async () => {

@@ -111,6 +111,7 @@ export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPa
   const pluginPage = outcome.response ? undefined : renderByPlugin(outcome.view, customPage, pagePaths, text);
   ctx.set(pageHeaders({
     formTarget: outcome.redirectUri,
+    formTargets: outcome.formTargets,
     scriptHash: outcome.response?.kind === 'form_post' ? submitScriptHash : undefined,
     styleSrc: pluginPage === undefined ? undefined : customPage?.styleSrc,
   }));
