@@ -198,6 +198,13 @@ describe('every upstream failure ends on a page naming the provider, with no ses
     expect(failureEvents(plain)).toContainEqual(expect.objectContaining({ via: 'upstream:down', reason: 'unavailable' }));
   });
 
+  it('says so in the reader\'s language', async () => {
+    const browser = new Browser(plain.server.url);
+    const page = await choose(browser, await browser.get(authorizeUrl(plain.server, webRequest({ ui_locales: 'de' }).params)), 'down');
+    expect(page.html).toContain('<p class="notice" role="alert">Offline IdP hat nicht geantwortet. Versuchen Sie es gleich noch einmal.</p>');
+    expect(page.html).toContain('>Mit GitHub anmelden</button>');
+  });
+
   it('the provider is slow: its timeout ends the wait', async () => {
     const browser = new Browser(plain.server.url);
     github.hang = true;
