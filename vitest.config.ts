@@ -1,6 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const integration = ['test/e2e/**/*.test.ts', 'test/store-integration/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/**/*.integration.test.ts'];
+const notUnit = ['test/e2e/**', 'test/store-integration/**', 'test/cli/**', 'test/**/*.integration.test.ts'];
+/** Test files that mock a module (`vi.mock`), so they must not share a module graph. */
+const isolatedUnit = ['test/plugins/shared-secret/constant-time.test.ts'];
+const isolatedIntegration = ['test/oauth/signing-threads.integration.test.ts', 'test/support/server.integration.test.ts'];
+
 export default defineConfig({
   resolve: {
     // Exact names: `svc/sdk` must not swallow `svc/sdk/testing`.
@@ -11,12 +17,15 @@ export default defineConfig({
     ],
   },
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Guards against a hang, not measures of speed: on a machine busy with other work (load 4
+    // and more on 2 cores) a test can take many times its idle duration.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     // Several suites start servers and child processes; two cores cannot run many at once.
     maxWorkers: 2,
-    // Two projects, one command (`npm test` runs both, unit first). Where a test file goes is
-    // decided by its path alone:
+    // Two kinds of test, one command (`npm test` runs both, unit first; each kind has a small
+    // `-isolated` project for the files listed above). Where a test file goes is decided by its
+    // path alone:
     //   integration  test/e2e/ (the service over HTTP), test/store-integration/, test/cli/ (the
     //                `svc` command, run as a child process), and any `*.integration.test.ts`
     //                elsewhere: a file that starts a server, opens PostgreSQL, Redis or SQLite,
@@ -24,14 +33,26 @@ export default defineConfig({
     //   unit         every other `*.test.ts`: plain objects, no server, no database, no browser,
     //                no child process, so the whole project runs in seconds.
     // A new test that needs one of those things is named `*.integration.test.ts`.
-    // `npx vitest run --project unit` runs only the fast ones.
+    // `npx vitest run --project 'unit*'` runs only the fast ones (unit and unit-isolated).
     projects: [
       {
         extends: true,
         test: {
           name: 'unit',
+          // One module graph per worker, not one per file: importing the sources again for each
+          // of about a hundred files cost two thirds of the project's CPU time. A file that
+          // replaces a module (vi.mock) needs its own graph: it is listed in `isolatedUnit` above.
+          isolate: false,
           include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**', 'test/store-integration/**', 'test/cli/**', 'test/**/*.integration.test.ts'],
+          exclude: [...notUnit, ...isolatedUnit],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'unit-isolated',
+          include: isolatedUnit,
           sequence: { groupOrder: 0 },
         },
       },
@@ -39,7 +60,19 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['test/e2e/**/*.test.ts', 'test/store-integration/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/**/*.integration.test.ts'],
+          // As in unit: the servers each test starts are its own; the imported sources (and the
+          // plugin folders jiti loads) are shared.
+          isolate: false,
+          include: integration,
+          exclude: isolatedIntegration,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration-isolated',
+          include: isolatedIntegration,
           sequence: { groupOrder: 1 },
         },
       },

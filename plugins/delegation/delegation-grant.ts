@@ -1,16 +1,23 @@
-import { InvalidGrant, requireSenderBinding, type ExtensionGrantValidator, type JsonValue, type PluginConfig, type PluginDependencies } from 'svc/sdk';
+import {
+  InvalidGrant, requireSenderBinding, type Client, type ClientProblem, type ExtensionGrantValidator, type JsonValue, type PluginConfig, type PluginDependencies,
+} from 'svc/sdk';
 
 /**
- * Every client allowed this grant must name the APIs it fronts, or it could exchange nothing:
- * say so at start-up rather than refusing every request.
+ * A client allowed this grant must name the APIs it fronts, or it could exchange nothing: say
+ * so when the client is defined (config, database, client store) rather than refusing every request.
  */
+export function frontedApisProblem(client: Client): ClientProblem | undefined {
+  if (client.allowedSubjectTokenAudiences.length > 0) return undefined;
+  return {
+    field: 'allowedSubjectTokenAudiences',
+    message: `client "${client.clientId}" may use the delegation grant but lists no API resource whose tokens it may exchange; list the APIs it fronts, e.g. ["api1"]`,
+  };
+}
+
 function requireFrontedApis(config: PluginConfig): void {
   config.clients.forEach((client, i) => {
-    if (client.allowedGrantTypes.includes('delegation') && client.allowedSubjectTokenAudiences.length === 0) {
-      throw new Error(
-        `clients[${i}].allowedSubjectTokenAudiences: client "${client.clientId}" may use the delegation grant but lists no API resource whose tokens it may exchange; list the APIs it fronts, e.g. ["api1"]`,
-      );
-    }
+    const problem = client.allowedGrantTypes.includes('delegation') ? frontedApisProblem(client) : undefined;
+    if (problem) throw new Error(`clients[${i}].${problem.field}: ${problem.message}`);
   });
 }
 
@@ -29,6 +36,7 @@ export function createDelegationGrant({ tokenValidator, logger, config }: Pick<P
   return {
     grantType: 'delegation',
     parameters: [{ name: 'token', maxLength: 16_384, secret: true }],
+    checkClient: frontedApisProblem,
     async validate(ctx) {
       const token = ctx.request.raw.get('token');
       if (token === undefined) {

@@ -1,19 +1,27 @@
 import {
   certificateBindingProblem, InvalidRequest, InvalidTarget, requireDpopBinding,
-  type AccessTokenClaims, type ExtensionGrantValidator, type GrantContext, type JsonValue, type PluginConfig, type PluginDependencies,
+  type AccessTokenClaims, type Client, type ClientProblem, type ExtensionGrantValidator, type GrantContext, type JsonValue, type PluginConfig, type PluginDependencies,
 } from 'svc/sdk';
 
 const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
 const grantType = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
-/** A client allowed token exchange with no audience to exchange is a config mistake: say so at start-up. */
+/**
+ * A client allowed token exchange with no audience to exchange is a config mistake: say so when
+ * the client is defined (config, database, client store), not at every request.
+ */
+export function exchangeableAudiencesProblem(client: Client): ClientProblem | undefined {
+  if (client.allowedSubjectTokenAudiences.length > 0) return undefined;
+  return {
+    field: 'allowedSubjectTokenAudiences',
+    message: `client "${client.clientId}" may use ${grantType} but lists no API resource whose tokens it may exchange; list the APIs it fronts, e.g. ["api1"]`,
+  };
+}
+
 function requireExchangeableAudiences(config: PluginConfig): void {
   config.clients.forEach((client, i) => {
-    if (client.allowedGrantTypes.includes(grantType) && client.allowedSubjectTokenAudiences.length === 0) {
-      throw new Error(
-        `clients[${i}].allowedSubjectTokenAudiences: client "${client.clientId}" may use ${grantType} but lists no API resource whose tokens it may exchange; list the APIs it fronts, e.g. ["api1"]`,
-      );
-    }
+    const problem = client.allowedGrantTypes.includes(grantType) ? exchangeableAudiencesProblem(client) : undefined;
+    if (problem) throw new Error(`clients[${i}].${problem.field}: ${problem.message}`);
   });
 }
 
@@ -68,6 +76,7 @@ export function createTokenExchangeGrant({ tokenValidator, config, logger }: Pic
 
   return {
     grantType,
+    checkClient: exchangeableAudiencesProblem,
     parameters: [
       { name: 'subject_token', maxLength: 16_384, secret: true },
       { name: 'actor_token', maxLength: 16_384, secret: true },

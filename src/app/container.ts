@@ -30,10 +30,13 @@ import { endpointUrls, paths } from '../endpoints/urls.js';
 import { receivesClientCertificates } from '../config/tls-material.js';
 import { createTokenValidator } from '../oauth/token-validator.js';
 import { createConfigUserValidator } from '../oauth/config-user-validator.js';
+import { builtInUsers } from '../users/built-in-users.js';
+import { createDatabaseUsers } from '../users/database-users.js';
+import { scryptCostOf } from '../config/password-format.js';
 import { createRefreshTokenService, type RefreshTokenService } from '../oauth/refresh-tokens.js';
 import { createIdTokenIssuer, type IdTokenIssuer } from '../oauth/id-token-issuer.js';
 import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
-import { createClientAuthenticator, type ClientAuthenticator } from '../oauth/client-authenticator.js';
+import { createClientAuthenticator, type ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { certificateBinding } from '../sender-binding/certificate-binding.js';
 import { createClientDirectory, type ClientDirectory } from '../clients/client-directory.js';
 import { createEntryChecker } from '../clients/check-entry.js';
@@ -60,6 +63,7 @@ import { userCodeScheme } from '../device/user-code.js';
 import { createDevicePage } from '../http/pages/device-page.js';
 import type { Middleware } from 'koa';
 import { createFailedAttempts } from '../throttling/failed-attempts.js';
+import { createIntrospectionSigner } from '../endpoints/introspection-jwt.js';
 import { createPushedRequests, type PushedRequests } from '../authorize/pushed-requests.js';
 import type { RequestValidator } from '../authorize/authorization-request.js';
 import { authorizationRequestsOf, scopeDescriptionsOf, signInPartsLoader, verificationPageLoader } from './page-wiring.js';
@@ -69,7 +73,11 @@ import { BootError } from '../config/boot-error.js';
 import { createUpstreamSignIn } from '../upstream/upstream-sign-in.js';
 import { createMemoryUpstreamAccounts, type UpstreamAccounts } from '../upstream/upstream-accounts.js';
 import { withUpstreamSignIn } from './page-wiring.js';
+import { createAccountPage } from '../http/pages/account-page.js';
 import { createInteractionLimit } from '../authorize/interaction-limit.js';
+import type { ScopeDescriptions } from '../pages/device-views.js';
+import { loadBranding, type Branding } from '../pages/branding.js';
+import { pageAssets } from '../http/pages/assets.js';
 import { createPageParts, type LoadPageParts } from '../pages/page-parts.js';
 import { createRouter } from '../http/routes.js';
 import { homePage } from '../http/pages/home-page.js';
@@ -116,7 +124,7 @@ export interface HostCradle extends ContainerInputs {
   /** Sinks come from plugins, which are built later: `create-app` attaches them once built. */
   events: EventService;
   tokenValidator: TokenValidator;
-  /** The config's `users`, unless a plugin's user store replaces it. */
+  /** The built-in users (the config's `users` and the database's), unless a plugin's user store replaces them. */
   configUsers: ResourceOwnerValidator;
   pluginRegistrar: ReturnType<typeof createPluginRegistrar>;
   /** The standard grants, as a plugin; also given the host services a stranger's grant cannot reach. */
@@ -141,11 +149,13 @@ export interface HostCradle extends ContainerInputs {
   /** The cookie, CSRF and sign-in sessions every page shares (single sign-on across the pages). */
   pageParts: LoadPageParts;
   /** Configured scope descriptions, for consent on every page. */
-  scopeDescriptions: ReadonlyMap<string, string | undefined>;
+  scopeDescriptions: ScopeDescriptions;
   /** The authorization request's checks, at the authorization endpoint and PAR. */
   authorizationRequests: RequestValidator;
   /** Pushed authorization requests (RFC 9126): PAR stores them, the authorization endpoint redeems them. */
   pushedRequests: PushedRequests;
+  /** The pages' look from `pages` in the config, its files read and templates parsed at start-up. */
+  branding: Branding;
   signInPages: ReturnType<typeof createSignInPages>;
   devicePage: Middleware;
   /** DPoP proofs (RFC 9449) at the token endpoint and UserInfo. */
@@ -174,7 +184,12 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     urls: asFunction(({ config }: HostCradle) => endpointUrls(config.issuer)).singleton(),
     events: asFunction(({ logger, clock }: HostCradle) => createEventService(logger, () => clock.now())).singleton(),
     tokenValidator: asFunction(({ config, keyRing, store, clock }: HostCradle) => createTokenValidator({ config, keyRing, store, clock })).singleton(),
-    configUsers: asFunction(({ config }: HostCradle) => createConfigUserValidator({ config })).singleton(),
+    // The store is a stand-in until it opens (after the plugins are built): read on each call.
+    configUsers: asFunction(({ config, store, clock }: HostCradle) =>
+      builtInUsers(config.users, createConfigUserValidator({ config }), createDatabaseUsers({
+        users: () => store.users, clock, decoyCost: config.users.map((u) => scryptCostOf(u.password)).find((c) => c !== undefined),
+      })),
+    ).singleton(),
     pluginRegistrar: asFunction(({ config, urls, logger, clock, store, tokenValidator, configUsers }: HostCradle) =>
       createPluginRegistrar({ config, urls, logger, clock, store, tokenValidator, configUsers }),
     ).singleton(),
@@ -228,6 +243,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     scopeDescriptions: asFunction(({ config }: HostCradle) => scopeDescriptionsOf(config)).singleton(),
     authorizationRequests: asFunction(({ clientDirectory, scopeCatalog }: HostCradle) => authorizationRequestsOf(clientDirectory.clients, scopeCatalog)).singleton(),
     pushedRequests: asFunction(({ store, clock }: HostCradle) => createPushedRequests({ store, clock })).singleton(),
+    branding: asFunction(({ config }: HostCradle) => loadBranding(config)).singleton(),
     signInPages: asFunction((cradle: HostCradle) => {
       const { config, store, clock, logger, counters } = cradle;
       // ISSUE 34: the configured identity providers, served through the external sign-in seam.
@@ -235,7 +251,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
         config, accounts: cradle.upstreamAccounts, store, clock, logger, events: cradle.events,
       }));
       return createSignInPages({
-        issuer: config.issuer, limits: config.limits, logger, customPage,
+        issuer: config.issuer, limits: config.limits, logger, customPage, branding: cradle.branding,
         signInParts: signInPartsLoader({
           config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
           resourceOwnerValidator: cradle.resourceOwnerValidator, keyRing: cradle.keyRing,
@@ -253,7 +269,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     devicePage: asFunction((cradle: HostCradle) => {
       const { config, store, clock, logger, counters } = cradle;
       return createDevicePage({
-        issuer: config.issuer, limits: config.limits, userCodeFormat: config.deviceFlow.userCodeFormat, logger,
+        issuer: config.issuer, limits: config.limits, userCodeFormat: config.deviceFlow.userCodeFormat, logger, branding: cradle.branding,
         verificationPage: verificationPageLoader({
           config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
           resourceOwnerValidator: cradle.resourceOwnerValidator, scopeDescriptions: cradle.scopeDescriptions,
@@ -295,6 +311,11 @@ function createHostRouter(cradle: HostCradle): Router {
       introspection: createIntrospectionEndpoint({
         clientAuthenticator, tokenValidator, clock, events,
         inactiveLimit: memoryWindowLimit({ limit: config.introspectionLimit.maxInactive, window: config.introspectionLimit.window }),
+        signer: createIntrospectionSigner({
+          issuer: config.issuer, keyRing, clock, tracing: cradle.tracing,
+          // RFC 9701 §6: RS256, the default of `introspection_signed_response_alg`.
+          algorithmFor: () => 'RS256',
+        }),
       }),
       revocation: createRevocationEndpoint({ issuer: config.issuer, clientAuthenticator, store, logger, events }),
       deviceAuthorization: createDeviceAuthorizationEndpoint({
@@ -308,6 +329,9 @@ function createHostRouter(cradle: HostCradle): Router {
         events,
       }),
       devicePage: cradle.devicePage,
+      accountPage: createAccountPage({
+        config, users: () => store.users, resourceOwnerValidator, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts, clock, logger,
+      }),
       signIn: signInPages,
       par: createParEndpoint({
         clientAuthenticator, validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, credentialParameters: parameterTable.credentials,
@@ -319,6 +343,7 @@ function createHostRouter(cradle: HostCradle): Router {
       discoveryJson: discoveryDocument(config, urls, registry, () => clientDirectory.facts()),
       jwksJson: () => keyRing.jwksJson(),
       homePage: homePage(config.issuer),
+      ...(cradle.branding.assets.size > 0 ? { pageAssets: pageAssets(cradle.branding) } : {}),
       ...(config.registration.enabled
         ? {
             registration: createRegistrationEndpoint({

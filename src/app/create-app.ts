@@ -16,7 +16,7 @@ import type { Clock } from '../sdk/contracts.js';
 import { BootError } from '../config/boot-error.js';
 import { createLogger, withRedacted, type AppLogger } from '../log/logger.js';
 import { createStore } from '../store/create-store.js';
-import { startExpiredGrantSweeper } from '../store/expired-grant-sweeper.js';
+import { startExpiredGrantSweeper, type SweepResult } from '../store/expired-grant-sweeper.js';
 import type { Store } from '../store/store.js';
 import { createKeyRing, type KeyRing } from '../oauth/keys/key-ring.js';
 import type { TokenIssuer } from '../oauth/token-issuer.js';
@@ -36,6 +36,7 @@ import { clientCertificates } from '../http/client-certificate.js';
 import { loadTlsMaterial, receivesClientCertificates, type TlsMaterial } from '../config/tls-material.js';
 import { createServiceContainer, registerKeyRing, registerPageSecret, registerPluginContributions, registerStore, type ServiceContainer } from './container.js';
 import { lateBound } from './late-bound.js';
+import { checkUsersUnique } from '../users/built-in-users.js';
 import { loadCookieSecret } from '../pages/cookie-secret.js';
 import { sampleSecretsInUse } from '../config/sample-secrets.js';
 import { systemClock } from './system-clock.js';
@@ -96,6 +97,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   // Before anything is opened: a bad certificate or key file stops start-up naming its field.
   const tls = loadTlsMaterial(config);
   const rootLogger = createLogger(config.logLevel, options.logDestination);
+  for (const line of config.deprecations) rootLogger.warn(line);
   const samples = sampleSecretsInUse(config);
   if (samples) {
     rootLogger.warn(samples, 'secrets published in the README\'s samples are in use: anyone can authenticate as these clients and APIs; replace them (npx svc hash-secret)');
@@ -120,6 +122,8 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   let keyRing: KeyRing | undefined;
   try {
     // Every check of the config first: nothing is created or written for a config start-up refuses.
+    // The pages' files and templates (`pages`): one missing or broken stops start-up naming its field.
+    void container.cradle.branding;
     const registry = await buildPlugins(container);
     const opened = options.store ?? (await openStore(config, rootLogger));
     store = started ? tracedStore(opened, tracing, config.store.split(':')[0]!) : opened;
@@ -129,11 +133,13 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     await container.cradle.counters.ready();
     // Before any key is made: a stored client the config's rules refuse, or a client id two stores define, stops start-up.
     await container.cradle.clientDirectory.load();
+    // Likewise a username (or subject id) both the config and the database hold.
+    await checkUsersUnique(config.users, store.users);
     const { logger, keyProtector } = container.cradle;
     keyRing = await createKeyRing({ config, store, clock, logger, protector: keyProtector });
     lateKeyRing.bind(keyRing);
     registerKeyRing(container, keyRing);
-    registerPageSecret(container, await loadCookieSecret({ configured: config.deviceFlow.cookieSecret, store, clock, protector: keyProtector }));
+    registerPageSecret(container, await loadCookieSecret({ configured: config.pageSecret, store, clock, protector: keyProtector }));
     return assemble(container, registry, tls);
   } catch (err) {
     keyRing?.stop();
@@ -200,6 +206,9 @@ function assemble(container: ServiceContainer, registry: PluginRegistry, tls: Tl
     intervalSeconds: config.cleanupInterval,
     clock,
     onError: (err: unknown) => logger.warn({ err }, 'expired grant sweep failed'),
+    // Nodes on one PostgreSQL (or one SQLite file) take turns; an in-memory store is this process's alone.
+    shared: config.store !== 'memory' && config.store !== 'sqlite::memory:',
+    ...(metrics ? { onSweep: (result: SweepResult) => metrics.swept(result) } : {}),
   });
 
   let closeServer: (() => Promise<void>) | undefined;

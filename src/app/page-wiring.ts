@@ -7,7 +7,8 @@
 import type { ResolvedConfig } from '../config/schema.js';
 import type { EventService } from '../events/event-service.js';
 import type { Clock, ExternalSignIn, Logger, ResourceOwnerValidator, SignInPage } from '../sdk/contracts.js';
-import type { Client } from '../sdk/model.js';
+import type { Client, LocalizedText } from '../sdk/model.js';
+import type { ScopeDescriptions } from '../pages/device-views.js';
 import type { Store } from '../store/store.js';
 import type { Lookup } from '../clients/client-directory.js';
 import type { ScopeCatalog } from '../oauth/scopes.js';
@@ -34,10 +35,10 @@ import type { LoadVerificationPage } from '../http/pages/device-page.js';
  * The configured scope descriptions, for consent on both flows' pages; a scope without one is
  * worded by the page text catalogue in each language.
  */
-export function scopeDescriptionsOf(config: Pick<ResolvedConfig, 'identityResources' | 'apiScopes'>): ReadonlyMap<string, string | undefined> {
-  const descriptions = new Map<string, string | undefined>();
-  for (const r of config.identityResources) descriptions.set(r.name, r.description);
-  for (const s of config.apiScopes) descriptions.set(s.name, s.description);
+export function scopeDescriptionsOf(config: Pick<ResolvedConfig, 'identityResources' | 'apiScopes'>): ScopeDescriptions {
+  const descriptions = new Map<string, LocalizedText | undefined>();
+  for (const r of config.identityResources) descriptions.set(r.name, r.descriptions ?? r.description);
+  for (const s of config.apiScopes) descriptions.set(s.name, s.descriptions ?? s.description);
   return descriptions;
 }
 
@@ -66,7 +67,7 @@ export interface SignInWiring {
   keyRing: Pick<KeyRing, 'verificationKey'>;
   validator: RequestValidator;
   pushed: PushedRequests;
-  scopeDescriptions: ReadonlyMap<string, string | undefined>;
+  scopeDescriptions: ScopeDescriptions;
   /** A plugin's sign-in page in place of the built-in one. */
   customPage?: SignInPage | undefined;
   passwordThrottle: PasswordThrottle;
@@ -113,7 +114,7 @@ export interface DeviceWiring {
   logger: Logger;
   events?: EventService | undefined;
   resourceOwnerValidator: ResourceOwnerValidator;
-  scopeDescriptions: ReadonlyMap<string, string | undefined>;
+  scopeDescriptions: ScopeDescriptions;
   /** Wrong user codes, counted where N nodes share the limit (`throttling/counters.ts`). */
   failedAttempts: FailedAttempts;
   passwordThrottle: PasswordThrottle;

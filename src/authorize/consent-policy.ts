@@ -13,8 +13,8 @@
  *   and the request is treated "as if no previous request had been approved": consent every
  *   time, and `prompt=none` is `consent_required` (node-oidc-provider's `native_client_prompt`).
  */
-import type { Client } from '../sdk/model.js';
-import { isLoopbackHost } from '../config/validate-sign-in.js';
+import type { Client } from '../config/schema.js';
+import { isLoopbackHost } from '../config/redirect-uri-rules.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 
 const offlineAccess = 'offline_access';

@@ -14,7 +14,7 @@ import type { EventService } from '../events/event-service.js';
 import type { Csrf } from '../pages/csrf.js';
 import type { SignInSession, SignInSessions } from '../sessions/sign-in-sessions.js';
 import type { IdTokenHint } from './id-token-hint.js';
-import type { BrowserContext, FlowOutcome } from './authorize-flow.js';
+import type { BrowserContext, FlowOutcome } from './flow-outcome.js';
 import type { SignInMessageId } from '../pages/sign-in-views.js';
 import type { Lookup } from '../clients/client-directory.js';
 import { idTokenHintMaxLength } from '../oauth/form-params.js';

@@ -4,7 +4,7 @@
  * app binds whatever port is free when it starts.
  */
 import type { Client } from '../config/schema.js';
-import { isLoopbackHost } from '../config/validate-sign-in.js';
+import { isLoopbackHost } from '../config/redirect-uri-rules.js';
 
 const loopbackIpHosts = new Set(['127.0.0.1', '[::1]']);
 

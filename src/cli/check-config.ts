@@ -1,4 +1,5 @@
 import { createApp } from '../app/create-app.js';
+import { plainWarnings } from './plain-warnings.js';
 import { BootError } from '../config/boot-error.js';
 import { loadConfig } from '../config/load.js';
 import { secretExpiryWarnings } from '../config/secret-expiry.js';
@@ -14,7 +15,7 @@ export async function checkConfigCommand(configPath: string | undefined): Promis
   let plugins: number;
   try {
     loaded = await loadConfig({ path: configPath });
-    const app = await createApp({ ...loaded.config, logLevel: 'warn' }, { store: createMemoryStore() });
+    const app = await createApp({ ...loaded.config, logLevel: 'warn' }, { store: createMemoryStore(), logDestination: plainWarnings() });
     await app.close();
     plugins = app.registry.plugins.length;
   } catch (err) {
@@ -26,6 +27,7 @@ export async function checkConfigCommand(configPath: string | undefined): Promis
   }
   const { config, filepath } = loaded;
   for (const warning of secretExpiryWarnings(config, Date.now())) process.stderr.write(`svc: warning: ${warning}\n`);
-  process.stdout.write(`${filepath}: config ok (${config.clients.length} clients, ${plugins} plugins)\n`);
+  const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+  process.stdout.write(`${filepath}: config ok (${count(config.clients.length, 'client')}, ${count(plugins, 'plugin')})\n`);
   return 0;
 }

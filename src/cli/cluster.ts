@@ -70,13 +70,14 @@ export async function prepareSharedStore(config: ResolvedConfig, logger: AppLogg
  * workers drained cleanly; 1 when start-up failed or a worker had to be killed.
  */
 export async function runPrimary(config: ResolvedConfig, configPath: string): Promise<number> {
-  // Workers load the same file; the port the primary resolved (config, --port or PORT) goes along.
+  // Workers load the same file; the port and host the primary resolved (config, --port/PORT,
+  // --host/HOST) go along.
   checkStoreIsShared(config);
   const logger = createLogger(config.logLevel);
   await prepareSharedStore(config, logger);
 
   if (config.metrics.enabled) aggregateForWorkers();
-  cluster.setupPrimary({ exec: svcBin, args: ['start', '--config', configPath, '--port', String(config.port)] });
+  cluster.setupPrimary({ exec: svcBin, args: ['start', '--config', configPath, '--port', String(config.port), '--host', config.host] });
   logger.info({ workers: config.workers, config: configPath }, 'cluster starting');
 
   return new Promise((resolve) => {

@@ -41,6 +41,12 @@ function portOverride(values: OptionValues): number | undefined {
   return port;
 }
 
+/** A listen address from `--host` or `HOST`; the config checks it like the file's `host`. */
+function hostOverride(values: OptionValues): string | undefined {
+  const raw = text(values.host) ?? process.env.HOST;
+  return raw === undefined || raw === '' ? undefined : raw;
+}
+
 /** The secret from the command line, or from standard input when none (or `-`) was given. */
 async function secretArgument(positionals: readonly string[], what: string): Promise<string> {
   const given = positionals[0];
@@ -61,11 +67,13 @@ export const commands: Command[] = [
   },
   {
     name: 'start',
-    synopsis: '[--config <path>] [--port <n>]',
+    synopsis: '[--config <path>] [--port <n>] [--host <address>]',
     summary: 'run the service',
-    details: `${configHelp}\n  --port <n>            listen on this port instead of the config's (PORT does the same)`,
-    options: { ...config, port: { type: 'string' } },
-    run: async (values) => (await import('./start.js')).start(text(values.config), portOverride(values)),
+    details: `${configHelp}\n  --port <n>            listen on this port instead of the config's (PORT does the same)\n` +
+      "  --host <address>      listen on this address instead of the config's host, e.g. 0.0.0.0 in a\n" +
+      '                        container (HOST does the same)',
+    options: { ...config, port: { type: 'string' }, host: { type: 'string' } },
+    run: async (values) => (await import('./start.js')).start(text(values.config), portOverride(values), hostOverride(values)),
   },
   {
     name: 'check-config',
@@ -123,12 +131,15 @@ export const commands: Command[] = [
   },
   {
     name: 'create-client-key',
-    synopsis: '--client <id> --out <key.pem> [--alg ES256|RS256|PS256|EdDSA] [--days 365]',
+    synopsis: '--client <id> --out <key.pem> [--cert <cert.crt>] [--alg ES256|RS256|PS256|EdDSA] [--days 365]',
     summary: 'make a key pair and self-signed certificate for private_key_jwt',
-    options: { client: { type: 'string' }, out: { type: 'string' }, alg: { type: 'string' }, days: { type: 'string' } },
+    details:
+      '  --out <key.pem>       the private key (owner-only); never overwritten\n' +
+      '  --cert <cert.crt>     the certificate (default: beside the key, .crt)',
+    options: { client: { type: 'string' }, out: { type: 'string' }, cert: { type: 'string' }, alg: { type: 'string' }, days: { type: 'string' } },
     run: async (values) =>
       (await import('./create-client-key-command.js')).createClientKeyCommand({
-        client: text(values.client), out: text(values.out), alg: text(values.alg), days: text(values.days),
+        client: text(values.client), out: text(values.out), cert: text(values.cert), alg: text(values.alg), days: text(values.days),
       }),
   },
   {
@@ -236,6 +247,47 @@ commands.push(
     run: async (values, positionals) => (await import('./clients-command.js')).clientsCommand('apiResource', values, positionals),
   },
 );
+
+const usersDetails = [
+  '  add <username>          [--email <address>] [--email-verified true|false] [--claim name=value]...',
+  "                          [--claims '<json>'] [--disabled] [--generate-password | --no-password]",
+  '  list                    every user in the database (never a password hash)',
+  '  show <user>             one user: subject, e-mail, claims, state, last sign-in, linked identities',
+  '  update <user>           [--username <new>] [--email <address> | --email ""] [--email-verified true|false]',
+  "                          [--claim name=value]... [--remove-claim name]... [--claims '<json>']",
+  '  disable|enable <user>   refuse or allow their sign-in; disable also ends their sessions and revokes',
+  '                          their refresh tokens',
+  '  remove <user>           delete them (their subject id is never given to anyone else)',
+  '  set-password <user>     [--generate-password]',
+  '  unlink <user> <provider> [<upstream subject>]   forget a linked upstream identity',
+  '  --json                  machine-readable output',
+  '  <user> is a username (compared without regard to case) or a subject id. A password is read',
+  '  from a prompt that does not echo, or from standard input (printf %s "$PW" | svc users add alice),',
+  '  never from the command line; --generate-password prints a new one once. It must meet passwordRules.',
+  configHelp,
+].join('\n');
+
+commands.push({
+  name: 'users',
+  synopsis: 'add|list|show|update|disable|enable|remove|set-password|unlink [<user>] [options]',
+  summary: 'manage the users the service keeps in the database',
+  details: usersDetails,
+  options: {
+    ...config,
+    json: { type: 'boolean' },
+    email: { type: 'string' },
+    'email-verified': { type: 'string' },
+    claim: { type: 'string', multiple: true },
+    'remove-claim': { type: 'string', multiple: true },
+    claims: { type: 'string' },
+    username: { type: 'string' },
+    disabled: { type: 'boolean' },
+    'generate-password': { type: 'boolean' },
+    'no-password': { type: 'boolean' },
+  },
+  positionals: 4,
+  run: async (values, positionals) => (await import('./users-command.js')).usersCommand(values, positionals),
+});
 
 export function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -4,7 +4,9 @@
  * and what to do (`user-facing-error.ts`), never a stack trace.
  */
 import { parseArgs } from 'node:util';
-import { commandHelp, commands, overview } from './commands.js';
+import { serviceVersion } from '../app/version.js';
+import { didYouMean } from '../config/closest-name.js';
+import { commandHelp, commands, overview, type Command } from './commands.js';
 import { describeFailure } from './user-facing-error.js';
 
 function fail(message: string): number {
@@ -18,13 +20,17 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(overview());
     return 1;
   }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(`svc ${serviceVersion}\n`);
+    return 0;
+  }
   if (name === 'help' || name === '--help' || name === '-h') {
     const about = rest[0] === undefined ? undefined : commands.find((c) => c.name === rest[0]);
     process.stdout.write(about ? commandHelp(about) : overview());
     return 0;
   }
   const command = commands.find((c) => c.name === name);
-  if (!command) return fail(`unknown command "${name}"\n\n${overview()}`);
+  if (!command) return fail(`unknown command "${name}"${didYouMean(name, commands.map((c) => c.name))}\n\n${overview()}`);
 
   let parsed;
   try {
@@ -34,7 +40,7 @@ export async function main(argv: string[]): Promise<number> {
       options: { ...command.options, help: { type: 'boolean', short: 'h' } },
     });
   } catch (err) {
-    return fail(`${(err as Error).message}\n\n${commandHelp(command)}`);
+    return fail(`${optionProblem(err as Error & { code?: string }, command)}\n\n${commandHelp(command)}`);
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -48,5 +54,26 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(values, positionals);
   } catch (err) {
     return fail(describeFailure(err, command.name));
+  }
+}
+
+/**
+ * Node's parser words its errors for programmers (`Unknown option '--prot'. To specify a
+ * positional argument starting with a '-', place it ...`): say it in the CLI's own words,
+ * with the closest option the command has.
+ */
+function optionProblem(err: Error & { code?: string }, command: Command): string {
+  // The option as Node quotes it: `'--prot'`, `'--port <value>'`, `'-h, --help'`: its long name.
+  const given = /'(-[^']*)'/.exec(err.message)?.[1]?.split(/[ ,]+/).filter((token) => token.startsWith('-')).pop();
+  const known = Object.entries(command.options).flatMap(([long, spec]) => [`--${long}`, ...(spec.short ? [`-${spec.short}`] : [])]);
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `${command.name}: unknown option ${given ?? ''}${given ? didYouMean(given, [...known, '--help']) : ''}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return given === undefined
+        ? `${command.name}: ${err.message}`
+        : `${command.name}: ${given} ${/argument missing/.test(err.message) ? 'needs a value' : 'takes no value'}`;
+    default:
+      return `${command.name}: ${err.message}`;
   }
 }

@@ -12,10 +12,10 @@ const drainTimeoutMs = 10_000;
  * With `workers` > 1 this process becomes the cluster primary (see `cluster.ts`), and each
  * worker it forks runs this same command and serves.
  */
-export async function start(configPath: string | undefined, port?: number): Promise<number> {
+export async function start(configPath: string | undefined, port?: number, host?: string): Promise<number> {
   if (cluster.isWorker) {
     try {
-      const { config, filepath } = await loadConfig({ path: configPath, port });
+      const { config, filepath } = await loadConfig({ path: configPath, port, host });
       return await serve(config, filepath);
     } catch (err) {
       // Without its IPC channel the failed worker can exit and the primary sees why.
@@ -23,7 +23,7 @@ export async function start(configPath: string | undefined, port?: number): Prom
       throw err;
     }
   }
-  const { config, filepath } = await loadConfig({ path: configPath, port });
+  const { config, filepath } = await loadConfig({ path: configPath, port, host });
   return config.workers > 1 ? runPrimary(config, filepath) : serve(config, filepath);
 }
 

@@ -16,7 +16,10 @@ interface SystemError extends Error {
   path?: string;
   port?: number;
   address?: string;
+  hostname?: string;
 }
+
+const where = (err: SystemError): string => (err.address ? ` at ${err.address}${err.port ? `:${err.port}` : ''}` : '');
 
 export function describeFailure(error: unknown, command: string | undefined): string {
   if (error instanceof BootError) {
@@ -38,6 +41,23 @@ export function describeFailure(error: unknown, command: string | undefined): st
       return `no such file${err.path ? `: ${err.path}` : ''}. Check the path (relative paths are taken from the current folder).`;
     case 'EISDIR':
       return `${err.path ?? 'the path'} is a folder, not a file.`;
+    case 'ENOTDIR':
+      return `${err.path ? `part of ${err.path}` : 'part of the path'} is a file, not a folder.`;
+    case 'EEXIST':
+      return `${err.path ?? 'the file'} already exists; nothing was overwritten.`;
+    case 'ENOSPC':
+      return `the disk is full${err.path ? ` (writing ${err.path})` : ''}: free some space and try again.`;
+    case 'EROFS':
+      return `${err.path ?? 'the path'} is on a read-only file system.`;
+    case 'ECONNREFUSED':
+      return `nothing answers${where(err)}: the connection was refused. Is the server (the database, Redis, the service) running, and is the address in the config right?`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the host name${err.hostname ? ` "${err.hostname}"` : ''} could not be found: check the address in the config and the network's name service.`;
+    case 'ETIMEDOUT':
+      return `no answer${where(err)} in time: the server is down or a firewall drops the connection.`;
+    case 'ECONNRESET':
+      return `the connection${where(err)} was closed by the other side; try again, and check that server's log.`;
     default:
       return `${command ?? 'svc'} failed: ${err.message || err.name}`;
   }

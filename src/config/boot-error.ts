@@ -13,7 +13,8 @@ export type BootErrorCode =
   | 'STORE_UNAVAILABLE'
   | 'KEYS_INVALID'
   | 'TRACING_FAILED'
-  | 'CLIENT_CONFLICT';
+  | 'CLIENT_CONFLICT'
+  | 'USER_CONFLICT';
 
 export class BootError extends Error {
   override readonly name = 'BootError';

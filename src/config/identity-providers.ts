@@ -1,10 +1,10 @@
 /**
  * ISSUE 34 — `identityProviders` and `upstreamSignIn`: sign-in through upstream OpenID
- * Connect and OAuth 2.0 providers. Kept in this one file (types, defaults, checks, resolution)
- * so the config system can take it over as one piece; `schema.ts`, `validate.ts` and
- * `resolve.ts` each reach it through one marked line.
+ * Connect and OAuth 2.0 providers. Kept in this one file (types, defaults, checks, resolution):
+ * `schema.ts` declares both fields through their checkers (`checkedBy`), `cross-checks.ts` holds
+ * the one check across them, and `resolve.ts` fills in the defaults with `resolveIdentityProviders`.
  */
-import type { Problems } from './problems.js';
+import type { Problems } from './fields.js';
 
 /** Upstream claim → our claim, e.g. `{ login: 'preferred_username' }`. */
 export type ClaimMapping = Record<string, string>;
@@ -96,8 +96,6 @@ export const identityProviderDefaults = {
   timeout: 10,
 } as const;
 
-export const upstreamTopLevelFields = ['identityProviders', 'upstreamSignIn'] as const;
-
 const commonFields = [
   'name', 'displayName', 'type', 'clientId', 'clientSecret', 'privateKeyJwt', 'scopes', 'claimMapping', 'allowedEmailDomains', 'requiredClaim',
   'trustEmailVerified', 'timeout',
@@ -129,23 +127,27 @@ function nonEmpty(p: Problems, path: string, value: unknown): value is string {
   return false;
 }
 
-/** Start-up checks of `identityProviders` and `upstreamSignIn`; each message names the field. */
-export function checkIdentityProviders(p: Problems, raw: Record<string, unknown>): void {
+/** Start-up checks of `upstreamSignIn`; each message names the field (`upstreamSignIn.<key>`). */
+export function checkUpstreamSignIn(p: Problems, opts: unknown): void {
+  if (opts === undefined) return;
+  if (!isObject(opts)) return p.add('upstreamSignIn', `expected an object, got ${kindOf(opts)}`);
+  for (const key of Object.keys(opts)) if (key !== 'hidePasswordForm' && key !== 'linkByVerifiedEmail') p.add(`upstreamSignIn.${key}`, 'unknown field (known: hidePasswordForm, linkByVerifiedEmail)');
+  for (const key of ['hidePasswordForm', 'linkByVerifiedEmail'] as const) {
+    if (opts[key] !== undefined && typeof opts[key] !== 'boolean') p.add(`upstreamSignIn.${key}`, `expected true or false, got ${kindOf(opts[key])}`);
+  }
+}
+
+/** The check across both fields (`cross-checks.ts`): hiding the password form needs providers. */
+export function checkHiddenPasswordForm(p: Problems, raw: { identityProviders?: unknown; upstreamSignIn?: unknown }): void {
   const opts = raw.upstreamSignIn;
-  if (opts !== undefined) {
-    if (!isObject(opts)) p.add('upstreamSignIn', `expected an object, got ${kindOf(opts)}`);
-    else {
-      for (const key of Object.keys(opts)) if (key !== 'hidePasswordForm' && key !== 'linkByVerifiedEmail') p.add(`upstreamSignIn.${key}`, 'unknown field (known: hidePasswordForm, linkByVerifiedEmail)');
-      for (const key of ['hidePasswordForm', 'linkByVerifiedEmail'] as const) {
-        if (opts[key] !== undefined && typeof opts[key] !== 'boolean') p.add(`upstreamSignIn.${key}`, `expected true or false, got ${kindOf(opts[key])}`);
-      }
-    }
+  if (raw.identityProviders === undefined && isObject(opts) && opts.hidePasswordForm === true) {
+    p.add('upstreamSignIn.hidePasswordForm', 'needs identityProviders: without them nobody could sign in');
   }
-  const list = raw.identityProviders;
-  if (list === undefined) {
-    if (isObject(opts) && opts.hidePasswordForm === true) p.add('upstreamSignIn.hidePasswordForm', 'needs identityProviders: without them nobody could sign in');
-    return;
-  }
+}
+
+/** Start-up checks of `identityProviders`; each message names the field (`identityProviders[i].<key>`). */
+export function checkIdentityProviders(p: Problems, list: unknown): void {
+  if (list === undefined) return;
   if (!Array.isArray(list)) return p.add('identityProviders', `expected an array, got ${kindOf(list)}`);
   const names = new Set<string>();
   list.forEach((entry: unknown, i) => {

@@ -25,7 +25,7 @@ export interface LoadedConfig {
 }
 
 /** Reads a config file (or searches `cwd`), validates it and resolves defaults. */
-export async function loadConfig(options: { path?: string | undefined; cwd?: string; port?: number | undefined } = {}): Promise<LoadedConfig> {
+export async function loadConfig(options: { path?: string | undefined; cwd?: string; port?: number | undefined; host?: string | undefined } = {}): Promise<LoadedConfig> {
   const cwd = options.cwd ?? process.cwd();
   const explicit = options.path ?? process.env.SVC_CONFIG;
   let found: { config: unknown; filepath: string; isEmpty?: boolean } | null;
@@ -45,9 +45,15 @@ export async function loadConfig(options: { path?: string | undefined; cwd?: str
     );
   }
   const raw = found.config ?? {};
-  // `--port` / `PORT` win over the file's port (and so over the issuer derived from it).
-  const withPort = options.port === undefined || !isPlainObject(raw) ? raw : { ...raw, port: options.port };
-  return { filepath: found.filepath, config: checkConfig(withPort, dirname(found.filepath)), raw: withPort as UserConfig };
+  // `--port` / `PORT` win over the file's port (and so over the issuer derived from it), and
+  // `--host` / `HOST` over its listen address (a container or VM listens on 0.0.0.0 without a
+  // config edit).
+  const overrides = {
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.host === undefined ? {} : { host: options.host }),
+  };
+  const withOverrides = Object.keys(overrides).length === 0 || !isPlainObject(raw) ? raw : { ...raw, ...overrides };
+  return { filepath: found.filepath, config: checkConfig(withOverrides, dirname(found.filepath)), raw: withOverrides as UserConfig };
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

@@ -1,186 +1,30 @@
 /**
- * The two shapes of configuration: `UserConfig` is what `svc.config.ts` holds (everything
- * optional but the parties themselves, defaults documented in `defaults.ts`); `ResolvedConfig`
- * is complete and frozen, and is the only shape the rest of the service reads.
+ * The configuration, declared once per field with zod 4 (README, "Dependencies"): each entry
+ * gives the field's type (`UserConfig` is `z.input`: what `svc.config.ts` holds, everything
+ * optional but the parties themselves), its default (`.default`, applied by `resolve.ts`), its
+ * check with a message that names what was expected and what was found, and its description for
+ * the JSON Schema editors read (`svc.config.schema.json`) and the config reference
+ * (`docs/config-reference.md`), both written by `npm run config-schema`.
+ * Clients, secrets, API scopes and resources are declared the same way in `model.ts`. Checks across fields (a scope a client names must exist, and the like) live in
+ * `cross-checks.ts`; checks that need the loaded plugins in `src/plugin-host/check-config.ts`.
  * Field names mirror IdentityServer's model in camelCase, so configs move over.
  */
-import type { JwsAlgorithm } from '../sdk/jws.js';
-import type { ApiResource, ApiScope, Client, IdentityResource, Secret } from '../sdk/model.js';
-// ISSUE 34 (upstream sign-in): its fields live in identity-providers.ts.
-import type { IdentityProviderConfig, ResolvedUpstreamSignIn, UpstreamSignInConfig } from './identity-providers.js';
-
-/** A secret held by a client or an API resource (spec §2.1). */
-export interface SecretConfig {
-  /**
-   * Shared secret: base64 of the SHA-256 (or SHA-512) digest of the UTF-8 secret, as made by
-   * `hashSecret()` or `svc hash-secret`. Certificate secret: the leaf X.509 certificate, base64 DER.
-   */
-  value: string;
-  /** `"SharedSecret"` (default), `"X509CertificateBase64"`, `"JsonWebKey"`, or a plugin's own type. */
-  type?: string;
-  /** Shown in logs to tell secrets apart; never the secret itself. */
-  description?: string;
-  /** ISO 8601 date-time after which the secret no longer authenticates, e.g. `"2027-01-01T00:00:00Z"`. */
-  expiration?: string;
-}
-
-export interface ClientConfig {
-  clientId: string;
-  clientName?: string;
-  clientSecrets?: SecretConfig[];
-  /** `false` makes a public client that authenticates with `client_id` alone. Default `true`. */
-  requireClientSecret?: boolean;
-  /** e.g. `["client_credentials"]`, or an extension grant's `grantType` such as `"delegation"`. */
-  allowedGrantTypes: string[];
-  /** API scopes and identity resources the client may request. */
-  allowedScopes: string[];
-  /** Access token lifetime in seconds. Default 3600. */
-  accessTokenLifetime?: number;
-  /** `"jwt"` (default) or `"reference"`: an opaque handle whose claims live in the store. */
-  accessTokenType?: 'jwt' | 'reference';
-  /** Lets the client request `offline_access` and receive refresh tokens. Default `false`. */
-  allowOfflineAccess?: boolean;
-  /** Absolute refresh token lifetime in seconds. Default 2592000 (30 days). */
-  absoluteRefreshTokenLifetime?: number;
-  /** Sliding refresh token lifetime in seconds; 0 turns sliding off. Default 1296000 (15 days). */
-  slidingRefreshTokenLifetime?: number;
-  /**
-   * Seconds after a refresh token is used in which presenting it again is refused
-   * (`invalid_grant`) without revoking its family: two tabs, or a retry after a time-out, send
-   * the same token at once. Later reuse revokes the family (RFC 9700 §4.14.2). 0 turns the
-   * grace off. Default 5.
-   *
-   * @example refreshTokenReuseInterval: 0 // every second use revokes the family
-   */
-  refreshTokenReuseInterval?: number;
-  /** Device code lifetime in seconds (RFC 8628). Default 300. */
-  deviceCodeLifetime?: number;
-  /** Minimum seconds between device code polls (RFC 8628 §3.5). Default 5. */
-  pollingInterval?: number;
-  /** Free-form settings read by plugins, e.g. `{ "privateKeyJwt.audience": "compat" }`. */
-  properties?: Record<string, string>;
-  /** Browser origins allowed to call the token, revocation and device endpoints, e.g. `["https://app.example.com"]`. */
-  allowedCorsOrigins?: string[];
-  /**
-   * The only client authentication methods this client may use (RFC 7591 §2's
-   * `token_endpoint_auth_method`, as a list so a client can move from one method to another),
-   * e.g. `["private_key_jwt"]`: a leftover shared secret then no longer authenticates it.
-   * `"none"` is for public clients. Default: any method the client holds secrets for.
-   */
-  tokenEndpointAuthMethods?: string[];
-  /**
-   * The API resources this client fronts, by name, e.g. `["api1"]`: a user's token it exchanges
-   * (delegation's `token`, token exchange's `subject_token`) must be addressed to one of them
-   * (`aud`). Without it the client can exchange no token. Default `[]`.
-   */
-  allowedSubjectTokenAudiences?: string[];
-  /**
-   * Where the authorization endpoint may send the browser back, compared as exact strings
-   * (RFC 9700 §2.1); a loopback `http://127.0.0.1/cb` of a native app may differ only in port
-   * (RFC 8252 §7.3). Required with `authorization_code`, e.g. `["https://app.example.com/callback"]`.
-   */
-  redirectUris?: string[];
-  /** Where `/connect/endsession` may send the browser after logout, exact match. Default `[]`. */
-  postLogoutRedirectUris?: string[];
-  /** Authorization requests must carry an S256 `code_challenge` (RFC 7636). Default `true`; public clients always need it. */
-  requirePkce?: boolean;
-  /** The user approves the requested scopes on a consent page before a code is issued. Default `false`. */
-  requireConsent?: boolean;
-  /** Authorization requests must come through `/connect/par` (RFC 9126). Default `false`. */
-  requirePushedAuthorization?: boolean;
-  /** Authorization code lifetime in seconds. Default 300. */
-  authorizationCodeLifetime?: number;
-  /**
-   * Every access token of this client is bound to the TLS client certificate of its token request
-   * (RFC 8705 §3, `cnf["x5t#S256"]`), and a public client's refresh tokens too (§4); a token
-   * request without a certificate is `invalid_request`. Default `false`.
-   */
-  requireCertificateBoundTokens?: boolean;
-  /**
-   * Every token request must carry a DPoP proof (RFC 9449), so every access token of the client
-   * is bound to its key; a request without one is `invalid_request`. IdentityServer's name.
-   * Default `false` (a proof is honoured when sent).
-   */
-  requireDPoP?: boolean;
-  /**
-   * The algorithm of this client's ID tokens: the first entry, which must be one of
-   * `signing.idTokenAlgorithms` (OIDC Dynamic Client Registration's `id_token_signed_response_alg`).
-   * IdentityServer's name, a list so configs move over. Default `[]`: RS256, OIDC Core's default.
-   *
-   * @example allowedIdentityTokenSigningAlgorithms: ["ES256"] // about ten times cheaper to sign than RS256
-   */
-  allowedIdentityTokenSigningAlgorithms?: SigningAlgorithm[];
-}
-
-export interface ApiScopeConfig {
-  name: string;
-  description?: string;
-}
-
-export interface ApiResourceConfig {
-  /** The resource's name: the `aud` of tokens for its scopes, and its id at introspection. */
-  name: string;
-  scopes: string[];
-  /** Secrets the API uses to authenticate at the introspection endpoint. */
-  secrets?: SecretConfig[];
-}
-
-export interface IdentityResourceConfig {
-  /** e.g. `"openid"`, `"profile"`, `"email"`. */
-  name: string;
-  description?: string;
-  /** User claims the resource releases, e.g. `["name", "family_name"]`. */
-  claims: string[];
-}
-
-export interface UserConfig_User {
-  subjectId: string;
-  username: string;
-  /** PHC scrypt string: `$scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash>` (see `svc hash-password`). */
-  password: string;
-  claims?: Record<string, string | number | boolean>;
-}
-
-export interface SigningConfig {
-  /** Algorithm of access tokens. Default `"ES256"` (see README for measurements). */
-  accessTokenAlgorithm?: SigningAlgorithm;
-  /**
-   * The algorithms ID tokens may be signed with, listed in discovery as
-   * `id_token_signing_alg_values_supported`; the service keeps a key for each. A client picks one
-   * with `allowedIdentityTokenSigningAlgorithms`. Must include RS256, which OpenID Connect
-   * Discovery §3 requires. Default `["RS256"]`.
-   *
-   * @example idTokenAlgorithms: ["RS256", "ES256"]
-   */
-  idTokenAlgorithms?: SigningAlgorithm[];
-  /**
-   * Keys from outside the store; when given they take precedence over managed keys.
-   * Each is a path (relative to the config file) to a PEM PKCS#8 or private JWK file, or
-   * `{ env: "NAME" }` for an environment variable holding either.
-   */
-  keys?: Array<string | { path: string } | { env: string }>;
-  /**
-   * Keys that encrypt the signing keys the service creates (AES-256-GCM), so the store holds no
-   * usable private key: each 32 random bytes as base64 or hex (`openssl rand -base64 32`), in a
-   * file or an environment variable, never in the config itself, e.g. `[{ env: "SVC_KEK" }]`.
-   * The first seals new keys; the others still open what they sealed (rotation; see `svc keys`).
-   * Default: none (keys stored as plain JWKs).
-   */
-  keyEncryptionKeys?: Array<{ path: string } | { env: string }>;
-  /** Seconds between automatic key rotations. Default 7776000 (90 days). */
-  rotationInterval?: number;
-  /** Seconds a new key is published before it signs. Default 3600. */
-  propagationTime?: number;
-  /** Seconds between reloads of the key set from the store. Default 60. */
-  refreshInterval?: number;
-  /**
-   * Sign access tokens and ID tokens on this many worker threads instead of the event loop, so
-   * one process uses more than one core for its signatures; `"auto"` is one per core. Default 0
-   * (sign inline). See README "Performance" for when it pays.
-   * @example threads: "auto"
-   */
-  threads?: number | 'auto';
-}
+import { parseAddressRange } from '../net/address-ranges.js';
+import { checkedBy, describeValue, fields, flag, list, oneOf, text, textList, wholeNumber, z } from './fields.js';
+import { jwsAlgorithms, type JwsAlgorithm } from '../sdk/jws.js';
+import {
+  apiResourceSchema, apiScopeSchema, clientSchema, identityResourceSchema, secretSchema,
+  type ApiResource, type ApiScope, type Client, type IdentityResource, type Resolved, type Secret,
+} from './model.js';
+import { closestName } from './closest-name.js';
+import { isPhcScrypt } from './password-format.js';
+import type { PagesConfig, ResolvedBranding } from './branding.js';
+import { checkPasswordRulesConfig, type PasswordRules, type PasswordRulesConfig } from './password-rules.js';
+// ISSUE 34 (upstream sign-in): the fields' types, checkers and resolution live in identity-providers.ts.
+import {
+  checkIdentityProviders, checkUpstreamSignIn,
+  type IdentityProviderConfig, type ResolvedUpstreamSignIn, type UpstreamSignInConfig,
+} from './identity-providers.js';
 
 /**
  * The algorithms the service signs its tokens with (`signing.accessTokenAlgorithm`,
@@ -194,50 +38,314 @@ export const signingAlgorithms = [
 
 export type SigningAlgorithm = (typeof signingAlgorithms)[number];
 
-export interface DeviceFlowConfig {
-  /** `"base20"` (default, `BCDF-GHJK`) or `"numeric"` (`123-456-789`). */
-  userCodeFormat?: 'base20' | 'numeric';
-  /** Wrong user codes allowed per client address per window before it is told to wait. Default 10. */
-  maxFailedAttempts?: number;
-  /** Window of the rate limit in seconds. Default 300. */
-  failedAttemptsWindow?: number;
-  /** Secret that signs the sign-in cookie; default: a random secret created once in the store (set it in production). */
-  cookieSecret?: string;
-  /** Device authorizations one address may start per window before it gets 429. Default 60. */
-  maxAuthorizationsPerAddress?: number;
-  /** Device authorizations one client may start per window (from all addresses) before it gets 429. Default 6000. */
-  maxAuthorizationsPerClient?: number;
-  /** Window of the two limits above in seconds. Default 60. */
-  authorizationsWindow?: number;
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Every first-party plugin the package ships (`plugins/` inside it). */
+export const packagePluginNames = ['shared-secret', 'private-key-jwt', 'delegation', 'token-exchange', 'mutual-tls'] as const;
+
+/** OpenID Connect Discovery §3: `id_token_signing_alg_values_supported` must include RS256. */
+const requiredIdTokenAlgorithm = 'RS256';
+
+/** The `service.name` of spans when neither the config nor `OTEL_SERVICE_NAME` names one. */
+export const defaultServiceName = 'svc-token-service';
+
+/** An absolute http(s) URL without query or fragment (RFC 8414 §2 for the issuer). */
+function url(name: string) {
+  return text().superRefine((value, ctx) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', input: value, message: `expected an absolute http(s) URL, got ${describeValue(value)}` });
+      return;
+    }
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') ctx.addIssue({ code: 'custom', input: value, message: `expected an http(s) URL, got ${describeValue(value)}` });
+    if (parsed.search || parsed.hash) ctx.addIssue({ code: 'custom', input: value, message: `the ${name} must not contain a query or fragment` });
+  });
 }
 
-export interface LimitsConfig {
-  /** Largest request body in bytes. Default 65536 (64 KiB). */
-  bodyBytes?: number;
-  /** Most form parameters in one request. Default 50. */
-  parameters?: number;
+/** Each entry once, and known: `known` lists what is allowed. */
+function knownNames(known: readonly string[], message: (name: string) => string) {
+  return list(text()).superRefine((names, ctx) => {
+    names.forEach((name, i) => {
+      if (!known.includes(name)) ctx.addIssue({ code: 'custom', input: name, path: [i], message: message(name) });
+      else if (names.indexOf(name) !== i) ctx.addIssue({ code: 'custom', input: name, path: [i], message: `"${name}" is listed twice` });
+    });
+  });
 }
 
-export interface MetricsConfig {
-  /** Serve `GET /metrics` (Prometheus text format). Default `false`. */
-  enabled?: boolean;
-  /** When set, `/metrics` requires `Authorization: Bearer <bearerToken>`. */
-  bearerToken?: string;
+const secretString = (min: number) => z.string({ error: `expected a string of at least ${min} characters` })
+  .min(min, { error: `expected a string of at least ${min} characters` });
+
+const keySource = z.union([
+  text(),
+  z.object({ path: text() }),
+  z.object({ env: text() }),
+], { error: (iss) => `expected a path string, { path } or { env }, got ${describeValue(iss.input)}` });
+
+// Objects only: a bare string here would too easily be the key itself pasted into the config.
+const keyEncryptionKeyMessage = 'expected { env: "NAME" } or { path: "file" } (the key itself never goes in the config)';
+const keyEncryptionKey = z.union([
+  z.strictObject({ path: text() }),
+  z.strictObject({ env: text() }),
+], { error: keyEncryptionKeyMessage });
+
+const threadsMessage = (iss: { input?: unknown }): string => `expected "auto" or a whole number from 0 to 256, got ${describeValue(iss.input)}`;
+const workersMessage = (iss: { input?: unknown }): string => `expected a whole number from 1 to 256, got ${describeValue(iss.input)}`;
+
+const userSchema = fields({
+  subjectId: text({ max: 200 }),
+  username: text({ max: 100 }),
+  password: text().refine(isPhcScrypt, {
+    error: 'expected a PHC scrypt hash "$scrypt$ln=..,r=..,p=..$<salt>$<hash>" (make one with `svc hash-password`), never a plain password',
+  }).describe('PHC scrypt string: `$scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash>` (see `svc hash-password`).'),
+  claims: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]), { error: 'expected an object of claim name to value' }).default(() => ({})),
+}, { expected: '{ subjectId, username, password, claims? }' });
+
+const signingSchema = fields({
+  // ES256 signs about 10x faster than RS256 on this hardware (see README "Signing algorithm").
+  accessTokenAlgorithm: oneOf(signingAlgorithms, 'Algorithm of access tokens (see README for measurements).').default('ES256'),
+  // OpenID Connect Core §3.1.3.7: RS256 when a client registered none; Discovery §3 requires it.
+  idTokenAlgorithms: list(text()).superRefine((algs, ctx) => {
+    algs.forEach((alg, i) => {
+      if (!(signingAlgorithms as readonly string[]).includes(alg)) ctx.addIssue({ code: 'custom', input: alg, path: [i], message: `unknown algorithm "${alg}" (allowed: ${signingAlgorithms.join(', ')})` });
+      else if (algs.indexOf(alg) !== i) ctx.addIssue({ code: 'custom', input: alg, path: [i], message: `"${alg}" is listed twice` });
+    });
+    if (!algs.includes(requiredIdTokenAlgorithm)) {
+      ctx.addIssue({ code: 'custom', input: algs, message: `must include "${requiredIdTokenAlgorithm}", the algorithm every OpenID Connect client accepts (OpenID Connect Discovery §3), e.g. ["RS256", "ES256"]` });
+    }
+  }).describe('The algorithms ID tokens may be signed with, listed in discovery as `id_token_signing_alg_values_supported`; the service keeps a key for each. A client picks one with `allowedIdentityTokenSigningAlgorithms`. Must include RS256 (OpenID Connect Discovery §3).').default(() => ['RS256']),
+  keys: list(keySource, 'Keys from outside the store; when given they take precedence over managed keys. Each is a path (relative to the config file) to a PEM PKCS#8 or private JWK file, or `{ env: "NAME" }` for an environment variable holding either.').default(() => []),
+  keyEncryptionKeys: list(keyEncryptionKey, 'Keys that encrypt the signing keys the service creates (AES-256-GCM), so the store holds no usable private key: each 32 random bytes as base64 or hex, in a file or an environment variable, never in the config itself, e.g. `[{ env: "SVC_KEK" }]`. The first seals new keys; the others still open what they sealed (rotation; see `svc keys`). Empty: keys stored as plain JWKs.').default(() => []),
+  rotationInterval: wholeNumber(60, undefined, 'Seconds between automatic key rotations (90 days).').default(90 * 86_400),
+  propagationTime: wholeNumber(0, undefined, 'Seconds a new key is published before it signs.').default(3600),
+  refreshInterval: wholeNumber(1, undefined, 'Seconds between reloads of the key set from the store.').default(60),
+  threads: z.union([z.literal('auto'), z.int({ error: threadsMessage }).min(0, { error: threadsMessage }).max(256, { error: threadsMessage })], { error: threadsMessage })
+    .describe('Sign access tokens and ID tokens on this many worker threads instead of the event loop; `"auto"` is one per core; 0 signs inline. See README "Performance" for when it pays.').default(0),
+});
+
+const deviceFlowSchema = fields({
+  userCodeFormat: oneOf(['base20', 'numeric'], '`"base20"` (`BCDF-GHJK`) or `"numeric"` (`123-456-789`).').default('base20'),
+  maxFailedAttempts: wholeNumber(1, undefined, 'Wrong user codes allowed per client address per window before it is told to wait.').default(10),
+  failedAttemptsWindow: wholeNumber(1, undefined, 'Window of the rate limit in seconds.').default(300),
+  cookieSecret: secretString(32).describe('Deprecated: the old name of `pageSecret`, still read (with a line in the log at start-up).').optional(),
+  // Generous: a household or an office behind one address starts a handful a minute; a flood
+  // of hundreds a second (each a stored flow) is what this stops.
+  maxAuthorizationsPerAddress: wholeNumber(1, undefined, 'Device authorizations one address may start per window before it gets 429.').default(60),
+  maxAuthorizationsPerClient: wholeNumber(1, undefined, 'Device authorizations one client may start per window (from all addresses) before it gets 429.').default(6000),
+  authorizationsWindow: wholeNumber(1, undefined, 'Window of the two limits above in seconds.').default(60),
+});
+
+const authThrottleSchema = fields({
+  pairThreshold: wholeNumber(1, undefined, 'Failed authentications per (client id, address) before back-off starts.').default(5),
+  addressThreshold: wholeNumber(1, undefined, 'Failed authentications per address (any client id) before back-off starts.').default(50),
+  maxDelay: wholeNumber(1, undefined, 'Longest back-off in seconds.').default(300),
+  window: wholeNumber(1, undefined, 'Seconds without a failure (once any back-off has ended) after which a counter is forgotten.').default(900),
+});
+
+const passwordThrottleSchema = fields({
+  pairThreshold: wholeNumber(1, undefined, 'Failed sign-ins per (username, address) before back-off starts.').default(5),
+  userThreshold: wholeNumber(1, undefined, 'Failed sign-ins per username (from all addresses) before back-off starts.').default(20),
+  addressThreshold: wholeNumber(1, undefined, 'Failed sign-ins per address (any username) before back-off starts.').default(50),
+  maxDelay: wholeNumber(1, undefined, 'Longest back-off in seconds.').default(300),
+  window: wholeNumber(1, undefined, 'Seconds without a failure (once any back-off has ended) after which a counter is forgotten.').default(900),
+}, { description: 'Failed password-grant sign-ins, throttled with the same back-off as `authThrottle`.' });
+
+// Counts only inactive answers: an API introspecting live tokens at any rate never meets it.
+const introspectionLimitSchema = fields({
+  maxInactive: wholeNumber(1, undefined, 'Inactive answers (unknown, expired or other APIs\' tokens) per API resource per window before it gets 429.').default(6000),
+  window: wholeNumber(1, undefined, 'Window in seconds.').default(60),
+}, { description: 'RFC 7662 §4: limits token scanning through the introspection endpoint.' });
+
+// A person starts a sign-in or two a minute, an office behind one address a few dozen; the
+// total bounds what every address together keeps in the store: 3000 a minute for the
+// 15 minutes an interaction lives is at most 45,000 records (about 20 MB at the usual size).
+const interactionLimitSchema = fields({
+  maxPerAddress: wholeNumber(1, undefined, 'Interactions started per client address per window before it gets a 429 page.').default(60),
+  maxTotal: wholeNumber(1, undefined, 'Interactions started in all (every address, every node with shared `counters`) per window.').default(3000),
+  window: wholeNumber(1, undefined, 'Window in seconds.').default(60),
+}, { description: 'Authorization interactions started (sign-in and consent pages waiting for a person), each a record in the store for 15 minutes written before anyone has signed in.' });
+
+// Milliseconds: at least 100 ms, at most an hour.
+const milliseconds = (value: number, description: string) => wholeNumber(100, 3_600_000, description).default(value);
+const connectionsSchema = fields({
+  firstByteTimeout: milliseconds(5000, 'A new connection that sends nothing for this long (ms) is closed, without an answer.'),
+  headersTimeout: milliseconds(10_000, 'A request\'s headers must have arrived this long (ms) after it began; otherwise 408.'),
+  requestTimeout: milliseconds(30_000, 'A whole request (headers and body) must have arrived this long (ms) after it began; otherwise 408.'),
+  keepAliveTimeout: milliseconds(5000, 'An idle kept-alive connection is closed after this long (ms) without a new request.'),
+}, { description: 'Bounds on how long a connection may hold a socket without doing its part. Milliseconds, as Node\'s own settings.' });
+
+const tlsSchema = fields({
+  certificate: text({ description: 'PEM certificate of the service, followed by any intermediates (path relative to the config file).' }),
+  key: text({ description: 'PEM private key of that certificate (unencrypted PKCS#8, PKCS#1 or SEC1).' }),
+  // Asking every client for a certificate makes browsers show a picker on the sign-in page.
+  requestClientCertificate: flag('Ask every client for a certificate in the handshake (mutual TLS, RFC 8705). A missing or bad certificate never fails the handshake: client authentication judges it and answers `invalid_client`.').default(false),
+}, { expected: '{ certificate, key, requestClientCertificate? }', description: 'The service terminates TLS itself (https) instead of sitting behind a TLS-terminating proxy. Paths are relative to the config file.' });
+
+const mtlsSchema = fields({
+  clientCa: text({ description: 'PEM file (relative to the config file) of the CAs that issue client certificates for `tls_client_auth` (`X509Name` secrets). Put intermediates in the file too. Default: none (only pinned certificates authenticate).' }).optional(),
+  // RFC 9110 §5.1: a header name is a token.
+  certificateHeader: text({ max: 100, description: 'The request header a TLS-terminating proxy in `trustedProxies` writes the client certificate into, as URL-encoded PEM (nginx: `$ssl_client_escaped_cert`). From any other address the header is ignored.' })
+    .refine((h) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(h), { error: (iss) => `expected a header name such as "x-ssl-client-cert", got ${describeValue(iss.input)}` }).optional(),
+  certificateBoundAccessTokens: flag('Bind the access tokens of every client that authenticated with its certificate (RFC 8705 §3).').default(false),
+  // RFC 8705 §5: clients send their certificates there, so over TLS.
+  endpointAliasesBaseUrl: text({ description: 'Base URL of a host that asks for client certificates when the issuer\'s host does not (RFC 8705 §5 `mtls_endpoint_aliases`), e.g. `"https://mtls.example.com"`. Default: the issuer.' })
+    .refine((value) => {
+      try {
+        const parsed = new URL(value);
+        return parsed.protocol === 'https:' && !parsed.search && !parsed.hash;
+      } catch {
+        return false;
+      }
+    }, { error: (iss) => `expected an https URL without query or fragment, such as "https://mtls.example.com", got ${describeValue(iss.input)}` }).optional(),
+}, { description: 'Mutual TLS (RFC 8705): where client certificates come from and what they bind.' });
+
+const dpopSchema = fields({
+  // The common asymmetric set; `Ed25519` is RFC 9864's name for EdDSA with that curve, which
+  // oauth4webapi signs with. Every one verifies with node:crypto.
+  signingAlgValues: list(text()).superRefine((algs, ctx) => {
+    algs.forEach((alg, i) => {
+      // RFC 9449 §4.2: an asymmetric algorithm only; no MAC, no `none`.
+      if (!(jwsAlgorithms as readonly string[]).includes(alg)) {
+        ctx.addIssue({ code: 'custom', input: alg, path: [i], message: `unknown or symmetric algorithm "${alg}" (allowed: ${jwsAlgorithms.join(', ')})` });
+      }
+    });
+    if (algs.length === 0) ctx.addIssue({ code: 'custom', input: algs, message: 'expected at least one algorithm such as "ES256"' });
+  }).describe('The asymmetric JWS algorithms a proof may be signed with, listed in discovery as `dpop_signing_alg_values_supported`.')
+    .default(() => ['ES256', 'PS256', 'RS256', 'EdDSA', 'Ed25519']),
+  // RFC 9449 §11.1: proofs are short-lived; five minutes covers a slow client and a retry.
+  proofMaxAge: wholeNumber(1, 3600, 'Seconds a proof\'s `iat` may lie in the past.').default(300),
+  clockSkew: wholeNumber(0, 300, 'Seconds a proof\'s `iat` may lie in the future (clock differences).').default(10),
+  requireNonce: flag('Proofs must carry a server nonce (RFC 9449 §8): a proof without one (or with a stale one) is answered `use_dpop_nonce` with a fresh nonce in the `DPoP-Nonce` header.').default(false),
+  nonceLifetime: wholeNumber(10, 86_400, 'Seconds a nonce stays valid (at least this long, at most twice it).').default(300),
+}, { description: 'DPoP (RFC 9449): proof-of-possession tokens. Always accepted; these settings tune the checks.' });
+
+// The database store costs one indexed read per interval while nothing changes.
+const clientStoresSchema = fields({
+  database: flag('Clients and API resources kept in the store\'s database, managed with `svc clients` and `svc apis` while the service runs (an empty table changes nothing).').default(true),
+  refreshInterval: wholeNumber(1, 3600, 'Seconds within which a change in a store (the database, a plugin\'s) reaches every node.').default(5),
+}, { description: 'Where clients and API resources come from besides this file.' });
+
+// Off: opening registration is a decision, and even then only with an initial access token.
+const registrationSchema = fields({
+  enabled: flag('Serve `/connect/register` and list it in discovery.').default(false),
+  allowedGrantTypes: textList('Grant types a registered client may have.').default(() => ['authorization_code', 'refresh_token', 'client_credentials']),
+  allowedScopes: textList('Scopes a registered client may have, e.g. `["openid", "api1.read"]`; empty: registration must list them.').default(() => []),
+  allowedAuthMethods: textList('`token_endpoint_auth_method` values allowed; add `"none"` for public clients.').default(() => ['client_secret_basic', 'client_secret_post']),
+  // Loopback http is for native apps (RFC 8252 §7.3): the operator who registers them says so.
+  redirectUris: oneOf(['https', 'https-or-loopback'], 'Which redirect URIs are accepted: `"https"` (only `https://`), or the native-app policy `"https-or-loopback"` (also loopback http with any port, RFC 8252 §7.3).').default('https'),
+  // Long enough for a client that rarely changes its metadata, short enough that a lost one stops working.
+  registrationAccessTokenLifetime: wholeNumber(60, 10 * 365 * 86_400, 'Seconds a registration access token (RFC 7592 §3) opens its client\'s configuration endpoint; every `PUT` answers a new one (90 days).').default(90 * 86_400),
+}, { description: 'Dynamic client registration (RFC 7591, RFC 7592) at `/connect/register`, with an initial access token made by `svc clients registration-token`.' });
+
+/** The whole config; the order of the fields is the order of the messages and of the reference. */
+export const userConfigSchema = fields({
+  issuer: url('issuer').describe('Issuer identifier URL. Default `http://localhost:<port>`.').optional(),
+  port: wholeNumber(0, 65535, 'The port the service listens on.').default(5000),
+  host: text({ description: 'The address the service listens on.' }).default('127.0.0.1'),
+  pluginDirs: textList('The deployment\'s own plugin folders, relative to the config file, loaded after the package\'s plugins; skipped when the default folder does not exist, a folder listed here must exist.').default(() => ['./plugins']),
+  packagePlugins: knownNames(packagePluginNames, (name) => `unknown package plugin "${name}"${didYouMean(name, packagePluginNames)} (known: ${packagePluginNames.join(', ')})`)
+    .describe('The first-party plugins shipped inside the package to load, by name; `[]` loads none (for a deployment that brings its own).').default(() => [...packagePluginNames]),
+  plugins: z.record(z.string(), z.record(z.string(), z.unknown(), { error: (iss) => `expected an options object, got ${describeValue(iss.input)}` }),
+    { error: (iss) => `expected an object of plugin name to options, got ${describeValue(iss.input)}` })
+    .describe('Options for each plugin, by plugin name, e.g. `{ "private-key-jwt": { clockSkew: 60 } }`.').default(() => ({})),
+  store: text({ description: '`"memory"`, `"sqlite:<path>"` or `"postgres://..."`.' })
+    .refine((store) => /^(memory$|sqlite:.+|postgres(ql)?:\/\/.+)/.test(store), { error: (iss) => `unknown store ${describeValue(iss.input)} (allowed: "memory", "sqlite:<path>", "postgres://...")` })
+    .default('sqlite:./data/svc.db'),
+  cleanupInterval: wholeNumber(1, undefined, 'Seconds between sweeps of expired records.').default(300),
+  clients: list(clientSchema, 'The clients.').default(() => []),
+  apiScopes: list(apiScopeSchema, 'The API scopes clients may request.').default(() => []),
+  apiResources: list(apiResourceSchema, 'The APIs tokens are addressed to, with their scopes.').default(() => []),
+  identityResources: list(identityResourceSchema, 'OpenID Connect identity resources; with any, `openid` is required.').default(() => []),
+  users: list(userSchema, 'Users of the password grant and the sign-in page.').default(() => []),
+  signing: signingSchema.prefault({}),
+  deviceFlow: deviceFlowSchema.prefault({}),
+  pageSecret: secretString(32).describe('The root secret of every page and of the DPoP nonces: it signs the sign-in and device page cookies and CSRF tokens, keys the DPoP nonces and the shared counters\' keys. Every node must share it. Default: a random secret created once in the store (set it in production). Was `deviceFlow.cookieSecret`.').optional(),
+  limits: fields({
+    bodyBytes: wholeNumber(1024, 10 * 1024 * 1024, 'Largest request body in bytes (64 KiB).').default(64 * 1024),
+    parameters: wholeNumber(5, 1000, 'Most form parameters in one request.').default(50),
+  }).prefault({}),
+  logLevel: oneOf(logLevels, 'The lowest level written to the log.').default('info'),
+  workers: z.union([z.literal('auto'), z.int({ error: workersMessage }).min(1, { error: workersMessage }).max(256, { error: workersMessage })], { error: workersMessage }).describe('Processes serving requests; `"auto"` is one per core.').default(1),
+  metrics: fields({
+    enabled: flag('Serve `GET /metrics` (Prometheus text format).').default(false),
+    bearerToken: secretString(16).describe('When set, `/metrics` requires `Authorization: Bearer <bearerToken>`.').optional(),
+  }).prefault({}),
+  tracing: fields({
+    enabled: flag('Default: on when `OTEL_TRACES_EXPORTER` or `OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT` is set; `OTEL_SDK_DISABLED=true` wins.').optional(),
+    endpoint: url('URL').describe('The OTLP/HTTP traces URL, e.g. `"http://collector:4318/v1/traces"`. Default: from `OTEL_EXPORTER_OTLP_*`, else `http://localhost:4318/v1/traces`.').optional(),
+    serviceName: text({ max: 200, description: `The \`service.name\` of the spans. Default \`OTEL_SERVICE_NAME\`, else \`"${defaultServiceName}"\`.` }).optional(),
+  }, { expected: 'an object { enabled?, endpoint?, serviceName? }', description: 'OpenTelemetry tracing (README, "Traces"), sent over OTLP/HTTP.' }).optional(),
+  authThrottle: authThrottleSchema.prefault({}),
+  passwordThrottle: passwordThrottleSchema.prefault({}),
+  introspectionLimit: introspectionLimitSchema.prefault({}),
+  interactionLimit: interactionLimitSchema.prefault({}),
+  connections: connectionsSchema.prefault({}),
+  // Without a list nobody's forwarding headers are believed.
+  trustedProxies: list(text().refine((entry) => parseAddressRange(entry) !== undefined, {
+    error: (iss) => `expected an IPv4 or IPv6 address or CIDR range such as "10.0.0.0/8" or "fd00::/8", got ${describeValue(iss.input)}`,
+  }), 'Reverse proxies in front of the service, as addresses or CIDR ranges, e.g. `["10.0.0.0/8", "fd00::/8"]`. Only for a connection from one of them is the client\'s address read from `forwardedHeader` and its scheme from `X-Forwarded-Proto`.').default(() => []),
+  forwardedHeader: oneOf(['x-forwarded-for', 'forwarded'], 'The header the trusted proxies write: `"x-forwarded-for"` (nginx, HAProxy, most cloud load balancers) or `"forwarded"` (RFC 7239).').default('x-forwarded-for'),
+  counters: text({ description: 'Where the failed-authentication, password and device wrong-code counters live: `"memory"` (each process counts on its own), `"store"` (the PostgreSQL store\'s database, shared by every node) or `"redis://[:password@]host:port[/db]"` (`rediss://` for TLS).' })
+    .superRefine((counters, ctx) => {
+      if (counters === 'memory' || counters === 'store' || /^rediss?:\/\/[^/]/.test(counters)) return;
+      // Only the scheme is echoed: a Redis URL may carry a password.
+      const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(counters)?.[0];
+      ctx.addIssue({ code: 'custom', input: counters, message: `expected "memory", "store" or "redis://host:port", got ${scheme ? `a value starting with "${scheme}"` : describeValue(counters)}` });
+    }).default('memory'),
+  counterKeyPrefix: text({ max: 100, description: 'Prefix of every key in Redis, so deployments can share a server.' }).default('svc:'),
+  tls: tlsSchema.optional(),
+  mtls: mtlsSchema.prefault({}),
+  dpop: dpopSchema.prefault({}),
+  clientStores: clientStoresSchema.prefault({}),
+  registration: registrationSchema.prefault({}),
+  passwordRules: checkedBy<PasswordRulesConfig>(
+    // The checker names whole paths (`passwordRules.minLength`); the field's own issues are relative to it.
+    (add, value) => checkPasswordRulesConfig({ add: (path, message) => add(path.replace(/^passwordRules\.?/, ''), message) }, value),
+    'What a password set for a database user must meet: `{ minLength? (8), refused? ([]) }`; the username and more than 1024 characters are always refused (README, "Users").',
+  ).optional(),
+  // Checked with the issuer beside it (an https issuer wants https assets): `cross-checks.ts`.
+  pages: z.custom<PagesConfig>(() => true).optional().describe('The pages\' look: product name, logo, colours, style sheet, legal links, templates (README, "Branding the pages").'),
+  // ISSUE 34: the checkers name whole paths (`identityProviders[0].type`); the field's own issues are relative to it.
+  identityProviders: checkedBy<IdentityProviderConfig[]>(
+    (add, value) => checkIdentityProviders({ add: (path, message) => add(path.replace(/^identityProviders\.?/, ''), message) }, value),
+    'Upstream OpenID Connect (`type: "oidc"`, with `issuer`) and OAuth 2.0 (`type: "oauth2"`, with `authorizationUrl`, `tokenUrl`, `userInfoUrl`) providers people may sign in with, each `{ name, displayName, clientId, clientSecret | privateKeyJwt, scopes?, claimMapping?, allowedEmailDomains?, requiredClaim?, trustEmailVerified? (false), timeout? (10) }` (README, "Sign in with your identity provider").',
+  ).optional(),
+  // `hidePasswordForm` needs `identityProviders`: checked across both in `cross-checks.ts`.
+  upstreamSignIn: checkedBy<UpstreamSignInConfig>(
+    (add, value) => checkUpstreamSignIn({ add: (path, message) => add(path.replace(/^upstreamSignIn\.?/, ''), message) }, value),
+    'How upstream sign-in shows and links accounts: `{ hidePasswordForm? (false), linkByVerifiedEmail? (false) }`.',
+  ).optional(),
+}, { expected: 'an object (export default { ... })' });
+
+function didYouMean(found: string, known: readonly string[]): string {
+  const name = closestName(found, known);
+  return name === undefined ? '' : ` (did you mean "${name}"?)`;
 }
 
-/**
- * OpenTelemetry tracing (README, "Traces"): spans of each request, client authentication, the
- * grant, token issuance, signing and store calls, sent over OTLP/HTTP. Off unless `enabled` is
- * true or the standard `OTEL_*` environment variables configure an exporter.
- */
-export interface TracingConfig {
-  /** Default: on when `OTEL_TRACES_EXPORTER` or `OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT` is set; `OTEL_SDK_DISABLED=true` wins. */
-  enabled?: boolean;
-  /** The OTLP/HTTP traces URL, e.g. `"http://collector:4318/v1/traces"`. Default: from `OTEL_EXPORTER_OTLP_*`, else `http://localhost:4318/v1/traces`. */
-  endpoint?: string;
-  /** The `service.name` of the spans. Default `OTEL_SERVICE_NAME`, else `"svc-token-service"`. */
-  serviceName?: string;
-}
+// What `svc.config.ts` holds (every field optional but the parties themselves).
+export type UserConfig = z.input<typeof userConfigSchema>;
+export type SecretConfig = z.input<typeof secretSchema>;
+export type ClientConfig = z.input<typeof clientSchema>;
+export type ApiScopeConfig = z.input<typeof apiScopeSchema>;
+export type ApiResourceConfig = z.input<typeof apiResourceSchema>;
+export type IdentityResourceConfig = z.input<typeof identityResourceSchema>;
+export type UserConfig_User = z.input<typeof userSchema>;
+export type SigningConfig = z.input<typeof signingSchema>;
+export type DeviceFlowConfig = z.input<typeof deviceFlowSchema>;
+export type LimitsConfig = NonNullable<UserConfig['limits']>;
+export type MetricsConfig = NonNullable<UserConfig['metrics']>;
+export type TracingConfig = NonNullable<UserConfig['tracing']>;
+export type AuthThrottleConfig = z.input<typeof authThrottleSchema>;
+export type PasswordThrottleConfig = z.input<typeof passwordThrottleSchema>;
+export type InteractionLimitConfig = z.input<typeof interactionLimitSchema>;
+export type IntrospectionLimitConfig = z.input<typeof introspectionLimitSchema>;
+export type ConnectionsConfig = z.input<typeof connectionsSchema>;
+export type TlsConfig = z.input<typeof tlsSchema>;
+export type MtlsConfig = z.input<typeof mtlsSchema>;
+export type DpopConfig = z.input<typeof dpopSchema>;
+export type ClientStoresConfig = z.input<typeof clientStoresSchema>;
+export type RegistrationConfig = z.input<typeof registrationSchema>;
 
 export type TraceExporterName = 'otlp' | 'console';
 
@@ -250,360 +358,55 @@ export interface TracingSettings {
   readonly serviceName: string;
 }
 
-export interface AuthThrottleConfig {
-  /** Failed authentications per (client id, address) before back-off starts. Default 5. */
-  pairThreshold?: number;
-  /** Failed authentications per address (any client id) before back-off starts. Default 50. */
-  addressThreshold?: number;
-  /** Longest back-off in seconds. Default 300. */
-  maxDelay?: number;
-  /** Seconds without a failure (once any back-off has ended) after which a counter is forgotten. Default 900. */
-  window?: number;
-}
-
-/** Failed password-grant sign-ins, throttled with the same back-off as `authThrottle`. */
-export interface PasswordThrottleConfig {
-  /** Failed sign-ins per (username, address) before back-off starts. Default 5. */
-  pairThreshold?: number;
-  /** Failed sign-ins per username (from all addresses) before back-off starts. Default 20. */
-  userThreshold?: number;
-  /** Failed sign-ins per address (any username) before back-off starts. Default 50. */
-  addressThreshold?: number;
-  /** Longest back-off in seconds. Default 300. */
-  maxDelay?: number;
-  /** Seconds without a failure (once any back-off has ended) after which a counter is forgotten. Default 900. */
-  window?: number;
-}
-
-/**
- * Authorization interactions started (sign-in and consent pages waiting for a person), each a
- * record in the store for 15 minutes written before anyone has signed in.
- */
-export interface InteractionLimitConfig {
-  /** Interactions started per client address per window before it gets a 429 page. Default 60. */
-  maxPerAddress?: number;
-  /** Interactions started in all (every address, every node with shared `counters`) per window. Default 3000. */
-  maxTotal?: number;
-  /** Window in seconds. Default 60. */
-  window?: number;
-}
-
-/** RFC 7662 §4: limits token scanning through the introspection endpoint. */
-export interface IntrospectionLimitConfig {
-  /** Inactive answers (unknown, expired or other APIs' tokens) per API resource per window before it gets 429. Default 6000. */
-  maxInactive?: number;
-  /** Window in seconds. Default 60. */
-  window?: number;
-}
-
-/** Bounds on how long a connection may hold a socket without doing its part. Milliseconds, as Node's own settings. */
-export interface ConnectionsConfig {
-  /** A new connection that sends nothing for this long is closed, without an answer. Default 5000. */
-  firstByteTimeout?: number;
-  /** A request's headers must have arrived this long after it began; otherwise 408. Default 10000. */
-  headersTimeout?: number;
-  /** A whole request (headers and body) must have arrived this long after it began; otherwise 408. Default 30000. */
-  requestTimeout?: number;
-  /** An idle kept-alive connection is closed after this long without a new request. Default 5000. */
-  keepAliveTimeout?: number;
-}
-
-/**
- * The service terminates TLS itself (https) instead of sitting behind a TLS-terminating proxy.
- * Paths are relative to the config file.
- *
- * @example tls: { certificate: './tls/server.pem', key: './tls/server.key', requestClientCertificate: true }
- */
-export interface TlsConfig {
-  /** PEM certificate of the service, followed by any intermediates. */
-  certificate: string;
-  /** PEM private key of that certificate (unencrypted PKCS#8, PKCS#1 or SEC1). */
-  key: string;
-  /**
-   * Ask every client for a certificate in the handshake (mutual TLS, RFC 8705). A missing or bad
-   * certificate never fails the handshake: client authentication judges it and answers
-   * `invalid_client`. Default `false`: browsers would offer the user a certificate picker.
-   */
-  requestClientCertificate?: boolean;
-}
-
-/** Mutual TLS (RFC 8705): where client certificates come from and what they bind. */
-export interface MtlsConfig {
-  /**
-   * PEM file (relative to the config file) of the CAs that issue client certificates for
-   * `tls_client_auth` (`X509Name` secrets): a certificate counts as chained when one of these
-   * issued it. Put intermediates in the file too. Default: none (only pinned certificates,
-   * `X509Thumbprint` and `X509CertificateBase64`, authenticate).
-   */
-  clientCa?: string;
-  /**
-   * The request header a TLS-terminating proxy in `trustedProxies` writes the client certificate
-   * into, as PEM, URL-encoded (nginx: `proxy_set_header X-SSL-Client-Cert $ssl_client_escaped_cert;`).
-   * From any other address the header is ignored. Default: none (no proxy certificates).
-   */
-  certificateHeader?: string;
-  /** Bind the access tokens of every client that authenticated with its certificate (RFC 8705 §3). Default `false`. */
-  certificateBoundAccessTokens?: boolean;
-  /**
-   * Base URL of a host that asks for client certificates when the issuer's host does not
-   * (RFC 8705 §5 `mtls_endpoint_aliases`), e.g. `"https://mtls.example.com"`. Default: the issuer.
-   */
-  endpointAliasesBaseUrl?: string;
-}
-
-/** DPoP (RFC 9449): proof-of-possession tokens. Always accepted; these settings tune the checks. */
-export interface DpopConfig {
-  /**
-   * The asymmetric JWS algorithms a proof may be signed with, listed in discovery as
-   * `dpop_signing_alg_values_supported`. Default `["ES256", "PS256", "RS256", "EdDSA", "Ed25519"]`.
-   * @example signingAlgValues: ["ES256"]
-   */
-  signingAlgValues?: string[];
-  /** Seconds a proof's `iat` may lie in the past. Default 300. */
-  proofMaxAge?: number;
-  /** Seconds a proof's `iat` may lie in the future (clock differences). Default 10. */
-  clockSkew?: number;
-  /**
-   * Proofs must carry a server nonce (RFC 9449 §8): a proof without one (or with a stale one) is
-   * answered `use_dpop_nonce` with a fresh nonce in the `DPoP-Nonce` header. Nonces are an HMAC
-   * of a time window, valid on every node that shares the store. Default `false`.
-   */
-  requireNonce?: boolean;
-  /** Seconds a nonce stays valid (at least this long, at most twice it). Default 300. */
-  nonceLifetime?: number;
-}
-
-export interface UserConfig {
-  /** Issuer identifier URL. Default `http://localhost:<port>`. */
-  issuer?: string;
-  /** Default 5000. */
-  port?: number;
-  /** Default `"127.0.0.1"`. */
-  host?: string;
-  /**
-   * The deployment's own plugin folders, relative to the config file, loaded after the package's
-   * plugins. Default `["./plugins"]`, skipped when that folder does not exist; a folder listed
-   * here must exist. Example: `["./plugins", "/opt/svc-plugins"]`.
-   */
-  pluginDirs?: string[];
-  /**
-   * The first-party plugins shipped inside the package to load, by name. Default: all of them,
-   * `["shared-secret", "private-key-jwt", "delegation", "token-exchange"]`; `[]` loads none (for
-   * a deployment that brings its own, e.g. a different shared-secret validator).
-   */
-  packagePlugins?: string[];
-  /** Options for each plugin, by plugin name, e.g. `{ "private-key-jwt": { clockSkew: 60 } }`. */
-  plugins?: Record<string, Record<string, unknown>>;
-  /** `"memory"`, `"sqlite:<path>"` (default `sqlite:./data/svc.db`) or `"postgres://..."`. */
-  store?: string;
-  /** Seconds between sweeps of expired records. Default 300. */
-  cleanupInterval?: number;
-  clients?: ClientConfig[];
-  apiScopes?: ApiScopeConfig[];
-  apiResources?: ApiResourceConfig[];
-  identityResources?: IdentityResourceConfig[];
-  users?: UserConfig_User[];
-  signing?: SigningConfig;
-  deviceFlow?: DeviceFlowConfig;
-  limits?: LimitsConfig;
-  /** `"fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent"`. Default `"info"`. */
-  logLevel?: string;
-  /** `1` (default) or `"auto"` for one worker per core. */
-  workers?: number | 'auto';
-  metrics?: MetricsConfig;
-  tracing?: TracingConfig;
-  authThrottle?: AuthThrottleConfig;
-  passwordThrottle?: PasswordThrottleConfig;
-  introspectionLimit?: IntrospectionLimitConfig;
-  interactionLimit?: InteractionLimitConfig;
-  connections?: ConnectionsConfig;
-  /**
-   * Reverse proxies (load balancers) in front of the service, as addresses or CIDR ranges, IPv4
-   * or IPv6, e.g. `["10.0.0.0/8", "fd00::/8"]`. Only for a connection from one of them is the
-   * client's address read from `forwardedHeader` and its scheme from `X-Forwarded-Proto`
-   * (`proto=`); from anyone else those headers are ignored. Every limit, log line and event keys
-   * on that address. Default `[]` (the connection's own address).
-   */
-  trustedProxies?: string[];
-  /**
-   * The header the trusted proxies write: `"x-forwarded-for"` (default; nginx, HAProxy, most
-   * cloud load balancers) or `"forwarded"` (RFC 7239). Only that one is read: the other is
-   * whatever the client sent.
-   */
-  forwardedHeader?: 'x-forwarded-for' | 'forwarded';
-  /**
-   * Where the failed-authentication, password and device wrong-code counters live:
-   * `"memory"` (default; each process counts on its own, for a single node), `"store"` (the
-   * PostgreSQL store's database, shared by every node) or `"redis://[:password@]host:port[/db]"`
-   * (`rediss://` for TLS). A counter store that cannot be reached answers 503 to the callers it
-   * would have counted, never lets them through.
-   */
-  counters?: string;
-  /** Prefix of every key in Redis, so deployments can share a server. Default `"svc:"`. */
-  counterKeyPrefix?: string;
-  /** Terminate TLS in the service itself. Default: plain http (a proxy terminates TLS). */
-  tls?: TlsConfig;
-  /** Mutual TLS client certificates (RFC 8705). Default: none read. */
-  mtls?: MtlsConfig;
-  dpop?: DpopConfig;
-  /** Where clients and API resources come from besides this file (issue 19). */
-  clientStores?: ClientStoresConfig;
-  /** Dynamic client registration (RFC 7591, RFC 7592) at `/connect/register`. Off by default. */
-  registration?: RegistrationConfig;
-  // ISSUE 34 (upstream sign-in) — see identity-providers.ts.
-  /** Upstream OpenID Connect and OAuth 2.0 providers people may sign in with (README "Sign in with your identity provider"). */
-  identityProviders?: IdentityProviderConfig[];
-  /** How upstream sign-in shows and links accounts. */
-  upstreamSignIn?: UpstreamSignInConfig;
-}
-
-/**
- * What a client may register itself as. Registration needs an initial access token, made with
- * `svc clients registration-token`; a registered client lands in the database store.
- */
-export interface RegistrationConfig {
-  /** Serve `/connect/register` and list it in discovery. Default `false`. */
-  enabled?: boolean;
-  /** Grant types a registered client may have. Default `["authorization_code", "refresh_token", "client_credentials"]`. */
-  allowedGrantTypes?: string[];
-  /** Scopes a registered client may have, e.g. `["openid", "api1.read"]`. Default `[]`: registration must list them. */
-  allowedScopes?: string[];
-  /** `token_endpoint_auth_method` values allowed. Default `["client_secret_basic", "client_secret_post"]`; add `"none"` for public clients. */
-  allowedAuthMethods?: string[];
-  /**
-   * Which redirect URIs are accepted: `"https"` (default: only `https://`), or the native-app
-   * policy `"https-or-loopback"` (also `http://127.0.0.1`, `[::1]` or `localhost` with any port,
-   * RFC 8252 §7.3). Before issue 33 the default was `"https-or-loopback"`.
-   */
-  redirectUris?: 'https' | 'https-or-loopback';
-  /**
-   * Seconds a registration access token (RFC 7592 §3) opens its client's configuration endpoint;
-   * every `PUT` answers a new one. Default 7776000 (90 days).
-   *
-   * @example registrationAccessTokenLifetime: 30 * 86400
-   */
-  registrationAccessTokenLifetime?: number;
-}
-
-export interface ClientStoresConfig {
-  /**
-   * Clients and API resources kept in the store's database, managed with `svc clients` and
-   * `svc apis` while the service runs. Default `true` (an empty table changes nothing).
-   */
-  database?: boolean;
-  /**
-   * Seconds within which a change in a store (the database, a plugin's) reaches every node:
-   * each node asks the store for its version this often and reloads when it moved. Default 5.
-   *
-   * @example clientStores: { refreshInterval: 30 } // fewer reads, slower propagation
-   */
-  refreshInterval?: number;
-}
-
-// The registered model (secrets, clients, API scopes and resources, identity resources) is what
-// plugins see too, so it is defined in the SDK; the host's resolved config holds those types.
+// The registered model (secrets, clients, API scopes and resources, identity resources), as the
+// host holds it; plugins see it through the SDK's `Client` and the others (`src/sdk/model.ts`).
 export type { ApiResource, ApiScope, Client, IdentityResource, Secret };
 
-export interface User {
-  readonly subjectId: string;
-  readonly username: string;
-  readonly password: string;
-  readonly claims: Readonly<Record<string, string | number | boolean>>;
-}
+export type User = Resolved<z.output<typeof userSchema>>;
 
 export type KeySource = { readonly path: string } | { readonly env: string };
 
-export interface ResolvedConfig {
-  readonly issuer: string;
-  readonly port: number;
-  readonly host: string;
+/** The config after `userConfigSchema` (every default filled in), with what `resolve.ts` adds. */
+type Parsed = z.output<typeof userConfigSchema>;
+
+/** Complete and frozen: the only shape the rest of the service reads. */
+export type ResolvedConfig = Resolved<Omit<Parsed, 'issuer' | 'signing' | 'workers' | 'tracing' | 'tls' | 'mtls' | 'deviceFlow' | 'pages' | 'apiScopes' | 'identityResources' | 'passwordRules' | 'identityProviders' | 'upstreamSignIn'> & {
+  passwordRules: PasswordRules;
+  /** ISSUE 34: the upstream identity providers with their defaults (`identity-providers.ts`). */
+  identityProviders: ResolvedUpstreamSignIn['identityProviders'];
+  upstreamSignIn: ResolvedUpstreamSignIn['upstreamSignIn'];
+  apiScopes: ApiScope[];
+  identityResources: IdentityResource[];
+  /** The pages' look, files resolved against the config's folder (`branding.ts`). */
+  pages: ResolvedBranding;
+  issuer: string;
+  deviceFlow: Omit<Parsed['deviceFlow'], 'cookieSecret'>;
+  /** `pageSecret`, or the same secret under its old name `deviceFlow.cookieSecret`. */
+  pageSecret: string | undefined;
+  /** One line per deprecated field the config still uses, logged once at start-up. */
+  deprecations: string[];
   /** Absolute folder of the config file; relative paths were resolved against it. */
-  readonly configDir: string;
-  readonly pluginDirs: readonly string[];
+  configDir: string;
   /** False when `pluginDirs` is the default: a missing `./plugins` is then no error. */
-  readonly pluginDirsRequired: boolean;
-  readonly packagePlugins: readonly string[];
-  readonly plugins: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
-  readonly store: string;
-  readonly cleanupInterval: number;
-  readonly clients: readonly Client[];
-  readonly apiScopes: readonly ApiScope[];
-  readonly apiResources: readonly ApiResource[];
-  readonly identityResources: readonly IdentityResource[];
-  readonly users: readonly User[];
-  readonly signing: {
-    readonly accessTokenAlgorithm: SigningAlgorithm;
-    readonly idTokenAlgorithms: readonly SigningAlgorithm[];
-    readonly keys: readonly KeySource[];
-    readonly keyEncryptionKeys: readonly KeySource[];
-    readonly rotationInterval: number;
-    readonly propagationTime: number;
-    readonly refreshInterval: number;
+  pluginDirsRequired: boolean;
+  signing: Omit<Parsed['signing'], 'idTokenAlgorithms' | 'keys' | 'keyEncryptionKeys' | 'threads'> & {
+    idTokenAlgorithms: SigningAlgorithm[];
+    keys: KeySource[];
+    keyEncryptionKeys: KeySource[];
     /** Signing threads; 0 signs on the event loop. */
-    readonly threads: number;
+    threads: number;
   };
-  readonly deviceFlow: {
-    readonly userCodeFormat: 'base20' | 'numeric';
-    readonly maxFailedAttempts: number;
-    readonly failedAttemptsWindow: number;
-    readonly cookieSecret: string | undefined;
-    readonly maxAuthorizationsPerAddress: number;
-    readonly maxAuthorizationsPerClient: number;
-    readonly authorizationsWindow: number;
-  };
-  readonly limits: { readonly bodyBytes: number; readonly parameters: number };
-  readonly logLevel: string;
-  readonly workers: number;
-  readonly metrics: { readonly enabled: boolean; readonly bearerToken: string | undefined };
-  readonly tracing: TracingSettings;
-  readonly authThrottle: { readonly pairThreshold: number; readonly addressThreshold: number; readonly maxDelay: number; readonly window: number };
-  readonly passwordThrottle: {
-    readonly pairThreshold: number;
-    readonly userThreshold: number;
-    readonly addressThreshold: number;
-    readonly maxDelay: number;
-    readonly window: number;
-  };
-  readonly introspectionLimit: { readonly maxInactive: number; readonly window: number };
-  readonly interactionLimit: { readonly maxPerAddress: number; readonly maxTotal: number; readonly window: number };
-  readonly connections: {
-    readonly firstByteTimeout: number;
-    readonly headersTimeout: number;
-    readonly requestTimeout: number;
-    readonly keepAliveTimeout: number;
-  };
-  readonly trustedProxies: readonly string[];
-  readonly forwardedHeader: 'x-forwarded-for' | 'forwarded';
-  readonly counters: string;
-  readonly counterKeyPrefix: string;
+  workers: number;
+  tracing: TracingSettings;
   /** Absolute paths; `undefined` when a proxy terminates TLS. */
-  readonly tls: { readonly certificate: string; readonly key: string; readonly requestClientCertificate: boolean } | undefined;
-  readonly mtls: {
+  tls: NonNullable<Parsed['tls']> | undefined;
+  mtls: {
     /** Absolute path, or `undefined`. */
-    readonly clientCa: string | undefined;
+    clientCa: string | undefined;
     /** Lower-case header name, or `undefined`. */
-    readonly certificateHeader: string | undefined;
-    readonly certificateBoundAccessTokens: boolean;
+    certificateHeader: string | undefined;
+    certificateBoundAccessTokens: boolean;
     /** Without a trailing slash. */
-    readonly endpointAliasesBaseUrl: string;
+    endpointAliasesBaseUrl: string;
   };
-  readonly dpop: {
-    readonly signingAlgValues: readonly string[];
-    readonly proofMaxAge: number;
-    readonly clockSkew: number;
-    readonly requireNonce: boolean;
-    readonly nonceLifetime: number;
-  };
-  readonly clientStores: { readonly database: boolean; readonly refreshInterval: number };
-  readonly registration: {
-    readonly enabled: boolean;
-    readonly allowedGrantTypes: readonly string[];
-    readonly allowedScopes: readonly string[];
-    readonly allowedAuthMethods: readonly string[];
-    readonly redirectUris: 'https' | 'https-or-loopback';
-    readonly registrationAccessTokenLifetime: number;
-  };
-  // ISSUE 34 (upstream sign-in) — see identity-providers.ts.
-  readonly identityProviders: ResolvedUpstreamSignIn['identityProviders'];
-  readonly upstreamSignIn: ResolvedUpstreamSignIn['upstreamSignIn'];
-}
+}>;

@@ -5,7 +5,7 @@
  * or an `OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT` is set; `OTEL_SDK_DISABLED=true` turns it off.
  */
 import { BootError } from './boot-error.js';
-import { defaults } from './defaults.js';
+import { defaultServiceName } from './schema.js';
 import type { TracingConfig, TracingSettings } from './schema.js';
 
 const exporters: readonly string[] = ['otlp', 'console', 'none'];
@@ -25,6 +25,6 @@ export function tracingSettings(config: TracingConfig | undefined, env: NodeJS.P
     enabled: !disabled && (config?.enabled ?? fromEnvironment),
     exporter: exporter === 'console' ? 'console' : 'otlp',
     endpoint: config?.endpoint,
-    serviceName: config?.serviceName ?? (env.OTEL_SERVICE_NAME || defaults.tracing.serviceName),
+    serviceName: config?.serviceName ?? (env.OTEL_SERVICE_NAME || defaultServiceName),
   });
 }

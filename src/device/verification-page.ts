@@ -16,7 +16,7 @@ import type { DeviceFlow, DeviceFlowStore, Versioned } from './device-flow-store
 import type { Csrf } from '../pages/csrf.js';
 import type { SignInSession, SignInSessions } from '../sessions/sign-in-sessions.js';
 import type { FailedAttempts } from '../throttling/failed-attempts.js';
-import type { NoticeId, PageView, ScopeLine, TimedMessageId } from '../pages/device-views.js';
+import type { NoticeId, PageView, ScopeDescriptions, ScopeLine, TimedMessageId } from '../pages/device-views.js';
 import { createThrottledSignIn } from '../throttling/throttled-sign-in.js';
 import type { PasswordThrottle } from '../throttling/password-throttle.js';
 import type { UserCodeScheme } from './user-code.js';
@@ -55,7 +55,7 @@ export interface VerificationPageDeps {
   newBrowserId(): string;
   users: ResourceOwnerValidator;
   clients: Lookup<Client>;
-  scopeDescriptions: ReadonlyMap<string, string | undefined>;
+  scopeDescriptions: ScopeDescriptions;
   clock: Clock;
   logger: Logger;
   events?: EventService | undefined;

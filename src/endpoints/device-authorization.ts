@@ -6,7 +6,7 @@ import type { EventService } from '../events/event-service.js';
 import type { Client } from '../config/schema.js';
 import type { Clock } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
-import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
+import type { ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { UnauthorizedClient } from '../oauth/errors.js';
 import type { WindowLimit } from '../throttling/rate-limits.js';
 import { tooManyRequests } from '../throttling/too-many-requests.js';

@@ -96,6 +96,8 @@ export function buildDiscoveryDocument(
     request_uri_parameter_supported: false,
     // RFC 9449 §5.1: DPoP proofs are accepted at the token endpoint and at UserInfo.
     dpop_signing_alg_values_supported: [...config.dpop.signingAlgValues],
+    // RFC 9701 §7: what an API's JWT introspection answers may be signed with (the service's keys).
+    introspection_signing_alg_values_supported: [...new Set([config.signing.accessTokenAlgorithm, ...config.signing.idTokenAlgorithms])],
   };
   if (mtls) {
     doc.tls_client_certificate_bound_access_tokens = true;

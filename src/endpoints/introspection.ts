@@ -2,20 +2,30 @@
  * POST /connect/introspect (RFC 7662). The caller is an API resource authenticating with its
  * own secrets. It learns about a token only as far as the token is meant for it: an inactive
  * token and a token for another API look the same (`{ active: false }`).
+ *
+ * An API that asks for it (`Accept: application/token-introspection+jwt`, RFC 9701 §4) gets
+ * the same answer as a JWT signed by the service, so it can keep the answer as evidence or pass
+ * it on; everyone else gets the plain JSON of RFC 7662.
  */
 import type { ApiResource } from '../config/schema.js';
 import type { AccessTokenClaims, Clock, JsonValue, TokenValidator } from '../sdk/contracts.js';
-import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
+import type { ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { InvalidRequest } from '../oauth/errors.js';
 import { boundJkt } from '../sdk/dpop.js';
 import type { WindowLimit } from '../throttling/rate-limits.js';
 import { tooManyRequests } from '../throttling/too-many-requests.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
+import { wantsJwtResponse, type IntrospectionSigner } from './introspection-jwt.js';
 
 // `cnf` (RFC 7800 §3.1): the key a sender-constrained token is bound to (RFC 9449 §6.2, RFC 8705 §3.2).
 const reported = ['iss', 'client_id', 'aud', 'iat', 'nbf', 'exp', 'jti', 'auth_time', 'act', 'cnf'] as const;
 const inactive = (): Record<string, JsonValue> => ({ active: false });
+
+/** The answer as the route sends it: RFC 7662's JSON, or RFC 9701's signed JWT. */
+export type IntrospectionAnswer =
+  | { readonly kind: 'json'; readonly body: Record<string, JsonValue> }
+  | { readonly kind: 'jwt'; readonly jwt: string };
 
 /** The token's scopes that belong to the caller; none when its audience leaves the caller out. */
 function scopesFor(api: ApiResource, claims: AccessTokenClaims): string[] {
@@ -36,13 +46,16 @@ export function createIntrospectionEndpoint(deps: {
   inactiveLimit: WindowLimit;
   clock: Clock;
   events?: EventService;
+  /** Signs RFC 9701 answers; without it every answer is JSON. */
+  signer?: IntrospectionSigner | undefined;
 }) {
   function checkInactiveLimit(apiResource: ApiResource): void {
     const wait = deps.inactiveLimit.waitMs(apiResource.name, deps.clock.now());
     if (wait > 0) throw tooManyRequests(wait, 'Too many inactive tokens introspected', `introspection limited for API "${apiResource.name}"`);
   }
 
-  return async function introspectionEndpoint(request: FormRequest): Promise<Record<string, JsonValue>> {
+  /** `accept` is the request's Accept header: RFC 9701 §4 asks for the JWT answer with it. */
+  return async function introspectionEndpoint(request: FormRequest, accept?: string): Promise<IntrospectionAnswer> {
     const { apiResource } = await deps.clientAuthenticator.authenticateApiResource({ ...request, endpoint: 'introspection' });
     checkInactiveLimit(apiResource);
     const token = request.params.get('token');
@@ -58,7 +71,8 @@ export function createIntrospectionEndpoint(deps: {
       },
       request.requestId,
     );
-    return response;
+    if (deps.signer && wantsJwtResponse(accept)) return { kind: 'jwt', jwt: await deps.signer.sign(apiResource, response) };
+    return { kind: 'json', body: response };
   };
 
   async function introspect(apiResource: ApiResource, token: string): Promise<Record<string, JsonValue>> {

@@ -8,7 +8,7 @@
  * code is then bound to its key as if `dpop_jkt` had named it; a `dpop_jkt` sent as well must
  * name that same key.
  */
-import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
+import type { ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { InvalidRequest, OAuthError } from '../oauth/errors.js';
 import { RedirectableError, UntrustedRequestError, type RequestValidator } from '../authorize/authorization-request.js';
 import type { PushedRequests } from '../authorize/pushed-requests.js';

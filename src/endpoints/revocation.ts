@@ -6,7 +6,7 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../sdk/contracts.js';
-import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
+import type { ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { InvalidRequest, UnsupportedTokenType } from '../oauth/errors.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';

@@ -7,7 +7,7 @@
  */
 import type { Clock, ExtensionGrantValidator, Logger, ValidatedTokenRequest } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
-import type { ClientAuthenticator } from '../oauth/client-authenticator.js';
+import type { ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { InvalidRequest, isOAuthError, UnauthorizedClient, UnsupportedGrantType } from '../oauth/errors.js';
 import { answerSpentGrant, runGrant, type GrantOutcome } from '../grants/grant-runner.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';

@@ -10,6 +10,8 @@ export const paths = {
   revocation: '/connect/revocation',
   deviceAuthorization: '/connect/deviceauthorization',
   devicePage: '/device',
+  /** A user changes their own password (issue 34). */
+  accountPassword: '/account/password',
   authorize: '/connect/authorize',
   signIn: '/connect/authorize/sign-in',
   /** Where an external identity provider sends the browser back (a sign-in plugin's `externalSignIn`). */
@@ -18,6 +20,8 @@ export const paths = {
   endSession: '/connect/endsession',
   par: '/connect/par',
   register: '/connect/register',
+  /** The deployment's logo and style sheet files (`pages.logo`, `pages.stylesheet`). */
+  assets: '/assets',
 } as const;
 
 export function endpointUrls(issuer: string): EndpointUrls {

@@ -1,4 +1,3 @@
-import type { ResolvedConfig } from '../config/schema.js';
 import type { Logger } from '../sdk/contracts.js';
 import type { EventSink, ServiceEventType } from './service-event.js';
 
@@ -9,7 +8,7 @@ const failures: readonly ServiceEventType[] = [
 const quieterThanInfo = new Set(['warn', 'error', 'fatal', 'silent']);
 
 /** The default sink: one structured log line per event, failures at warn. */
-export function createLogEventSink({ logger, config }: { logger: Logger; config: Pick<ResolvedConfig, 'logLevel'> }): EventSink {
+export function createLogEventSink({ logger, config }: { logger: Logger; config: { readonly logLevel: string } }): EventSink {
   const events = logger.child({ component: 'events' });
   return {
     // Below info only failures would be written: do not ask for the rest.

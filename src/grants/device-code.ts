@@ -9,7 +9,8 @@
  * polling interval of the first, which only a duplicate of the same poll does (two nodes, a
  * retry): that one is refused and the tokens are kept.
  */
-import type { Client } from '../config/schema.js';
+// The client as the grant contract gives it (`ctx.request.client`), not the host's fuller one.
+import type { Client } from '../sdk/model.js';
 import {
   AccessDenied, AuthorizationPending, ExpiredToken, InvalidGrant, InvalidRequest, SlowDown,
   type Clock, type ExtensionGrantValidator, type GrantSuccess, type Logger, type OAuthError,

@@ -1,10 +1,12 @@
 /**
  * Prometheus metrics (prom-client): requests by route and status, latency, tokens issued by
- * grant type, authentication failures, the audience form of client assertions, store errors. Counting tokens and failures is done by
- * listening to events, so the endpoints do not know metrics exist.
+ * grant type, authentication failures, the audience form of client assertions, store errors, the
+ * expired-record backlog. Counting tokens and failures is done by listening to events, so the
+ * endpoints do not know metrics exist; the backlog is set by the sweeper once per
+ * `cleanupInterval`, so a request or a scrape never queries the database for it.
  */
 import type { Context, Next } from 'koa';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventSink } from '../events/service-event.js';
 import { logLinesDropped } from '../log/log-destination.js';
 import { shareWithPrimary } from './cluster-metrics.js';
@@ -16,6 +18,8 @@ export interface Metrics {
   /** Event sink counting tokens and authentication failures. */
   readonly sink: EventSink;
   storeError(): void;
+  /** What one tick of the expired-record sweeper found (`expired`, by grant type) and deleted. */
+  swept(result: { readonly expired: Readonly<Record<string, number>> | undefined; readonly removed: number }): void;
 }
 
 export function createMetrics(): Metrics {
@@ -44,6 +48,15 @@ export function createMetrics(): Metrics {
     labelNames: ['client_id', 'audience', 'outcome'], registers: [registry],
   });
   const storeErrors = new Counter({ name: 'svc_store_errors_total', help: 'Store operations that failed', registers: [registry] });
+  // `kind` is a grant type the service or a loaded plugin writes, never a value from a request.
+  const expiredRows = new Gauge({
+    name: 'svc_store_expired_rows', help: 'Expired records still stored when the latest sweep began, by kind (grant type)',
+    labelNames: ['kind'], registers: [registry],
+  });
+  const sweptKinds = new Set<string>();
+  const expiredRemoved = new Counter({
+    name: 'svc_store_expired_rows_removed_total', help: 'Expired records this node deleted', registers: [registry],
+  });
   let droppedSeen = 0;
   new Counter({
     name: 'svc_log_lines_dropped_total', help: 'Log lines dropped because standard output did not keep up', registers: [registry],
@@ -84,5 +97,14 @@ export function createMetrics(): Metrics {
       },
     },
     storeError: () => storeErrors.inc(),
+    swept({ expired, removed }) {
+      // A kind seen before and absent now has no backlog: it reads 0, not its last value. Not
+      // counted (the count failed): the gauge keeps its last value.
+      if (expired) {
+        for (const kind of Object.keys(expired)) sweptKinds.add(kind);
+        for (const kind of sweptKinds) expiredRows.set({ kind }, expired[kind] ?? 0);
+      }
+      expiredRemoved.inc(removed);
+    },
   };
 }

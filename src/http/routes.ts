@@ -12,15 +12,19 @@ import { dpopHeaderOf, formBodyReader, formOf, readForm, type FormLimits } from 
 import { notImplementedJson } from './not-implemented.js';
 import { clientCertificateOf } from './client-certificate.js';
 import { jsonBodyReader } from './read-json.js';
+import type { IntrospectionAnswer } from '../endpoints/introspection.js';
 import type { RegistrationAnswer, RegistrationEndpoint, RegistrationRequest } from '../endpoints/registration.js';
 
 export interface Endpoints {
   token(request: FormRequest): Promise<object>;
-  introspection?(request: FormRequest): Promise<object>;
+  /** `accept`: the Accept header, which may ask for RFC 9701's JWT answer. */
+  introspection?(request: FormRequest, accept?: string): Promise<IntrospectionAnswer>;
   revocation?(request: FormRequest): Promise<object | undefined>;
   deviceAuthorization?(request: FormRequest): Promise<object>;
   /** The device flow's verification page (HTML, GET and POST). */
   devicePage?: Middleware;
+  /** The password change page (HTML, GET and POST). */
+  accountPage?: Middleware;
   /** GET/POST /connect/authorize and the sign-in and consent pages' POSTs (HTML). */
   signIn?: { readonly authorize: Middleware; readonly interaction: Middleware; readonly endSession: Middleware; readonly callback?: Middleware };
   /** POST /connect/par (RFC 9126), answered 201. */
@@ -36,6 +40,8 @@ export interface Endpoints {
   jwksJson(): string;
   /** GET /: a page naming the service and linking discovery. */
   homePage?: Middleware;
+  /** GET /assets/<name>: the deployment's logo and style sheet files (`pages` in the config). */
+  pageAssets?: Middleware;
   /** POST /connect/register and GET/PUT/DELETE on a client's URI (RFC 7591, RFC 7592), when enabled. */
   registration?: RegistrationEndpoint;
 }
@@ -76,10 +82,21 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
   };
 
   post(paths.token, endpoints.token, true);
-  post(paths.introspection, endpoints.introspection);
+  const introspection = endpoints.introspection;
+  if (introspection) {
+    router.post(paths.introspection, form, async (ctx) => {
+      const answer = await introspection(formOf(ctx), ctx.get('accept') || undefined);
+      if (answer.kind === 'json') return sendJson(ctx, JSON.stringify(answer.body), 'no-store');
+      // RFC 9701 §5: the JWT itself is the body, under its own media type.
+      ctx.set('Content-Type', 'application/token-introspection+jwt');
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = answer.jwt;
+    });
+  }
   post(paths.revocation, endpoints.revocation, true);
   post(paths.deviceAuthorization, endpoints.deviceAuthorization, true);
   if (endpoints.devicePage) router.get(paths.devicePage, endpoints.devicePage).post(paths.devicePage, endpoints.devicePage);
+  if (endpoints.accountPage) router.get(paths.accountPassword, endpoints.accountPage).post(paths.accountPassword, endpoints.accountPage);
   if (endpoints.signIn) {
     router.get(paths.authorize, endpoints.signIn.authorize).post(paths.authorize, endpoints.signIn.authorize);
     router.post(paths.signIn, endpoints.signIn.interaction);
@@ -143,6 +160,7 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
   }
 
   if (endpoints.homePage) router.get('/', endpoints.homePage);
+  if (endpoints.pageAssets) router.get(`${paths.assets}/:name`, endpoints.pageAssets);
   router.get(paths.discovery, (ctx) => sendJson(ctx, endpoints.discoveryJson(), 'public'));
   router.get(paths.oauthMetadata, (ctx) => sendJson(ctx, endpoints.discoveryJson(), 'public'));
   router.get(paths.jwks, (ctx) => {

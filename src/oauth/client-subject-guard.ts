@@ -1,7 +1,7 @@
 /**
  * Keeps users and clients apart. A client_credentials token's `sub` is the client id (RFC 9068
  * §2.2), so a user whose subject id equals a client id would get tokens an API cannot tell from
- * that client's own. Configured users are checked at start-up (config/validate.ts); a user
+ * that client's own. Configured users are checked at start-up (config/cross-checks.ts); a user
  * store plugin's answers are checked here, on every sign-in, since its users are not known
  * before they sign in.
  */

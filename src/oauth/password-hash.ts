@@ -17,7 +17,13 @@ function derive(password: string, salt: Buffer, ln: number, r: number, p: number
 
 const b64 = (buf: Buffer): string => buf.toString('base64').replace(/=+$/, '');
 
-export async function hashPassword(password: string, cost: ScryptCost = { ln: 15, r: 8, p: 1 }): Promise<string> {
+/**
+ * The cost a new hash gets. Raising it upgrades the database's users one by one: each hash
+ * below it is replaced at that user's next successful sign-in (`src/users/`).
+ */
+export const defaultScryptCost: Readonly<ScryptCost> = Object.freeze({ ln: 15, r: 8, p: 1 });
+
+export async function hashPassword(password: string, cost: ScryptCost = defaultScryptCost): Promise<string> {
   const salt = randomBytes(16);
   const hash = await derive(password, salt, cost.ln, cost.r, cost.p, 32);
   return `$scrypt$ln=${cost.ln},r=${cost.r},p=${cost.p}$${b64(salt)}$${b64(hash)}`;

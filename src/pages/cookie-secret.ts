@@ -1,6 +1,6 @@
 /**
  * The secret behind every page's cookie and CSRF tokens (`page-parts.ts`), the DPoP nonces and
- * the shared counters' keys: the configured `deviceFlow.cookieSecret`, or else a random one
+ * the shared counters' keys: the configured `pageSecret` (formerly `deviceFlow.cookieSecret`), or else a random one
  * created once in the store, so every node sharing the store signs and accepts the same cookies.
  *
  * With key-encryption keys (`signing.keyEncryptionKeys`) the stored secret is sealed like the

@@ -3,6 +3,10 @@ import type { MessageView, PageView, ScopeLine } from './device-views.js';
 import { html, type SafeHtml } from './html.js';
 import { hidden, notice, renderDocument } from './page-shell.js';
 import type { PageText } from './text/index.js';
+import { defaultBranding, type Branding } from './branding.js';
+import type { PageTemplateName } from '../config/branding.js';
+import type { TemplateValues } from './page-template.js';
+import { describeScope } from './scope-description.js';
 
 export interface RenderOptions {
   /** Where the forms post, e.g. `/device` (with `?ui_locales=de` when that chose the language). */
@@ -11,6 +15,8 @@ export interface RenderOptions {
   readonly numericCodes: boolean;
   /** The words, in the reader's language. */
   readonly text: PageText;
+  /** The deployment's look and templates; default: the built-in ones. */
+  readonly branding?: Branding;
 }
 
 function titleOf(view: PageView, text: PageText): string {
@@ -28,9 +34,53 @@ function titleOf(view: PageView, text: PageText): string {
   }
 }
 
+const templateOf: Readonly<Record<PageView['kind'], PageTemplateName>> = {
+  'enter-code': 'deviceCode', 'sign-in': 'signIn', consent: 'consent', done: 'deviceDone', message: 'message',
+};
+
 export function renderPage(view: PageView, options: RenderOptions): string {
   const { text } = options;
-  return renderDocument({ lang: text.lang, title: titleOf(view, text), brand: text.brand, body: body(view, options) });
+  const branding = options.branding ?? defaultBranding;
+  const template = branding.templates[templateOf[view.kind]];
+  const content = template ? template.render(templateValues(view, options, branding)) : body(view, options);
+  return renderDocument({ text, title: titleOf(view, text), brand: text.brand, body: content }, branding);
+}
+
+/** What a deployment's template for the step may use (`template-values.ts` lists the names); the same names as on the sign-in pages where they mean the same. */
+export function templateValues(view: PageView, { action, numericCodes, text }: RenderOptions, branding: Branding): TemplateValues {
+  const common = { lang: text.lang, productName: branding.productName, title: titleOf(view, text) };
+  switch (view.kind) {
+    case 'enter-code':
+      return {
+        ...common, intro: text.enterCode.intro, notice: view.notice && text.notices[view.notice], action,
+        hiddenFields: html`${hidden('step', 'code')}${hidden('csrf', view.csrf)}`, label: text.enterCode.label, submitLabel: text.enterCode.submit,
+        userCode: view.userCode, numeric: numericCodes,
+      };
+    case 'sign-in':
+      return {
+        ...common, intro: text.signIn.intro(html`${view.clientName}`), notice: view.notice && text.notices[view.notice], action,
+        hiddenFields: html`${hidden('step', 'sign-in')}${hidden('csrf', view.csrf)}${hidden('user_code', view.userCode)}`,
+        username: view.username ?? '', usernameLabel: text.signIn.username, passwordLabel: text.signIn.password, submitLabel: text.signIn.submit,
+        clientName: view.clientName, userCode: view.userCode, codeLabel: text.signIn.code,
+      };
+    case 'consent': {
+      const t = text.consent;
+      return {
+        ...common, intro: t.intro(html`${view.clientName}`), clientName: view.clientName, warning: undefined, returnTo: undefined,
+        userCode: view.userCode, checkCode: t.checkCode, scopesHeading: t.scopesHeading,
+        scopes: view.scopes.map((scope) => ({ name: scope.name, description: describeScope(scope, text) })),
+        action, hiddenFields: html`${hidden('step', 'consent')}${hidden('csrf', view.csrf)}${hidden('user_code', view.userCode)}`,
+        approveLabel: t.approve, denyLabel: t.deny, signedInAs: t.signedInAs(html`${view.username}`),
+        signOutHiddenFields: html`${hidden('step', 'sign-out')}${hidden('csrf', view.csrf)}${hidden('user_code', view.userCode)}`, signOutLabel: t.signOut,
+      };
+    }
+    case 'done': {
+      const client = html`${view.clientName}`;
+      return { ...common, text: view.approved ? text.done.approved(client) : text.done.denied(client), approved: view.approved, clientName: view.clientName };
+    }
+    case 'message':
+      return { ...common, text: messageText(view, text), startAgainUrl: action, startAgainLabel: text.startAgain };
+  }
 }
 
 function body(view: PageView, options: RenderOptions): SafeHtml {
@@ -88,7 +138,7 @@ ${hidden('step', 'sign-in')}${hidden('csrf', view.csrf)}${hidden('user_code', vi
 }
 
 function scopeItem(scope: ScopeLine, text: PageText): SafeHtml {
-  const description = scope.description ?? text.scopes[scope.name];
+  const description = describeScope(scope, text);
   return html`<li>${description ?? scope.name}${description ? html`<span class="scope-name">${scope.name}</span>` : ''}</li>`;
 }
 

@@ -3,11 +3,16 @@
  * it. Notices and messages are ids, not text: the renderer words them in the reader's language.
  */
 
+import type { LocalizedText } from '../sdk/model.js';
+
 export interface ScopeLine {
   readonly name: string;
-  /** The configured description; the page's text catalogue covers standard scopes without one. */
-  readonly description: string | undefined;
+  /** The configured description, one or per language; the page's text catalogue covers standard scopes without one (`scope-description.ts`). */
+  readonly description: LocalizedText | undefined;
 }
+
+/** The configured descriptions by scope name, for both flows' consent pages. */
+export type ScopeDescriptions = ReadonlyMap<string, LocalizedText | undefined>;
 
 /** A notice above a form: why the last attempt did not go through. */
 export type NoticeId =

@@ -11,6 +11,10 @@ import type { SignInMessageId, SignInView } from './sign-in-views.js';
 import { html, SafeHtml } from './html.js';
 import { hidden, notice, renderDocument } from './page-shell.js';
 import type { PageText } from './text/index.js';
+import { defaultBranding, type Branding } from './branding.js';
+import type { PageTemplateName } from '../config/branding.js';
+import type { TemplateValues } from './page-template.js';
+import { describeScope } from './scope-description.js';
 
 /** Where each page's forms post. */
 export interface SignInPaths {
@@ -35,10 +39,54 @@ const signOutMessages: ReadonlySet<SignInMessageId> = new Set<SignInMessageId>([
   'sign-out-unreadable', 'sign-out-invalid', 'sign-out-redirect-unregistered', 'sign-out-expired', 'still-signed-in', 'signed-out',
 ]);
 
-export function renderSignInPage(view: SignInView, paths: SignInPaths, text: PageText): string {
+const templateOf: Readonly<Record<SignInView['kind'], PageTemplateName>> = { 'sign-in': 'signIn', consent: 'consent', logout: 'logout', message: 'message' };
+
+export function renderSignInPage(view: SignInView, paths: SignInPaths, text: PageText, branding: Branding = defaultBranding): string {
   const signingOut = view.kind === 'logout' || (view.kind === 'message' && signOutMessages.has(view.message));
   const brand = signingOut ? text.authorize.signOutBrand : text.authorize.brand;
-  return renderDocument({ lang: text.lang, title: titleOf(view, text), brand, body: body(view, paths, text) });
+  // Issue 34: a deployment's `signIn` template has no placeholder for the providers' buttons yet,
+  // so a page offering providers is the built-in one (else nobody could choose one).
+  const offersProviders = view.kind === 'sign-in' && (view.providers?.length ?? 0) > 0;
+  const template = offersProviders ? undefined : branding.templates[templateOf[view.kind]];
+  const content = template ? template.render(templateValues(view, paths, text, branding)) : body(view, paths, text);
+  return renderDocument({ text, title: titleOf(view, text), brand, body: content }, branding);
+}
+
+/** What a deployment's template for the view may use (`template-values.ts` lists the names). */
+export function templateValues(view: SignInView, paths: SignInPaths, text: PageText, branding: Branding): TemplateValues {
+  const common = { lang: text.lang, productName: branding.productName, title: titleOf(view, text) };
+  switch (view.kind) {
+    case 'sign-in':
+      return {
+        ...common, intro: text.authorize.signInIntro(html`${view.clientName}`), notice: signInMessage(view, text), action: paths.interaction,
+        hiddenFields: html`${hidden('step', 'sign-in')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}`,
+        username: view.username ?? '', usernameLabel: text.signIn.username, passwordLabel: text.signIn.password, submitLabel: text.signIn.submit,
+        clientName: view.clientName, userCode: undefined, codeLabel: undefined,
+      };
+    case 'consent': {
+      const t = text.consent;
+      const a = text.authorize;
+      return {
+        ...common, intro: t.intro(html`${view.clientName}`), clientName: view.clientName,
+        warning: view.unverified ? a.unverifiedClient(html`${view.clientName}`) : undefined,
+        returnTo: view.returnTo === undefined ? undefined : a.returnsTo(html`${view.returnTo}`),
+        userCode: undefined, checkCode: undefined, scopesHeading: t.scopesHeading,
+        scopes: view.scopes.map((scope) => ({ name: scope.name, description: describeScope(scope, text) })),
+        action: paths.interaction, hiddenFields: html`${hidden('step', 'consent')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}`,
+        approveLabel: t.approve, denyLabel: t.deny, signedInAs: t.signedInAs(html`${view.username}`),
+        signOutHiddenFields: html`${hidden('step', 'sign-out')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}`, signOutLabel: t.signOut,
+      };
+    }
+    case 'logout': {
+      const t = text.authorize.logout;
+      return {
+        ...common, question: t.question, action: paths.endSession, hiddenFields: html`${hidden('csrf', view.csrf)}${view.fields.map(([n, v]) => hidden(n, v))}`,
+        confirmLabel: t.confirm, stayLabel: t.stay,
+      };
+    }
+    case 'message':
+      return { ...common, text: text.authorize.messages[view.message].text, startAgainUrl: undefined, startAgainLabel: undefined };
+  }
 }
 
 /** What the sign-in form shows above its fields: our notice in the reader's language, or a plugin's own message. */
@@ -74,7 +122,10 @@ ${view.scopes.length > 0 ? html`<h2>${t.scopesHeading}</h2>
 ${hidden('step', 'consent')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}
 <div class="actions"><button type="submit" name="decision" value="approve">${t.approve}</button><button type="submit" class="secondary" name="decision" value="deny">${t.deny}</button></div>
 </form>
-<p class="muted">${t.signedInAs(html`${view.username}`)}</p>`;
+<form method="post" action="${paths.interaction}">
+${hidden('step', 'sign-out')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}
+<p class="muted">${t.signedInAs(html`${view.username}`)} <button type="submit" class="link">${t.signOut}</button></p>
+</form>`;
     }
     case 'logout': {
       const t = text.authorize.logout;
@@ -109,9 +160,9 @@ ${view.providers.map((p) => html`<div class="actions"><button type="submit" clas
 ${view.passwordForm === false ? '' : html`<p class="muted">${t.orPassword}</p>`}`;
 }
 
-/** The configured description, else the catalogue's for a standard scope, else the name alone. */
+/** The configured description in the reader's language, else the catalogue's for a standard scope, else the name alone. */
 function scopeItem(scope: ScopeLine, text: PageText): SafeHtml {
-  const description = scope.description ?? text.scopes[scope.name];
+  const description = describeScope(scope, text);
   return html`<li>${description ?? scope.name}${description ? html`<span class="scope-name">${scope.name}</span>` : ''}</li>`;
 }
 
@@ -119,9 +170,9 @@ function scopeItem(scope: ScopeLine, text: PageText): SafeHtml {
 const submitScript = 'document.forms[0].submit()';
 export const submitScriptHash = `'sha256-${createHash('sha256').update(submitScript).digest('base64')}'`;
 
-export function renderFormPost(action: string, fields: ReadonlyArray<readonly [string, string]>, text: PageText): string {
+export function renderFormPost(action: string, fields: ReadonlyArray<readonly [string, string]>, text: PageText, branding: Branding = defaultBranding): string {
   return renderDocument({
-    lang: text.lang,
+    text,
     title: text.authorize.continue,
     brand: text.authorize.brand,
     body: html`<h1>${text.authorize.continue}</h1>
@@ -130,5 +181,5 @@ ${fields.map(([n, v]) => hidden(n, v))}
 <noscript><div class="actions"><button type="submit">${text.authorize.continue}</button></div></noscript>
 </form>
 <script>${new SafeHtml(submitScript)}</script>`,
-  });
+  }, branding);
 }

@@ -12,7 +12,9 @@ import { createHash } from 'node:crypto';
  *   #f2f4f7 (was `--border` #d6dae1: 1.40);
  * - the error notice's border `--warn` #b35c00: 4.72 on the white card, 4.37 on its own
  *   #fff5e6 (was #e0a040: 2.26 / 2.10).
- * `--border` stays for decoration only (the card, the scope list), which 1.4.11 does not cover.
+ * `--border` stays for decoration only (the card, the scope list, the legal links' rule), which 1.4.11 does not cover.
+ * A deployment's `pages.colors` override `--accent`, `--focus`, `--bg` and `--text` after this
+ * sheet (`branding.ts`); `validate-branding.ts` holds hex colours to the same ratios.
  */
 export const css = `
 :root{--accent:#2357d9;--accent-dark:#1a45b0;--text:#1b2230;--muted:#5d6675;--border:#d6dae1;--control-border:#767f8c;--focus:#2357d9;--bg:#f2f4f7;--warn-bg:#fff5e6;--warn:#b35c00}
@@ -44,6 +46,10 @@ ul.scopes li:first-child{border-top:0}
 .scope-name{display:block;font:.8rem ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:var(--muted)}
 .muted{color:var(--muted);font-size:.92rem}
 a{color:var(--accent)}
+.brand.product{display:flex;align-items:center;gap:.6rem;font-size:1.05rem;letter-spacing:0;text-transform:none;color:var(--text)}
+.brand .logo{display:block;height:2rem;width:auto;max-width:10rem}
+.legal{margin:1.5rem 0 0;padding-top:1rem;border-top:1px solid var(--border);font-size:.85rem;color:var(--muted)}
+.legal a{margin-right:1rem}
 `.trim();
 
 export const cssHash = `'sha256-${createHash('sha256').update(css).digest('base64')}'`;

@@ -1,7 +1,9 @@
 /**
  * The config checks that need the loaded plugins: every grant type a client allows and every
  * secret type must be provided by something registered; every authentication method a client
- * pins must exist, and the client must hold a secret it can check.
+ * pins must exist, and the client must hold a secret it can check; each grant a client allows
+ * judges the client (`checkClient`). The entry checker (`src/clients/check-entry.ts`) runs the
+ * same on every client from the database or a client-store plugin.
  */
 import { BootError } from '../config/boot-error.js';
 import { didYouMean } from '../config/closest-name.js';
@@ -46,9 +48,13 @@ export function checkConfigAgainstPlugins(config: Pick<ResolvedConfig, 'apiResou
     });
   config.clients.forEach((client, i) => {
     client.allowedGrantTypes.forEach((g, j) => {
-      if (!registry.grants.has(g)) {
+      const grant = registry.grants.get(g);
+      if (!grant) {
         problems.push(`clients[${i}].allowedGrantTypes[${j}]: unknown grant type "${g}"${didYouMean(g, grantTypes)} (known: ${grantTypes.join(', ')})`);
+        return;
       }
+      const problem = grant.checkClient?.(client);
+      if (problem) problems.push(`clients[${i}].${problem.field}: ${problem.message}`);
     });
     checkSecrets(`clients[${i}].clientSecrets`, client.clientSecrets);
     checkAuthMethods(`clients[${i}].tokenEndpointAuthMethods`, client, registry, problems, receivesClientCertificates(config));

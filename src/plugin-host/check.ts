@@ -49,7 +49,8 @@ const eventTypes: ReadonlySet<string> = new Set(Object.keys({
   'api.authenticated': true, 'api.authentication_failed': true, 'token.introspected': true, 'token.revoked': true,
   'device.authorized': true, 'device.approved': true, 'device.denied': true, 'user.signed_in': true,
   'user.sign_in_failed': true, 'consent.given': true, 'consent.denied': true, 'code.issued': true, 'code.redeemed': true,
-  'user.signed_out': true, 'client.disabled_used': true, 'client.expired_secret_used': true,
+  'user.signed_out': true,
+  'logout.notified': true, 'client.disabled_used': true, 'client.expired_secret_used': true,
   'api.disabled_used': true, 'api.expired_secret_used': true, 'plugin.loaded': true,
 } satisfies Record<ServiceEventType, true>));
 
@@ -144,6 +145,7 @@ export function checkInstance(list: PluginPart, value: unknown): string | undefi
       if (typeof g.validate !== 'function') return 'validate must be a function';
       if (g.spent !== undefined && typeof g.spent !== 'function') return 'spent, when given, must be a function';
       if (g.redeemed !== undefined && typeof g.redeemed !== 'function') return 'redeemed, when given, must be a function';
+      if (g.checkClient !== undefined && typeof g.checkClient !== 'function') return 'checkClient, when given, must be a function';
       return checkParameters(g.parameters);
     }
   }

@@ -259,6 +259,23 @@ export interface ExtensionGrantValidator {
    * instead. A throw is logged and changes nothing: the tokens are already given out.
    */
   redeemed?(success: GrantSuccess, request: ValidatedTokenRequest): void | Promise<void>;
+  /**
+   * Judges a client allowed this grant, wherever the client comes from: the config file at
+   * start-up, the database (`svc clients`, dynamic registration) or a client-store plugin, each
+   * time it is written or loaded. A problem refuses the client (start-up stops, the write is
+   * refused, a stored client is left out), naming the field. For what the grant needs of every
+   * client that may use it, e.g. delegation's "list the APIs you front".
+   *
+   * @example checkClient: (client) => client.allowedSubjectTokenAudiences.length > 0 ? undefined
+   *   : { field: 'allowedSubjectTokenAudiences', message: 'list the APIs the client fronts, e.g. ["api1"]' }
+   */
+  checkClient?(client: Client): ClientProblem | undefined;
+}
+
+/** What `checkClient` finds wrong with a client: the field (relative to the client) and why. */
+export interface ClientProblem {
+  readonly field: string;
+  readonly message: string;
 }
 
 /** Claims of a validated access token. */

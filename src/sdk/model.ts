@@ -14,7 +14,7 @@ export interface Secret {
 
 export interface Client {
   readonly clientId: string;
-  readonly clientName: string | undefined;
+  readonly clientName?: string | undefined;
   readonly clientSecrets: readonly Secret[];
   readonly requireClientSecret: boolean;
   readonly allowedGrantTypes: readonly string[];
@@ -30,7 +30,7 @@ export interface Client {
   readonly properties: Readonly<Record<string, string>>;
   readonly allowedCorsOrigins: readonly string[];
   /** `undefined`: any method the client holds secrets for. */
-  readonly tokenEndpointAuthMethods: readonly string[] | undefined;
+  readonly tokenEndpointAuthMethods?: readonly string[] | undefined;
   readonly allowedSubjectTokenAudiences: readonly string[];
   readonly redirectUris: readonly string[];
   readonly postLogoutRedirectUris: readonly string[];
@@ -46,9 +46,15 @@ export interface Client {
   readonly allowedIdentityTokenSigningAlgorithms: readonly string[];
 }
 
+/** A text in one language, or per language by BCP 47 tag: `{ en: 'Read your e-mail address', de: 'Ihre E-Mail-Adresse lesen' }`. */
+export type LocalizedText = string | Readonly<Record<string, string>>;
+
 export interface ApiScope {
   readonly name: string;
-  readonly description: string | undefined;
+  /** The configured description: the string given, or of descriptions by language the English (else the first) one. */
+  readonly description?: string | undefined;
+  /** Descriptions by language tag, when the config gives them per language; the consent pages pick the reader's. */
+  readonly descriptions?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface ApiResource {
@@ -59,7 +65,9 @@ export interface ApiResource {
 
 export interface IdentityResource {
   readonly name: string;
-  readonly description: string | undefined;
+  /** As `ApiScope.description`. */
+  readonly description?: string | undefined;
+  readonly descriptions?: Readonly<Record<string, string>> | undefined;
   readonly claims: readonly string[];
 }
 

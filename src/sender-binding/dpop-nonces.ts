@@ -4,7 +4,7 @@
  * share. A nonce of the current or the previous window is fresh, so one lives at least one
  * window and at most two.
  *
- * The key is derived from the same secret as the sign-in cookies (`deviceFlow.cookieSecret`, or
+ * The key is derived from the same secret as the sign-in cookies (`pageSecret` (formerly `deviceFlow.cookieSecret`), or
  * the random one created once in the store), with its own purpose label.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';

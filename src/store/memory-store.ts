@@ -1,6 +1,7 @@
 import type { Clock } from '../sdk/contracts.js';
 import { hashKey } from './hash-key.js';
 import { createMemoryClientRecords } from './memory-client-records.js';
+import { createMemoryUserRecords } from './memory-user-records.js';
 import {
   DuplicateKeyError,
   type GrantFilter,
@@ -126,6 +127,12 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
       return count;
     },
 
+    async countExpired(now) {
+      const counts: Record<string, number> = {};
+      for (const grant of grants.values()) if (grant.expiresAt < now) counts[grant.type] = (counts[grant.type] ?? 0) + 1;
+      return counts;
+    },
+
     async listSigningKeys() {
       return [...signingKeys.values()]
         .map((key) => ({ ...key }))
@@ -149,6 +156,7 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
     },
 
     clientRecords: createMemoryClientRecords(),
+    users: createMemoryUserRecords(),
 
     async ping() {},
     async close() {},

@@ -17,6 +17,7 @@ export type GrantType =
   | (string & {});
 
 import type { ClientRecordStore } from './client-records.js';
+import type { UserRecordStore } from './user-records.js';
 
 export interface PersistedGrant {
   /** The handle (plain on the way in; records read back carry the handle the caller asked with). */
@@ -89,8 +90,13 @@ export interface Store {
   update(key: string, changes: { data: string; subjectId?: string; expectedData?: string }): Promise<boolean>;
   remove(key: string): Promise<void>;
   removeAll(filter: GrantFilter): Promise<number>;
-  /** Deletes up to `batchSize` grants whose `expiresAt` is before `now`; returns how many. */
+  /**
+   * Deletes up to `batchSize` grants whose `expiresAt` is before `now`; returns how many. On SQL,
+   * one short statement over the expiry index, oldest first, so it never holds locks for long.
+   */
   removeExpired(now: number, batchSize: number): Promise<number>;
+  /** How many grants whose `expiresAt` is before `now` are still stored, by `type` (types with none are left out). */
+  countExpired(now: number): Promise<Record<string, number>>;
 
   listSigningKeys(): Promise<SigningKeyRecord[]>;
   addSigningKey(key: SigningKeyRecord): Promise<void>;
@@ -100,6 +106,9 @@ export interface Store {
 
   /** Clients and API resources managed at run time (the CLI, registration); see `client-records.ts`. */
   readonly clientRecords: ClientRecordStore;
+
+  /** Users the service keeps (`svc users`, issue 34); see `user-records.ts`. */
+  readonly users: UserRecordStore;
 
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;

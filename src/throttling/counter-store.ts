@@ -29,8 +29,11 @@ export interface CounterStore {
   windowPeek(key: string, now: number): Promise<WindowState | undefined>;
   /** Resolves once connected, or after a bounded wait at start-up (then callers get 503 until it connects). */
   ready?(): Promise<void>;
-  /** Deletes forgotten counters, where the store does not expire them itself. */
-  sweep?(now: number): Promise<void>;
+  /**
+   * Deletes forgotten counters, where the store does not expire them itself, in statements of at
+   * most `batchSize` rows (default 500) until one comes back short; returns how many it deleted.
+   */
+  sweep?(now: number, batchSize?: number): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -57,7 +57,12 @@ export function memoryCounters(): Counters {
 }
 
 export function createCounters(
-  config: Pick<ResolvedConfig, 'counters' | 'counterKeyPrefix' | 'store' | 'cleanupInterval' | 'deviceFlow'>,
+  // `deviceFlow` is not read (the page secret was `deviceFlow.cookieSecret` once); callers that
+  // still hand it over need not change.
+  config: Pick<ResolvedConfig, 'counters' | 'counterKeyPrefix' | 'store' | 'cleanupInterval'> & {
+    readonly pageSecret?: string | undefined;
+    readonly deviceFlow?: unknown;
+  },
   deps: { logger: Logger; clock: Clock; /** The root secret the shared keys are digested under (`counter-keys.ts`). */ rootSecret: () => Buffer },
 ): Counters {
   if (config.counters === 'memory') return memoryCounters();
@@ -67,18 +72,22 @@ export function createCounters(
     ? openPostgresCounters(config.store, { onPoolError: (err) => outage.failed(err.message) })
     : openRedisCounters(config.counters, { keyPrefix: config.counterKeyPrefix, onError: (err) => outage.failed(err.message) });
   // The stored root secret is shared only by nodes that share the store. Nodes that each keep
-  // their own in this process (`memory`) share nothing secret unless `deviceFlow.cookieSecret`
+  // their own in this process (`memory`) share nothing secret unless `pageSecret`
   // is configured: their keys stay plain digests, so that the nodes still count as one.
-  const shareNoSecret = (config.store === 'memory' || config.store === 'sqlite::memory:') && config.deviceFlow.cookieSecret === undefined;
+  const shareNoSecret = (config.store === 'memory' || config.store === 'sqlite::memory:') && config.pageSecret === undefined;
   if (shareNoSecret) {
-    deps.logger.warn({ counters: name }, 'shared counter keys are plain SHA-256 digests, which a dictionary of usernames reverses: with an in-memory store the nodes share no secret; set deviceFlow.cookieSecret');
+    deps.logger.warn({ counters: name }, 'shared counter keys are plain SHA-256 digests, which a dictionary of usernames reverses: with an in-memory store the nodes share no secret; set pageSecret (before its rename: set deviceFlow.cookieSecret)');
   }
   return sharedCounters(failClosed(raw, outage), { clock: deps.clock, sweepSeconds: config.cleanupInterval, keys: counterKeys(shareNoSecret ? undefined : deps.rootSecret) });
 }
 
 export function sharedCounters(store: CounterStore, deps: { clock: Clock; sweepSeconds: number; keys: CounterKeys }): Counters {
+  // A sweep still running when the next is due is left to finish: two would only contend for the same rows.
+  let sweeping = false;
   const sweeper = store.sweep && setInterval(() => {
-    store.sweep?.(deps.clock.now()).catch(() => undefined);
+    if (sweeping) return;
+    sweeping = true;
+    store.sweep!(deps.clock.now()).catch(() => undefined).finally(() => { sweeping = false; });
   }, deps.sweepSeconds * 1000);
   sweeper?.unref();
   return {

@@ -52,6 +52,8 @@ export function failClosed(store: CounterStore, outage: OutageLog): CounterStore
     windowHit: (key, now, windowMs) => guarded(() => store.windowHit(key, now, windowMs)),
     windowPeek: (key, now) => guarded(() => store.windowPeek(key, now)),
     ...(store.ready ? { ready: () => store.ready!() } : {}),
+    // Passed through unguarded: a failed sweep is retried next interval and must not count as an outage of the checks.
+    ...(store.sweep ? { sweep: (now: number, batchSize?: number) => store.sweep!(now, batchSize) } : {}),
     close: () => store.close(),
   };
 }

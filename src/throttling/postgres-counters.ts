@@ -50,6 +50,11 @@ ON CONFLICT (key) DO UPDATE SET
   expires_at = CASE WHEN c.expires_at <= $2 THEN $2 + $3 ELSE c.expires_at END
 RETURNING failures, expires_at`;
 
+const sweepBatchSql = `
+DELETE FROM rate_counters WHERE key IN (
+  SELECT key FROM rate_counters WHERE expires_at < $1 ORDER BY expires_at LIMIT $2
+)`;
+
 export function openPostgresCounters(url: string, options: PostgresCountersOptions = {}): CounterStore {
   const pool = new pg.Pool({
     connectionString: url,
@@ -92,8 +97,16 @@ export function openPostgresCounters(url: string, options: PostgresCountersOptio
       const { rows } = await pool.query('SELECT failures, expires_at FROM rate_counters WHERE key = $1 AND expires_at > $2', [key, now]);
       return rows[0] ? { count: num(rows[0].failures), endsAt: num(rows[0].expires_at) } : undefined;
     },
-    async sweep(now) {
-      await pool.query('DELETE FROM rate_counters WHERE expires_at < $1', [now]);
+    // In bounded batches over `rate_counters_expires_at`, like the grant sweep
+    // (src/store/expired-grant-sweeper.ts): a flood of guesses leaves many rows, and one
+    // unbounded DELETE would hold their row locks (and the counting upserts behind them) at once.
+    async sweep(now, batchSize = 500) {
+      let removed = 0;
+      for (;;) {
+        const { rowCount } = await pool.query(sweepBatchSql, [now, batchSize]);
+        removed += rowCount ?? 0;
+        if ((rowCount ?? 0) < batchSize) return removed;
+      }
     },
     close: () => pool.end(),
   };

@@ -96,3 +96,20 @@ describe('signing keys stored unencrypted', () => {
     }
   });
 });
+
+describe('deprecated config names (issue 32)', () => {
+  const pageSecret = 'the page secret under its old name, 32+ characters';
+
+  it('deviceFlow.cookieSecret: one line saying its new name, pageSecret, and never the secret', async () => {
+    const { lines, text } = await startUpLog(checkConfig({ store: 'memory', deviceFlow: { cookieSecret: pageSecret } }, dir));
+    expect(warnings(lines).filter((m) => m.includes('pageSecret'))).toEqual([
+      'deviceFlow.cookieSecret is now called pageSecret (it keys every page and the DPoP nonces, not only the device flow): rename it; the old name is still read',
+    ]);
+    expect(text).not.toContain(pageSecret);
+  });
+
+  it('pageSecret: no such line', async () => {
+    const { lines } = await startUpLog(checkConfig({ store: 'memory', pageSecret }, dir));
+    expect(warnings(lines).filter((m) => m.includes('pageSecret'))).toEqual([]);
+  });
+});

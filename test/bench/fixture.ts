@@ -38,6 +38,11 @@ export interface ConfigSettings {
   logLevel?: string;
   /** `signing.threads`. */
   signingThreads?: number;
+  /**
+   * The store soak's settings: reference tokens, codes and (sliding) refresh tokens of the
+   * web apps live `lifetimeSeconds`, the sweep runs every `cleanupInterval`, and `/metrics` is on.
+   */
+  storeSoak?: { lifetimeSeconds: number; cleanupInterval: number };
 }
 
 export { freePort } from '../support/free-port.js';
@@ -109,6 +114,15 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
     },
     writeConfig(name, settings) {
       const file = join(dir, `${name}.svc.json`);
+      const soak = settings.storeSoak;
+      const shortLived = (client: Record<string, unknown>): Record<string, unknown> => {
+        if (!soak) return client;
+        if (client.clientId === 'm2m-reference') return { ...client, accessTokenLifetime: soak.lifetimeSeconds };
+        if (client.clientId === 'webapp' || client.clientId === 'webapp-es256') {
+          return { ...client, authorizationCodeLifetime: soak.lifetimeSeconds, slidingRefreshTokenLifetime: soak.lifetimeSeconds };
+        }
+        return client;
+      };
       const config = {
         port: settings.port,
         issuer: `http://127.0.0.1:${settings.port}`,
@@ -129,7 +143,8 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
           { name: 'backend', scopes: ['backend.read'] },
         ],
         users: [{ subjectId: user.subjectId, username: user.username, password: passwordHash }],
-        clients: [...clients, deviceClient],
+        clients: [...clients, deviceClient].map(shortLived),
+        ...(soak ? { cleanupInterval: soak.cleanupInterval, metrics: { enabled: true } } : {}),
         // The device-poll scenario first starts thousands of device flows from this one address
         // in seconds (codes to poll), which is just the flood the default limit refuses.
         deviceFlow: { maxAuthorizationsPerAddress: 1_000_000, maxAuthorizationsPerClient: 1_000_000 },

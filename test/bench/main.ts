@@ -11,7 +11,8 @@ import { createFixture, freePort } from './fixture.js';
 import { answerMix, consoleTable, machineInfo, writeResults, type BenchResults, type Row, type Skipped } from './report.js';
 import { runRound } from './measure.js';
 import { signatureCosts } from './signature-cost.js';
-import { readOptions, wanted } from './options.js';
+import { named, readOptions, wanted } from './options.js';
+import { runStoreSoak } from './store-soak.js';
 import { canPin, loadCpu, pinSelf, runPostgresLoop, serverCpu, startBareKoa, startBareKoaPostgres, startOidcProvider, startService, startSigningServer, type PostgresLoopResult, type ServerProcess } from './processes.js';
 import { openBenchPostgres, type BenchPostgres } from './postgres.js';
 import { runScenario, type Bench, type Side } from './run-scenario.js';
@@ -137,7 +138,8 @@ export async function runBenchmark(): Promise<number> {
     const atWarn = chosenOn('warn');
     const rs256 = chosenOn('rs256');
     const onPostgres = chosenOn('postgres');
-    const wantsPostgres = onPostgres.length > 0 || wanted(options, 'pg-ceiling') || wanted(options, 'pg-loop') || wanted(options, 'cluster');
+    const storeSoak = named(options, 'soak-store');
+    const wantsPostgres = onPostgres.length > 0 || wanted(options, 'pg-ceiling') || wanted(options, 'pg-loop') || wanted(options, 'cluster') || storeSoak;
     // PostgreSQL rows need the server; without one they are listed as skipped, with the reason.
     if (wantsPostgres) {
       postgres = await openBenchPostgres();
@@ -231,6 +233,14 @@ export async function runBenchmark(): Promise<number> {
         }
       }
       if (onPostgres.length > 0) await runVariant('postgres', onPostgres, noCounterpart);
+      if (storeSoak) {
+        try {
+          await runStoreSoak(bench, ready, { ...options.storeSoak, cpu, outDir: options.outDir });
+        } catch (error) {
+          notes.push(`The store soak failed: ${(error as Error).message.split('\n')[0]}`);
+          log(`    failed: ${(error as Error).message}`);
+        }
+      }
     }
 
     if (wanted(options, 'cluster')) {

@@ -49,6 +49,7 @@ const jsonError = /"error"\s*:\s*"([^"]{1,64})"/;
 
 function classify(spec: LoadSpec, status: number, body: string): string {
   if (status >= 200 && status < 300) return `${status} ${spec.success(body)}`;
+  if (status >= 300 && status < 400) return `${status} redirect`;
   return `${status} ${jsonError.exec(body)?.[1] ?? 'no error code'}`;
 }
 

@@ -61,7 +61,8 @@ const provider = new Provider(issuer, {
       jwks: { keys: [settings.assertionJwk] },
     },
     // The API calls introspection as a client of its own.
-    { client_id: 'api1', client_secret: settings.secrets.api1, grant_types: [], redirect_uris: [], response_types: [] },
+    // RS256-signed introspection answers when it asks for them (RFC 9701), as ours.
+    { client_id: 'api1', client_secret: settings.secrets.api1, grant_types: [], redirect_uris: [], response_types: [], introspection_signed_response_alg: 'RS256' },
     // A web app signing users in, as ours: client_secret_basic, codes with PKCE, rotating
     // refresh tokens. ID tokens RS256, as our service signs them by default, and the same web app
     // with ES256 ID tokens, as ours (fixture.ts).
@@ -81,6 +82,7 @@ const provider = new Provider(issuer, {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
+    jwtIntrospection: { enabled: true },
     resourceIndicators: {
       enabled: true,
       defaultResource: (_ctx, client) => (client.clientId === 'm2m' || webApps.includes(client.clientId) ? jwtResource : undefined),

@@ -16,6 +16,13 @@ export interface BenchOptions {
   readonly warmupSeconds: number;
   /** Length of the memory soak (`BENCH_SOAK_SECONDS`; 0 skips it). */
   readonly soakSeconds: number;
+  /**
+   * The store soak (`BENCH_ONLY=soak-store` only, test/bench/store-soak.ts): its length
+   * (`BENCH_STORE_SOAK_SECONDS`, default 300), how often it samples the table
+   * (`BENCH_STORE_SOAK_SAMPLE_SECONDS`, 15), the records' lifetime (`BENCH_STORE_SOAK_LIFETIME`,
+   * 60) and `cleanupInterval` (`BENCH_STORE_SOAK_CLEANUP`, 10), in seconds.
+   */
+  readonly storeSoak: { readonly seconds: number; readonly sampleSeconds: number; readonly lifetimeSeconds: number; readonly cleanupInterval: number };
   /** Concurrent keep-alive connections (`BENCH_CONNECTIONS`). */
   readonly connections: number;
   /** Only these scenario ids, plus `soak` and `cluster` (`BENCH_ONLY`, comma-separated). */
@@ -47,6 +54,12 @@ export function readOptions(): BenchOptions {
     rounds: Math.round(positive('BENCH_ROUNDS', 3)),
     warmupSeconds: positive('BENCH_WARMUP_SECONDS', 3, 0),
     soakSeconds: positive('BENCH_SOAK_SECONDS', 60, 0),
+    storeSoak: {
+      seconds: positive('BENCH_STORE_SOAK_SECONDS', 300),
+      sampleSeconds: positive('BENCH_STORE_SOAK_SAMPLE_SECONDS', 15),
+      lifetimeSeconds: Math.round(positive('BENCH_STORE_SOAK_LIFETIME', 60)),
+      cleanupInterval: Math.round(positive('BENCH_STORE_SOAK_CLEANUP', 10)),
+    },
     connections: Math.round(positive('BENCH_CONNECTIONS', 64)),
     only,
     cpuProfileDir,
@@ -57,4 +70,9 @@ export function readOptions(): BenchOptions {
 
 export function wanted(options: BenchOptions, id: string): boolean {
   return options.only === undefined || options.only.has(id);
+}
+
+/** Runs only when `BENCH_ONLY` names it: the store soak takes minutes on its own. */
+export function named(options: BenchOptions, id: string): boolean {
+  return options.only?.has(id) ?? false;
 }

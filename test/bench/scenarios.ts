@@ -177,6 +177,8 @@ interface CodeMaker {
   make(count: number): Promise<string[]>;
   /** How the codes are made, for the note after the run. */
   readonly how: string;
+  /** Ours only: one authorization request that each signed-in browser's cookie turns into a new code. */
+  readonly authorize?: { readonly path: string; readonly cookies: ReadonlyArray<Record<string, string>> };
 }
 
 function pkcePair(): { verifier: string; challenge: string } {
@@ -216,6 +218,7 @@ async function signedInBrowsers(url: string, fixture: BenchFixture, clientId: We
   return {
     redeem: redemption(verifier),
     how: `made by ${count} signed-in browsers`,
+    authorize: { path: authorize, cookies: browsers.map((browser) => ({ cookie: [...browser.cookies].map(([n, v]) => `${n}=${v}`).join('; ') })) },
     async make(wanted) {
       const codes: string[] = [];
       await Promise.all(browsers.map(async (browser) => {
@@ -311,6 +314,48 @@ const codeRedemption = (clientId: WebApp): Scenario => ({
 });
 
 /**
+ * `count` refresh-token families: codes made a few at a time and redeemed at once, so none
+ * expires while the rest are made (the store soak gives codes a lifetime of seconds).
+ */
+async function refreshFamilies(ctx: ScenarioContext, clientId: WebApp, maker: CodeMaker, count: number): Promise<string[]> {
+  const { url, fixture } = ctx;
+  const pool: string[] = [];
+  while (pool.length < count) {
+    for (const code of await maker.make(Math.min(32, count - pool.length))) {
+      const { status, body } = await postForm(`${url}/connect/token`, Object.fromEntries(new URLSearchParams(maker.redeem(code))), basic(clientId, fixture.secrets.webapp));
+      if (status !== 200 || typeof body.refresh_token !== 'string') throw new Error(`no refresh token: ${status} ${JSON.stringify(body)}`);
+      pool.push(body.refresh_token);
+    }
+  }
+  return pool;
+}
+
+/** Rotation over `pool`: each answer's new refresh token goes back in, the old one is never sent again. */
+function rotation(fixture: BenchFixture, clientId: WebApp, pool: string[]): Prepared {
+  const families = pool.length;
+  let starved = 0;
+  const refreshToken = /"refresh_token":"([^"]+)"/;
+  return {
+    spec: {
+      method: 'POST',
+      path: '/connect/token',
+      headers: webAppAuth(fixture, clientId),
+      body: () => {
+        const token = pool.shift();
+        if (token === undefined) starved++;
+        return `grant_type=refresh_token&refresh_token=${encodeURIComponent(token ?? 'pool-empty')}`;
+      },
+      success: tokenSuccess,
+      onAnswer(status, body) {
+        const next = status === 200 ? refreshToken.exec(body)?.[1] : undefined;
+        if (next) pool.push(next);
+      },
+    },
+    note: () => `${families} refresh token families, each token sent once${starved ? `; ${starved} requests found the pool empty` : ''}`,
+  };
+}
+
+/**
  * Each refresh rotates: the answer's new refresh token goes back into the pool and the old one
  * is never sent again, so the load is a few hundred families each moving one step per request.
  */
@@ -319,35 +364,8 @@ const refreshRotation = (clientId: WebApp): Scenario => ({
   server: 'es256',
   oidcProvider: { setup: 'es256' },
   async prepare(ctx) {
-    const { url, fixture } = ctx;
     const maker = await codeMaker(ctx, clientId);
-    const pool: string[] = [];
-    for (const code of await maker.make(512)) {
-      const { status, body } = await postForm(`${url}/connect/token`, Object.fromEntries(new URLSearchParams(maker.redeem(code))), basic(clientId, fixture.secrets.webapp));
-      if (status !== 200 || typeof body.refresh_token !== 'string') throw new Error(`no refresh token: ${status} ${JSON.stringify(body)}`);
-      pool.push(body.refresh_token);
-    }
-    const families = pool.length;
-    let starved = 0;
-    const refreshToken = /"refresh_token":"([^"]+)"/;
-    return {
-      spec: {
-        method: 'POST',
-        path: '/connect/token',
-        headers: webAppAuth(fixture, clientId),
-        body: () => {
-          const token = pool.shift();
-          if (token === undefined) starved++;
-          return `grant_type=refresh_token&refresh_token=${encodeURIComponent(token ?? 'pool-empty')}`;
-        },
-        success: tokenSuccess,
-        onAnswer(status, body) {
-          const next = status === 200 ? refreshToken.exec(body)?.[1] : undefined;
-          if (next) pool.push(next);
-        },
-      },
-      note: () => `${families} refresh token families, each token sent once${starved ? `; ${starved} requests found the pool empty` : ''}`,
-    };
+    return rotation(ctx.fixture, clientId, await refreshFamilies(ctx, clientId, maker, 512));
   },
 });
 
@@ -399,6 +417,25 @@ const onSqlite: readonly Scenario[] = [
           headers: { ...form, authorization: basic('api1', fixture.secrets.api1) },
           body: `token=${encodeURIComponent(token)}`,
           success: (body) => (body.includes('"active":true') ? 'active' : 'inactive'),
+        },
+      };
+    },
+  },
+  {
+    id: 'introspection-jwt',
+    title: 'introspection answered as a signed JWT (RFC 9701)',
+    server: 'es256',
+    oidcProvider: { setup: 'es256' },
+    async prepare({ url, fixture }) {
+      const token = await tokenFor(url, { grant_type: 'client_credentials', scope: 'api1.read' }, basic('m2m-reference', fixture.secrets.reference));
+      return {
+        spec: {
+          method: 'POST',
+          path: '/connect/introspect',
+          headers: { ...form, authorization: basic('api1', fixture.secrets.api1), accept: 'application/token-introspection+jwt' },
+          body: `token=${encodeURIComponent(token)}`,
+          // A JWT (three dot-separated parts), not JSON.
+          success: (body) => (body.split('.').length === 3 ? 'active' : 'not a JWT'),
         },
       };
     },
@@ -580,6 +617,27 @@ export const postgresCeilingScenario: Scenario = {
     return { spec: clientCredentials(fixture, 'm2m-reference') };
   },
 };
+
+/**
+ * The store soak's mix (`BENCH_ONLY=soak-store`, test/bench/store-soak.ts): what leaves rows
+ * behind, at full rate. Every connection sends, in turn, a client_credentials request for a
+ * reference token, a refresh-token rotation (the spent token stays until it expires) and an
+ * authorization request by a signed-in browser (a new code, left to expire unredeemed), one
+ * browser after another.
+ */
+export async function storeSoakMix(ctx: ScenarioContext): Promise<{ specs: LoadSpec[]; note: () => string | undefined }> {
+  const clientId: WebApp = 'webapp-es256';
+  const maker = await signedInBrowsers(ctx.url, ctx.fixture, clientId, 8);
+  // Fewer families than the refresh row: each is rotated well within the soak's short lifetimes.
+  const refresh = rotation(ctx.fixture, clientId, await refreshFamilies(ctx, clientId, maker, 128));
+  const reference = clientCredentials(ctx.fixture, 'm2m-reference');
+  const specs = maker.authorize!.cookies.flatMap((cookie): LoadSpec[] => [
+    reference,
+    refresh.spec,
+    { method: 'GET', path: maker.authorize!.path, headers: cookie, success: () => 'unexpected' },
+  ]);
+  return { specs, note: () => refresh.note?.() };
+}
 
 /** The soak's mix: every connection sends these in turn. */
 export async function soakMix(ctx: ScenarioContext): Promise<LoadSpec[]> {

@@ -2,7 +2,7 @@
  * The rough edges of the `svc` command a new user meets first: per-command help, one-line
  * errors instead of stack traces, `--port` / `PORT`, secrets read from standard input, the
  * client assertion's audience taken from the config, and check-config's warnings and
- * suggestions. Spawned as a user runs it.
+ * suggestions. Spawned as a user runs it (but for each command's help, printed in process).
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -14,6 +14,7 @@ import { verifyPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { firstPartyPlugins, freePort } from '../support/server.js';
 import { testKeyFiles } from '../support/test-keys.js';
+import { runMain } from '../support/svc-in-process.js';
 import { runCli as svc, runCliWith, runSvc, until, type SvcProcess } from '../support/svc-process.js';
 
 const commands = ['init', 'start', 'check-config', 'plugins', 'hash-secret', 'hash-password', 'keys', 'create-client-key', 'client-assertion', 'dpop-proof'];
@@ -50,14 +51,16 @@ afterAll(() => {
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at |Error:|node:internal/);
 
 describe('svc <command> --help', () => {
+  // Each command's help through the CLI's entry in process (what the binary runs, without a
+  // process each); `svc --help` and the unknown option below run the binary.
   it.each(commands)('%s --help prints its usage and exits 0', async (command) => {
-    const run = await svc(command, '--help');
+    const run = await runMain(command, '--help');
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout.split('\n')[0]).toMatch(new RegExp(`^usage: svc ${command} `));
   });
 
   it('svc help <command> is the same as <command> --help', async () => {
-    expect((await svc('help', 'start')).stdout).toBe((await svc('start', '-h')).stdout);
+    expect((await runMain('help', 'start')).stdout).toBe((await runMain('start', '-h')).stdout);
   });
 
   it('svc --help lists every command', async () => {
@@ -69,7 +72,7 @@ describe('svc <command> --help', () => {
   it('an unknown option names itself and shows the usage, exit 1', async () => {
     const run = await svc('hash-secret', '--colour', 'x');
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^svc: Unknown option '--colour'/);
+    expect(run.stderr).toMatch(/^svc: hash-secret: unknown option --colour\n/);
     expect(run.stderr).toContain('usage: svc hash-secret');
   });
 });
@@ -134,6 +137,23 @@ describe('--port and PORT override the config', () => {
     expect(listening.issuer).toBe(`http://localhost:${port}`);
     const discovery = (await (await fetch(`http://127.0.0.1:${port}/.well-known/openid-configuration`)).json()) as { issuer: string };
     expect(discovery.issuer).toBe(`http://localhost:${port}`);
+    proc.proc.kill('SIGTERM');
+    await proc.exited;
+  });
+});
+
+describe('--host and HOST override the config', () => {
+  // Any address of the loopback network is this machine's own on Linux: 127.0.0.2 is not the default.
+  it.each([
+    ['--host', (port: number) => ({ args: ['--port', String(port), '--host', '127.0.0.2'] })],
+    ['HOST', (port: number) => ({ args: ['--port', String(port)], env: { HOST: '127.0.0.2' } })],
+  ])('%s', async (_name, options) => {
+    const port = await freePort();
+    const proc = runSvc(writeConfig('host.json', { clients: [m2m('m2m', [{ value: hashSecret('s') }])] }), options(port));
+    running.push(proc);
+    await until('listening', proc, () => proc.logs().some((l) => l.msg === 'svc listening'));
+    expect(proc.logs().find((l) => l.msg === 'svc listening')!.url).toBe(`http://127.0.0.2:${port}`);
+    expect((await fetch(`http://127.0.0.2:${port}/.well-known/openid-configuration`)).status).toBe(200);
     proc.proc.kill('SIGTERM');
     await proc.exited;
   });

@@ -80,13 +80,13 @@ describe('svc', () => {
   it('check-config exits 0 for a good config', async () => {
     const run = await svc('check-config', '--config', goodConfig);
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(`${goodConfig}: config ok (1 clients, 7 plugins)\n`);
+    expect(run.stdout).toBe(`${goodConfig}: config ok (1 client, 7 plugins)\n`);
   });
 
   it('plugins lists shared-secret with its authentication methods and secret type', async () => {
     const run = await svc('plugins', '--config', goodConfig);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^shared-secret {2}\(.+shared-secret\)\n {2}authentication methods: client_secret_basic, client_secret_post\n {2}secret types: {11}SharedSecret\n/m);
-    expect(run.stdout).toMatch(/^standard-grants {2}\(\(built-in\)\)\n {2}grant types: {12}client_credentials/m);
+    expect(run.stdout).toMatch(/^standard-grants {2}\(built-in\)\n {2}grant types: {12}client_credentials/m);
   });
 });

@@ -13,7 +13,7 @@ import { hashSecret } from '../../src/sdk/hash.js';
 import { openSqlite } from '../../src/store/sql/sqlite.js';
 import type { StoredRecord } from '../../src/store/client-records.js';
 import { firstPartyPlugins } from '../support/server.js';
-import { runCli } from '../support/svc-process.js';
+import { processLimitMs, runCli } from '../support/svc-process.js';
 import { testKeyFiles } from '../support/test-keys.js';
 import { certificateOf, makeKey } from '../plugins/private-key-jwt/helpers.js';
 
@@ -348,7 +348,7 @@ describe('the svc binary', () => {
     });
     expect(run.code).toBe(0);
     expect((JSON.parse(run.stdout) as Array<{ clientId: string }>).map((c) => c.clientId)).toEqual(['plain', 'reports', 'stale']);
-    // Bounded by the processes' own 30 s limit (runCli), not by the default per test: loading
-    // the sources costs each about 2.5 s of CPU, which a machine busy with other work stretches.
-  }, 90_000);
+    // Bounded by the processes' own limit (runCli), not by the default per test: loading the
+    // sources costs each over a second of CPU, which a machine busy with other work stretches.
+  }, processLimitMs + 30_000);
 });

@@ -4,6 +4,7 @@
  * definition; pasted into a client's `clientSecrets`, it lets an assertion made by the second
  * get a token from the running service.
  */
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +44,15 @@ describe('svc create-client-key', () => {
     expect(created.stdout).toContain(`private key written to ${keyFile}`);
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     expect(readFileSync(keyFile, 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
+  });
+
+  it("writes the key's self-signed certificate beside it: the same certificate as the printed secret", () => {
+    const certFile = join(dir, 'billing.crt');
+    expect(created.stdout).toContain(`certificate written to ${certFile}`);
+    expect(created.stdout).toContain(`svc clients secret add billing --certificate ${certFile}`);
+    const certificate = new X509Certificate(readFileSync(certFile));
+    expect(certificate.subject).toBe('CN=billing');
+    expect(certificate.raw.toString('base64')).toBe(printedSecret(created.stdout).value);
   });
 
   it('prints a certificate secret definition for the client, expiring with the certificate', () => {

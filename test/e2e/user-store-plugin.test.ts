@@ -71,6 +71,16 @@ describe('a plugin that provides the resourceOwnerValidator', () => {
     expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'The username or password is incorrect.' });
   });
 
+  it('replaces the database users too (svc users, issue 34)', async () => {
+    await server.app.store.users.add({
+      subjectId: 'db-dave', username: 'dave', email: undefined, emailVerified: false, claims: {}, disabled: false,
+      passwordHash: await hashPassword('dave-database-password', { ln: 4, r: 8, p: 1 }), createdAt: 0,
+    });
+    const res = await password('dave', 'dave-database-password');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'The username or password is incorrect.' });
+  });
+
   it('signs its users in on the device page: the poller gets their token', async () => {
     const codes = await codesFor(server, { client_id: 'tv', scope: 'openid profile api1.read' });
     const done = await decideOverHttp(server.url, codes.verification_uri_complete, { username: carol.login, password: carol.password }, 'approve');

@@ -15,7 +15,7 @@ import type { FormRequest } from '../../src/endpoints/form-request.js';
 import { createTokenEndpoint } from '../../src/endpoints/token.js';
 import { createEventService } from '../../src/events/event-service.js';
 import { createClientCredentialsGrant } from '../../src/grants/client-credentials.js';
-import { createClientAuthenticator } from '../../src/oauth/client-authenticator.js';
+import { createClientAuthenticator } from '../../src/client-authentication/client-authenticator.js';
 import { AuthorizationPending, InvalidGrant, OAuthError } from '../../src/oauth/errors.js';
 import { createIdTokenIssuer } from '../../src/oauth/id-token-issuer.js';
 import type { SigningKey } from '../../src/oauth/keys/signing-key.js';

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, firstPartyPlugins, postForm, repoRoot, startServer, type TestServer } from '../support/server.js';
+import { processLimitMs } from '../support/svc-process.js';
 import { makeKey, publicJwk, type TestKey } from '../plugins/private-key-jwt/helpers.js';
 
 const secret = 'removal-secret-4d2a';
@@ -51,7 +52,7 @@ describe('the sample config without plugins/shared-secret', () => {
     const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
       const env = { ...process.env };
       delete env.SVC_CONFIG;
-      execFile(process.execPath, [join(repoRoot, 'bin/svc.mjs'), 'start', '--config', join(root, 'svc.config.ts')], { cwd: root, env, timeout: 30_000 }, (err, _stdout, stderr) =>
+      execFile(process.execPath, [join(repoRoot, 'bin/svc.mjs'), 'start', '--config', join(root, 'svc.config.ts')], { cwd: root, env, timeout: processLimitMs }, (err, _stdout, stderr) =>
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr }),
       );
     });

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startExpiredGrantSweeper } from '../../src/store/expired-grant-sweeper.js';
+import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { Store } from '../../src/store/store.js';
+import { manualClock } from '../device/helpers.js';
 
 function storeRemoving(batches: number[]): Store & { calls: [number, number][] } {
   const calls: [number, number][] = [];
@@ -71,5 +73,44 @@ describe('startExpiredGrantSweeper', () => {
     expect(timer.hasRef()).toBe(false);
     sweeper.stop();
     unref.mockRestore();
+  });
+});
+
+describe('sweeping a store other nodes share', () => {
+  const expiredGrant = (key: string) => ({
+    key, type: 'reference_token', clientId: 'app', subjectId: undefined, sessionId: undefined,
+    createdAt: 0, expiresAt: 500, consumedAt: undefined, data: '{}',
+  });
+
+  it('lets one node delete per interval while the others only count', async () => {
+    const store = createMemoryStore({ now: () => 1000 });
+    await store.add(expiredGrant('a'));
+    await store.add(expiredGrant('b'));
+    const clock = manualClock(1000);
+    const nodes = [1, 2].map(() => startExpiredGrantSweeper({ store, intervalSeconds: 60, clock, onError: vi.fn(), shared: true, onSweep: () => {} }));
+
+    const first = await nodes[0]!.sweepNow();
+    const second = await nodes[1]!.sweepNow();
+    expect(first).toEqual({ expired: { reference_token: 2 }, removed: 2, batches: 1 });
+    expect(second).toEqual({ expired: {}, removed: 0, batches: 0 });
+
+    await store.add({ ...expiredGrant('c'), expiresAt: 2000 });
+    clock.advance(60);
+    expect(await nodes[1]!.sweepNow()).toEqual({ expired: { reference_token: 1 }, removed: 1, batches: 1 });
+    nodes.forEach((node) => node.stop());
+  });
+
+  it('still deletes when counting the backlog fails, and reports the failure', async () => {
+    const store = createMemoryStore({ now: () => 1000 });
+    await store.add(expiredGrant('a'));
+    const failing = Object.assign(Object.create(store) as Store, { countExpired: async () => { throw new Error('statement timeout'); } });
+    const onError = vi.fn();
+    const onSweep = vi.fn();
+    const sweeper = startExpiredGrantSweeper({ store: failing, intervalSeconds: 60, clock: manualClock(1000), onError, onSweep });
+
+    expect(await sweeper.sweepNow()).toEqual({ expired: undefined, removed: 1, batches: 1 });
+    expect(onError).toHaveBeenCalledWith(new Error('statement timeout'));
+    expect(onSweep).toHaveBeenCalledWith({ expired: undefined, removed: 1, batches: 1 });
+    sweeper.stop();
   });
 });

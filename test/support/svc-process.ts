@@ -24,8 +24,12 @@ export function runSvc(configFile: string, options: { args?: string[]; env?: Nod
 
 /** Any command that runs the service (`npx svc start ...` in an installed package), watched like `runSvc`. */
 export function spawnSvc(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): SvcProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', ...options.env };
-  delete env.SVC_CONFIG;
+  // The caller's environment, without what would override the test's own config (a shell or CI
+  // runner may export HOST); the test's `env` may set them again.
+  const inherited: NodeJS.ProcessEnv = { ...process.env };
+  delete inherited.SVC_CONFIG;
+  delete inherited.HOST;
+  const env: NodeJS.ProcessEnv = { ...inherited, NODE_ENV: 'production', ...options.env };
   const proc = spawn(command, args, { cwd: options.cwd, env });
   let text = '';
   proc.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -45,8 +49,15 @@ export function spawnSvc(command: string, args: string[], options: { cwd: string
   };
 }
 
+/**
+ * How long a child process may take before a test gives up on it: a guard against a hang, not a
+ * measure of speed. Loading the sources costs a process seconds of CPU, which a machine busy with
+ * other work (load 4 and more on 2 cores) stretches many times over.
+ */
+export const processLimitMs = 120_000;
+
 /** Waits until `ready()` holds; fails early, with the output, if the process exits first. */
-export async function until(what: string, svc: SvcProcess, ready: () => boolean, timeoutMs = 30_000): Promise<void> {
+export async function until(what: string, svc: SvcProcess, ready: () => boolean, timeoutMs = processLimitMs): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!ready()) {
     if (svc.proc.exitCode !== null) throw new Error(`svc exited (${svc.proc.exitCode}) while waiting for ${what}:\n${svc.output()}`);
@@ -61,7 +72,7 @@ export interface CliRun {
   stderr: string;
 }
 
-/** One `svc <args>` command, run to its end (at most 30 s), with SVC_CONFIG cleared. */
+/** One `svc <args>` command, run to its end (at most `processLimitMs`), with SVC_CONFIG cleared. */
 export function runCli(...args: string[]): Promise<CliRun> {
   return runCliWith({}, ...args);
 }
@@ -71,7 +82,7 @@ export function runCliWith(options: { input?: string; env?: NodeJS.ProcessEnv },
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
   delete env.SVC_CONFIG;
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [cli, ...args], { cwd: repoRoot, env, timeout: 30_000 }, (err, stdout, stderr) => {
+    const child = execFile(process.execPath, [cli, ...args], { cwd: repoRoot, env, timeout: processLimitMs }, (err, stdout, stderr) => {
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
     child.stdin!.end(options.input ?? '');

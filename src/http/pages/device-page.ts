@@ -19,6 +19,7 @@ import type { PageOutcome, VerificationPage } from '../../device/verification-pa
 import type { PageView } from '../../pages/device-views.js';
 import { renderPage, type RenderOptions } from '../../pages/device-templates.js';
 import { choosePageText, pageLanguageTags } from '../../pages/text/index.js';
+import type { Branding } from '../../pages/branding.js';
 
 /** The page's steps and the parts every page shares, built by the composition root (`src/app/page-wiring.ts`). */
 export type LoadVerificationPage = () => Promise<{ readonly parts: PageParts; readonly page: VerificationPage }>;
@@ -31,6 +32,8 @@ export interface DevicePageDeps {
   userCodeFormat: UserCodeFormat;
   logger: Logger;
   verificationPage: LoadVerificationPage;
+  /** The deployment's look and templates (`pages` in the config); default the built-in ones. */
+  branding?: Branding | undefined;
 }
 
 export function createDevicePage(deps: DevicePageDeps): Middleware {
@@ -42,7 +45,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
   const actionFor = new Map(pageLanguageTags.map((tag) => [tag, `${action}?ui_locales=${encodeURIComponent(tag)}`]));
   // The same reader as every endpoint: flat parameters, duplicates rejected, unreadable bodies a 400.
   const readBody = formBodyReader(deps.limits);
-  const headers = pageHeaders();
+  const headers = pageHeaders({ branding: deps.branding });
 
   async function readForm(ctx: Context): Promise<Map<string, string>> {
     return ctx.request.is('application/x-www-form-urlencoded') ? readBody(ctx) : new Map();
@@ -51,7 +54,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
   function renderOptions(ctx: Context): RenderOptions {
     const uiLocales = new URLSearchParams(ctx.querystring).get('ui_locales') ?? undefined;
     const chosen = choosePageText(uiLocales, ctx.get('accept-language') || undefined);
-    return { action: chosen.from === 'ui_locales' ? actionFor.get(chosen.tag)! : action, numericCodes, text: chosen.value };
+    return { action: chosen.from === 'ui_locales' ? actionFor.get(chosen.tag)! : action, numericCodes, text: chosen.value, ...(deps.branding ? { branding: deps.branding } : {}) };
   }
 
   function send(ctx: Context, status: number, view: PageView): void {

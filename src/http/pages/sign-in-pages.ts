@@ -22,6 +22,8 @@ import type { createEndSession } from '../../authorize/end-session.js';
 import { formBodyReader } from '../read-form.js';
 import { renderFormPost, renderSignInPage, signInMessage, submitScriptHash, type SignInPaths } from '../../pages/sign-in-templates.js';
 import { choosePageText, type PageText } from '../../pages/text/index.js';
+import { describeScope } from '../../pages/scope-description.js';
+import { defaultBranding, type Branding } from '../../pages/branding.js';
 
 /** What the pages run, built by the composition root (`src/app/page-wiring.ts`) once the page secret is known. */
 export interface SignInParts {
@@ -43,6 +45,8 @@ export interface SignInPageDeps {
   /** A plugin's sign-in page in place of the built-in one. */
   customPage?: SignInPage | undefined;
   signInParts: LoadSignInParts;
+  /** The deployment's look and templates (`pages` in the config); default the built-in ones. */
+  branding?: Branding | undefined;
 }
 
 export function createSignInPages(deps: SignInPageDeps) {
@@ -66,7 +70,7 @@ export function createSignInPages(deps: SignInPageDeps) {
     for (const line of cookies ? sessionCookieLines(cookies, reading, answer, secureOrigin) : []) ctx.append('Set-Cookie', line);
     const chosen = choosePageText(outcome.uiLocales ?? new URLSearchParams(ctx.querystring).get('ui_locales') ?? undefined, ctx.get('accept-language') || undefined);
     ctx.set({ 'Content-Language': chosen.value.lang, Vary: 'Accept-Language' });
-    sendPage(ctx, outcome, pagePaths, chosen.value, deps.customPage);
+    sendPage(ctx, outcome, pagePaths, chosen.value, deps.customPage, deps.branding);
   }
 
   /**
@@ -107,9 +111,11 @@ export function createSignInPages(deps: SignInPageDeps) {
 
 export type SignInPages = ReturnType<typeof createSignInPages>;
 
-export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPaths, text: PageText, customPage?: SignInPage): void {
+export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPaths, text: PageText, customPage?: SignInPage, branding: Branding = defaultBranding): void {
   const pluginPage = outcome.response ? undefined : renderByPlugin(outcome.view, customPage, pagePaths, text);
   ctx.set(pageHeaders({
+    // A plugin's page is its own document: our look's sources are not in it.
+    branding: pluginPage === undefined ? branding : undefined,
     formTarget: outcome.redirectUri,
     formTargets: outcome.formTargets,
     scriptHash: outcome.response?.kind === 'form_post' ? submitScriptHash : undefined,
@@ -127,8 +133,8 @@ export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPa
   ctx.status = outcome.status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = response?.kind === 'form_post'
-    ? renderFormPost(response.action, response.fields, text)
-    : pluginPage ?? renderSignInPage(outcome.view!, pagePaths, text);
+    ? renderFormPost(response.action, response.fields, text, branding)
+    : pluginPage ?? renderSignInPage(outcome.view!, pagePaths, text, branding);
 }
 
 /** A plugin's document for the view, when the plugin replaces that page. */
@@ -152,7 +158,7 @@ function renderByPlugin(view: SignInView | undefined, page: SignInPage | undefin
         hiddenFields: [['step', 'consent'], ['interaction', view.interaction], ['csrf', view.csrf]],
         clientId: view.clientId,
         clientName: view.clientName,
-        scopes: view.scopes.map((s) => ({ name: s.name, description: s.description ?? text.scopes[s.name] })),
+        scopes: view.scopes.map((s) => ({ name: s.name, description: describeScope(s, text) })),
         username: view.username,
         unverified: view.unverified,
         returnTo: view.returnTo,

@@ -9,7 +9,7 @@
  */
 import type { Clock, Logger } from '../../sdk/contracts.js';
 import { BootError } from '../../config/boot-error.js';
-import { isLoopbackHost } from '../../config/validate-sign-in.js';
+import { isLoopbackHost } from '../../config/redirect-uri-rules.js';
 import type { ResolvedConfig, SigningAlgorithm } from '../../config/schema.js';
 import { StoreUnavailableError, type SigningKeyRecord, type Store } from '../../store/store.js';
 import { loadConfiguredKeys } from './configured-keys.js';

@@ -80,8 +80,14 @@ export const de: PageText = {
   },
   scopes: {
     openid: 'Wissen, wer Sie sind (Ihre Benutzer-ID)',
+    profile: 'Ihr Profil sehen: Name, Benutzername, Bild, Geburtsdatum, Sprache',
+    email: 'Ihre E-Mail-Adresse sehen',
+    address: 'Ihre Postanschrift sehen',
+    phone: 'Ihre Telefonnummer sehen',
     offline_access: 'Zugriff behalten, auch wenn Sie die Anwendung gerade nicht nutzen',
-  },  authorize: {
+  },
+  legal: { privacyPolicy: 'Datenschutz', terms: 'Nutzungsbedingungen' },
+  authorize: {
     brand: 'Anmeldung',
     signOutBrand: 'Abmeldung',
     signInIntro: (client) => html`Melden Sie sich an, um mit <strong>${client}</strong> fortzufahren.`,
@@ -114,5 +120,28 @@ export const de: PageText = {
       'too-many-requests': { title: 'Zu viele Anmeldungen begonnen', text: 'Von hier wurden zu viele Anmeldungen begonnen. Warten Sie eine Minute, kehren Sie dann zur Anwendung zurück und beginnen Sie neu.' },
       failed: { title: 'Etwas ist schiefgelaufen', text: 'Bei uns ist etwas schiefgelaufen. Versuchen Sie es gleich noch einmal.' },
     },
+  },
+  account: {
+    brand: 'Ihr Konto',
+    title: 'Passwort ändern',
+    intro: 'Geben Sie Ihr aktuelles und Ihr neues Passwort ein.',
+    current: 'Aktuelles Passwort',
+    next: 'Neues Passwort',
+    again: 'Neues Passwort wiederholen',
+    submit: 'Passwort ändern',
+    doneTitle: 'Passwort geändert',
+    done: 'Ihr Passwort wurde geändert. Verwenden Sie ab jetzt das neue. Sie können diese Seite schließen.',
+    notices: {
+      'fields-missing': 'Füllen Sie jedes Feld aus.',
+      'credentials-wrong': 'Der Benutzername oder das aktuelle Passwort ist falsch.',
+      mismatch: 'Die beiden neuen Passwörter stimmen nicht überein.',
+      'not-changeable': 'Das Passwort dieses Kontos kann hier nicht geändert werden. Wenden Sie sich an die Betreiber dieses Dienstes.',
+      'same-password': 'Das neue Passwort ist das aktuelle. Wählen Sie ein anderes.',
+    },
+    broken: (b) =>
+      b.rule === 'too-short' ? `Das neue Passwort ist zu kurz: mindestens ${b.minLength} Zeichen.`
+      : b.rule === 'too-long' ? `Das neue Passwort ist zu lang: höchstens ${b.maxLength} Zeichen.`
+      : b.rule === 'username' ? 'Das neue Passwort darf nicht Ihr Benutzername sein.'
+      : 'Das neue Passwort ist zu verbreitet. Wählen Sie ein anderes.',
   },
 };

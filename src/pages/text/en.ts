@@ -76,8 +76,14 @@ export const en: PageText = {
   },
   scopes: {
     openid: 'Know who you are (your user id)',
+    profile: 'See your profile: name, username, picture, birthdate, locale',
+    email: 'See your e-mail address',
+    address: 'See your postal address',
+    phone: 'See your phone number',
     offline_access: 'Keep access when you are not using it',
-  },  authorize: {
+  },
+  legal: { privacyPolicy: 'Privacy policy', terms: 'Terms of use' },
+  authorize: {
     brand: 'Sign in',
     signOutBrand: 'Sign out',
     signInIntro: (client) => html`Sign in to continue to <strong>${client}</strong>.`,
@@ -110,5 +116,28 @@ export const en: PageText = {
       'too-many-requests': { title: 'Too many sign-ins started', text: 'Too many sign-ins were started from here. Wait a minute, then go back to the application and start again.' },
       failed: { title: 'Something went wrong', text: 'Something went wrong on our side. Try again in a moment.' },
     },
+  },
+  account: {
+    brand: 'Your account',
+    title: 'Change your password',
+    intro: 'Enter your current password and the new one.',
+    current: 'Current password',
+    next: 'New password',
+    again: 'New password again',
+    submit: 'Change password',
+    doneTitle: 'Password changed',
+    done: 'Your password has been changed. Use the new one from now on. You can close this page.',
+    notices: {
+      'fields-missing': 'Fill in every field.',
+      'credentials-wrong': 'The username or current password is incorrect.',
+      mismatch: 'The two new passwords differ.',
+      'not-changeable': 'The password of this account cannot be changed here. Ask the people who run this service.',
+      'same-password': 'The new password is the current one. Choose another.',
+    },
+    broken: (b) =>
+      b.rule === 'too-short' ? `The new password is too short: use at least ${b.minLength} characters.`
+      : b.rule === 'too-long' ? `The new password is too long: use at most ${b.maxLength} characters.`
+      : b.rule === 'username' ? 'The new password may not be your username.'
+      : 'The new password is too common. Choose another.',
   },
 };

@@ -10,6 +10,11 @@ import type { MessageId, NoticeId, TimedMessageId } from '../device-views.js';
 import type { SafeHtml } from '../html.js';
 import type { ExternalSignInFailure } from '../../sdk/contracts.js';
 import type { SignInMessageId, SignInNoticeId } from '../sign-in-views.js';
+import type { AccountNoticeId } from '../account-views.js';
+import type { BrokenPasswordRule } from '../../config/password-rules.js';
+
+/** The scopes OpenID Connect defines: every language describes them. */
+export type StandardScope = 'openid' | 'profile' | 'email' | 'address' | 'phone' | 'offline_access';
 
 /** ISSUE 34: the sign-in page's upstream identity providers. */
 export interface UpstreamText {
@@ -62,8 +67,10 @@ export interface PageText {
   readonly notices: Readonly<Record<NoticeId, string>>;
   readonly messages: Readonly<Record<Exclude<MessageId, TimedMessageId>, { readonly title: string; readonly text: string }>> &
     Readonly<Record<TimedMessageId, { readonly title: string; readonly text: (minutes: number, until: string) => string }>>;
-  /** Descriptions of standard scopes, shown when the config gives none. */
-  readonly scopes: Readonly<Record<string, string>>;
+  /** Descriptions of the standard OpenID scopes (OIDC Core §5.4, §11), shown when the config gives none. */
+  readonly scopes: Readonly<Record<StandardScope, string>> & Readonly<Record<string, string | undefined>>;
+  /** The footer's links to the deployment's `pages.privacyPolicyUrl` and `pages.termsUrl`. */
+  readonly legal: { readonly privacyPolicy: string; readonly terms: string };
   /** The authorization endpoint's pages: sign-in, consent, logout, form_post and their messages. */
   readonly authorize: {
     /** The small line above the heading of the sign-in and consent pages. */
@@ -80,5 +87,19 @@ export interface PageText {
     readonly continue: string;
     readonly notices: Readonly<Record<SignInNoticeId, string>>;
     readonly messages: Readonly<Record<SignInMessageId, { readonly title: string; readonly text: string }>>;
+  };
+  /** The password change page (`/account/password`, issue 34). */
+  readonly account: {
+    readonly brand: string;
+    readonly title: string;
+    readonly intro: string;
+    readonly current: string;
+    readonly next: string;
+    readonly again: string;
+    readonly submit: string;
+    readonly doneTitle: string;
+    readonly done: string;
+    readonly notices: Readonly<Record<AccountNoticeId, string>>;
+    readonly broken: (broken: BrokenPasswordRule) => string;
   };
 }

@@ -129,4 +129,37 @@ export const migrations: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    // Users the service keeps (issue 34; src/store/user-records.ts). `username_key` is the
+    // case-folded name the unique index compares; `username` keeps the name as it was given.
+    id: '0005-users',
+    async up(db) {
+      await db.schema
+        .createTable('users')
+        .addColumn('subject_id', 'text', (c) => c.primaryKey())
+        .addColumn('username', 'text', (c) => c.notNull())
+        .addColumn('username_key', 'text', (c) => c.notNull().unique())
+        .addColumn('email', 'text')
+        .addColumn('email_verified', 'integer', (c) => c.notNull())
+        .addColumn('claims', 'text', (c) => c.notNull())
+        .addColumn('disabled', 'integer', (c) => c.notNull())
+        .addColumn('password_hash', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addColumn('last_sign_in_at', 'bigint')
+        .execute();
+      // For linking by verified e-mail (upstream sign-in): not unique, two users may share one.
+      await db.schema.createIndex('users_email').on('users').column('email').where('email', 'is not', null).execute();
+      await db.schema
+        .createTable('user_identities')
+        .addColumn('provider', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('issuer', 'text', (c) => c.notNull())
+        .addColumn('user_subject_id', 'text', (c) => c.notNull())
+        .addColumn('linked_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('user_identities_pk', ['provider', 'subject'])
+        .execute();
+      await db.schema.createIndex('user_identities_user').on('user_identities').column('user_subject_id').execute();
+    },
+  },
 ];

@@ -59,7 +59,34 @@ export interface ClientRecordsVersionTable {
   version: ColumnType<number | string, number, number>;
 }
 
+export interface UsersTable {
+  subject_id: string;
+  username: string;
+  /** `usernameKey(username)`: what the unique index compares. */
+  username_key: string;
+  email: string | null;
+  email_verified: number;
+  /** JSON text: claim name to value. */
+  claims: string;
+  disabled: number;
+  /** PHC scrypt string; never a password. */
+  password_hash: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+  last_sign_in_at: NullableMillis;
+}
+
+export interface UserIdentitiesTable {
+  provider: string;
+  subject: string;
+  issuer: string;
+  user_subject_id: string;
+  linked_at: Millis;
+}
+
 export interface Database {
+  users: UsersTable;
+  user_identities: UserIdentitiesTable;
   client_records: ClientRecordsTable;
   client_secrets: ClientSecretsTable;
   client_records_version: ClientRecordsVersionTable;

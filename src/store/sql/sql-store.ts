@@ -13,6 +13,7 @@ import { runMigrations } from './run-migrations.js';
 import { changedRows, kyselyRunner, prepareQuery, type StatementRunner } from './prepared-query.js';
 import type { Database, PersistedGrantsTable, SigningKeysTable } from './schema.js';
 import { createSqlClientRecords } from './sql-client-records.js';
+import { createSqlUserRecords } from './sql-user-records.js';
 
 /** What differs between SQLite and PostgreSQL; everything else is shared SQL. */
 export interface SqlBackend {
@@ -273,14 +274,28 @@ export function createSqlStore(backend: SqlBackend): Store {
 
     removeExpired: (now, batchSize) =>
       guard('removeExpired', async () => {
-        // Bounded, so one sweep never holds locks on a huge backlog.
+        // Bounded and ordered by the expiry index (`persisted_grants_expires_at`): each batch is a
+        // short statement that touches only the rows it deletes, so it never holds locks for
+        // long or scans the live rows; the sweeper repeats it until a batch comes back short.
         const result = await db
           .deleteFrom('persisted_grants')
           .where('key', 'in', (eb) =>
-            eb.selectFrom('persisted_grants').select('key').where('expires_at', '<', now).limit(batchSize),
+            eb.selectFrom('persisted_grants').select('key').where('expires_at', '<', now).orderBy('expires_at').limit(batchSize),
           )
           .executeTakeFirst();
         return Number(result.numDeletedRows);
+      }),
+
+    countExpired: (now) =>
+      guard('countExpired', async () => {
+        // A range over the expiry index: it reads only the backlog, never the live rows.
+        const rows = await db
+          .selectFrom('persisted_grants')
+          .select((eb) => ['type', eb.fn.countAll<number | string>().as('n')])
+          .where('expires_at', '<', now)
+          .groupBy('type')
+          .execute();
+        return Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));
       }),
 
     listSigningKeys: () =>
@@ -327,6 +342,7 @@ export function createSqlStore(backend: SqlBackend): Store {
       }),
 
     clientRecords: createSqlClientRecords(db, guard),
+    users: createSqlUserRecords(db, guard),
 
     ping: () =>
       guard('ping', async () => {

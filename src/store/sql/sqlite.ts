@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
@@ -29,7 +30,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): Store {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: { prepare, close: () => database.close() } }) });
   const queueKey = path === IN_MEMORY ? undefined : resolve(path);
 
-  return createSqlStore({
+  const store = createSqlStore({
     name: 'SQLite',
     db,
     statements: sqliteStatementRunner(database, prepare),
@@ -38,6 +39,15 @@ export function openSqlite(path: string, options: SqliteOptions = {}): Store {
       return queueKey === undefined ? run() : queueInProcess(queueKey, run);
     },
   });
+  return {
+    ...store,
+    // better-sqlite3 runs each statement synchronously, so a sweep's batches would otherwise run
+    // back to back with the event loop blocked; a turn before each lets waiting requests go first.
+    removeExpired: async (now, batchSize) => {
+      await nextTurn();
+      return store.removeExpired(now, batchSize);
+    },
+  };
 }
 
 function openDatabase(path: string, busyTimeoutMs: number): BetterSqlite3.Database {

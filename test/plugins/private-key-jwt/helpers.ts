@@ -3,6 +3,7 @@
  * material in the repository), a plain deps object, a Map-backed fake store and signing helpers.
  */
 import { createMemoryClientRecords } from '../../../src/store/memory-client-records.js';
+import { createMemoryUserRecords } from '../../../src/store/memory-user-records.js';
 import { KeyObject, createHmac, randomUUID, webcrypto } from 'node:crypto';
 import { SignJWT, base64url, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import { createSelfSignedCertificate } from '../../../src/cli/create-client-key.js';
@@ -150,6 +151,7 @@ export class FakeStore implements Store {
   remove = unused('remove');
   removeAll = unused('removeAll');
   removeExpired = unused('removeExpired');
+  countExpired = unused('countExpired');
   listSigningKeys = unused('listSigningKeys');
   addSigningKey = unused('addSigningKey');
   updateSigningKey = unused('updateSigningKey');
@@ -157,6 +159,7 @@ export class FakeStore implements Store {
   ping = unused('ping');
   close = unused('close');
   readonly clientRecords = createMemoryClientRecords();
+  readonly users = createMemoryUserRecords();
 }
 
 const noop = () => {};

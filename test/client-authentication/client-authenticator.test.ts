@@ -9,7 +9,7 @@ import privateKeyJwt from '../../plugins/private-key-jwt/index.js';
 import sharedSecret from '../../plugins/shared-secret/index.js';
 import { createEventService } from '../../src/events/event-service.js';
 import { createAuthThrottle } from '../../src/throttling/auth-throttle.js';
-import { createClientAuthenticator, type AuthenticationSource, type ClientAuthenticator } from '../../src/oauth/client-authenticator.js';
+import { createClientAuthenticator, type AuthenticationSource, type ClientAuthenticator } from '../../src/client-authentication/client-authenticator.js';
 import { OAuthError } from '../../src/oauth/errors.js';
 import type { ApiResource, Client, RaisedEvent, Secret } from '../../src/sdk/index.js';
 import { hashSecret } from '../../src/sdk/hash.js';

@@ -1,0 +1,51 @@
+/**
+ * A grant's own check of the clients that may use it (`checkClient`) applies to every client,
+ * not only the config file's: a client from the database (`svc clients`, dynamic registration)
+ * or a client-store plugin that allows delegation or token exchange but fronts no API is
+ * refused with the same message, naming the client and the field (issue 32).
+ */
+import { describe, expect, it } from 'vitest';
+import { checkConfig } from '../../src/config/load.js';
+import { createEntryChecker } from '../../src/clients/check-entry.js';
+import type { PluginRegistry } from '../../src/plugin-host/plugin-registry.js';
+import { createDelegationGrant } from '../../plugins/delegation/delegation-grant.js';
+import { createTokenExchangeGrant } from '../../plugins/token-exchange/token-exchange-grant.js';
+import { fakeTokenValidator, recordingLogger } from '../fixtures/grant-plugins/grant-context.js';
+
+const exchange = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const config = checkConfig({
+  apiScopes: [{ name: 'backend.read' }],
+  apiResources: [{ name: 'api1', scopes: ['backend.read'] }],
+}, process.cwd());
+const deps = { tokenValidator: fakeTokenValidator({}), logger: recordingLogger(), config };
+const grants = new Map([
+  ['delegation', createDelegationGrant(deps)],
+  [exchange, createTokenExchangeGrant(deps)],
+]);
+const registry = { plugins: [], secretParsers: [], secretValidators: [], grants, eventSinks: [], parameters: [], clientStores: [] } as unknown as PluginRegistry;
+const checker = createEntryChecker(config, registry);
+const stored = (patch: Record<string, unknown>) => ({ clientId: 'api1.client', requireClientSecret: false, allowedScopes: ['backend.read'], ...patch });
+
+describe('a grant judges stored clients as it judges the config file\'s', () => {
+  it('refuses a stored client allowed delegation that fronts no API, naming the client and the field', () => {
+    expect(checker.client(stored({ allowedGrantTypes: ['delegation'] }), [])).toEqual({
+      ok: false,
+      problems: ['client "api1.client".allowedSubjectTokenAudiences: client "api1.client" may use the delegation grant but lists no API resource whose tokens it may exchange; list the APIs it fronts, e.g. ["api1"]'],
+    });
+  });
+
+  it('refuses a stored client allowed token exchange that may exchange no audience', () => {
+    expect(checker.client(stored({ allowedGrantTypes: [exchange] }), [])).toEqual({
+      ok: false,
+      problems: [`client "api1.client".allowedSubjectTokenAudiences: client "api1.client" may use ${exchange} but lists no API resource whose tokens it may exchange; list the APIs it fronts, e.g. ["api1"]`],
+    });
+  });
+
+  it('accepts the client once it lists APIs it fronts, and only APIs that exist', () => {
+    const fronting = checker.client(stored({ allowedGrantTypes: ['delegation', exchange], allowedSubjectTokenAudiences: ['api1'] }), []);
+    expect(fronting).toMatchObject({ ok: true, value: { clientId: 'api1.client', allowedSubjectTokenAudiences: ['api1'] } });
+    expect(checker.client(stored({ allowedGrantTypes: ['delegation'], allowedSubjectTokenAudiences: ['api9'] }), [])).toEqual({
+      ok: false, problems: ['client "api1.client".allowedSubjectTokenAudiences[0]: unknown API resource "api9" (known: api1)'],
+    });
+  });
+});
