@@ -68,6 +68,11 @@ import { createPushedRequests, type PushedRequests } from '../authorize/pushed-r
 import type { RequestValidator } from '../authorize/authorization-request.js';
 import { authorizationRequestsOf, scopeDescriptionsOf, signInPartsLoader, verificationPageLoader } from './page-wiring.js';
 import { createSignInPages } from '../http/pages/sign-in-pages.js';
+import { BootError } from '../config/boot-error.js';
+// ISSUE 34 (upstream sign-in).
+import { createUpstreamSignIn } from '../upstream/upstream-sign-in.js';
+import { createMemoryUpstreamAccounts, type UpstreamAccounts } from '../upstream/upstream-accounts.js';
+import { withUpstreamSignIn } from './page-wiring.js';
 import { createAccountPage } from '../http/pages/account-page.js';
 import { createInteractionLimit } from '../authorize/interaction-limit.js';
 import type { ScopeDescriptions } from '../pages/device-views.js';
@@ -94,12 +99,15 @@ export interface ContainerInputs {
   readonly tracing?: Tracing;
   /** Flushes and stops the tracing SDK; `createApp` calls it last on close. */
   readonly stopTracing?: () => Promise<void>;
+  /** ISSUE 34: where upstream sign-ins find and create local users; default: in memory (`createMemoryUpstreamAccounts`). */
+  readonly upstreamAccounts?: UpstreamAccounts;
 }
 
 /** Everything the container holds, by name. */
 export interface HostCradle extends ContainerInputs {
   readonly tracing: Tracing;
   readonly stopTracing: () => Promise<void>;
+  readonly upstreamAccounts: UpstreamAccounts;
   /** Where the guessing counters live (`counters` in the config); `createApp` awaits `ready()` and closes it. */
   counters: Counters;
   /** Every part logs through this; once the plugins declared their secret parameters, it redacts those too. */
@@ -166,6 +174,8 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     store: asValue(inputs.store),
     tracing: asValue(inputs.tracing ?? tracingOff),
     stopTracing: asValue(inputs.stopTracing ?? (async () => undefined)),
+    // ISSUE 34: in memory until the database user store is connected.
+    upstreamAccounts: asValue(inputs.upstreamAccounts ?? createMemoryUpstreamAccounts()),
 
     logger: asFunction(({ rootLogger }: HostCradle) => switchableLogger(rootLogger)).singleton(),
     // Made before the page secret is loaded (the grants hold a back-off); it digests its first key only once a request comes.
@@ -236,13 +246,17 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     branding: asFunction(({ config }: HostCradle) => loadBranding(config)).singleton(),
     signInPages: asFunction((cradle: HostCradle) => {
       const { config, store, clock, logger, counters } = cradle;
+      // ISSUE 34: the configured identity providers, served through the external sign-in seam.
+      const customPage = withUpstreamSignIn(cradle.customSignInPage, config.identityProviders.length === 0 ? undefined : createUpstreamSignIn({
+        config, accounts: cradle.upstreamAccounts, store, clock, logger, events: cradle.events,
+      }));
       return createSignInPages({
-        issuer: config.issuer, limits: config.limits, logger, customPage: cradle.customSignInPage, branding: cradle.branding,
+        issuer: config.issuer, limits: config.limits, logger, customPage, branding: cradle.branding,
         signInParts: signInPartsLoader({
           config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
           resourceOwnerValidator: cradle.resourceOwnerValidator, keyRing: cradle.keyRing,
           validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, scopeDescriptions: cradle.scopeDescriptions,
-          customPage: cradle.customSignInPage, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
+          customPage, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
           // Where the guessing counters are, so N nodes allow the limit once between them.
           interactionLimit: createInteractionLimit({
             perAddress: counters.windowLimit('interaction-address', { limit: config.interactionLimit.maxPerAddress, window: config.interactionLimit.window }),
@@ -358,6 +372,10 @@ function createHostRouter(cradle: HostCradle): Router {
 export function registerPluginContributions(container: ServiceContainer): PluginRegistry {
   const { pluginRegistrar } = container.cradle;
   const registry = pluginRegistrar.registry();
+  // ISSUE 34: one external sign-in at a time; which one would answer the callback is no guess.
+  if (container.cradle.config.identityProviders.length > 0 && pluginRegistrar.signInPage()?.externalSignIn) {
+    throw new BootError('PLUGIN_CONFLICT', 'identityProviders: a sign-in plugin already brings its own externalSignIn; remove identityProviders or that plugin\'s externalSignIn');
+  }
   container.register({
     registry: asValue(registry),
     resourceOwnerValidator: asValue(pluginRegistrar.resourceOwnerValidator()),

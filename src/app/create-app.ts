@@ -5,6 +5,7 @@
  * router the container resolves. Nothing is written before every check has passed, and nothing
  * serves a request before every plugin has passed its checks.
  */
+import type { UpstreamAccounts } from '../upstream/upstream-accounts.js';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -55,6 +56,8 @@ export interface CreateAppOptions {
   store?: Store;
   /** Spans go to this provider (tests: the SDK's in-memory exporter) instead of the one `config.tracing` would start. */
   tracerProvider?: TracerProvider;
+  /** ISSUE 34: where upstream sign-ins find and create local users (the database user store); default in memory. */
+  upstreamAccounts?: UpstreamAccounts;
 }
 
 export interface App {
@@ -113,7 +116,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   // The plugins are built before the store is opened: stand-ins until then (`late-bound.ts`).
   const lateStore = lateBound<Store>('the store');
   const lateKeyRing = lateBound<KeyRing>('the signing key ring');
-  const container = createServiceContainer({ config, rootLogger, clock, store: lateStore.value, tracing, stopTracing });
+  const container = createServiceContainer({ config, rootLogger, clock, store: lateStore.value, tracing, stopTracing, ...(options.upstreamAccounts ? { upstreamAccounts: options.upstreamAccounts } : {}) });
   registerKeyRing(container, lateKeyRing.value);
   let store: Store | undefined;
   let keyRing: KeyRing | undefined;

@@ -6,7 +6,7 @@
  */
 import type { ResolvedConfig } from '../config/schema.js';
 import type { EventService } from '../events/event-service.js';
-import type { Clock, Logger, ResourceOwnerValidator, SignInPage } from '../sdk/contracts.js';
+import type { Clock, ExternalSignIn, Logger, ResourceOwnerValidator, SignInPage } from '../sdk/contracts.js';
 import type { Client, LocalizedText } from '../sdk/model.js';
 import type { ScopeDescriptions } from '../pages/device-views.js';
 import type { Store } from '../store/store.js';
@@ -40,6 +40,15 @@ export function scopeDescriptionsOf(config: Pick<ResolvedConfig, 'identityResour
   for (const r of config.identityResources) descriptions.set(r.name, r.descriptions ?? r.description);
   for (const s of config.apiScopes) descriptions.set(s.name, s.descriptions ?? s.description);
   return descriptions;
+}
+
+/**
+ * ISSUE 34: the sign-in page with the upstream providers' external sign-in added (a plugin's
+ * own `externalSignIn` and `identityProviders` together stop start-up, `registerPluginContributions`).
+ */
+export function withUpstreamSignIn(page: SignInPage | undefined, upstream: ExternalSignIn | undefined): SignInPage | undefined {
+  if (!upstream) return page;
+  return page ? Object.assign(Object.create(page) as SignInPage, { externalSignIn: upstream }) : { externalSignIn: upstream };
 }
 
 /** The authorization request's checks, shared by the authorization endpoint and PAR (RFC 9126 §2.1). */

@@ -32,6 +32,11 @@ export interface AuthorizationRequest extends ResponseTarget {
   /** Seconds (OIDC Core §3.1.2.1), when sent. */
   readonly maxAge: number | undefined;
   readonly loginHint: string | undefined;
+  /**
+   * OIDC Core §3.1.2.1 `acr_values`, kept only for IdentityServer's `idp:<name>` convention
+   * (issue 34): the upstream identity provider to go to at once. Capped at 256 characters.
+   */
+  readonly acrValues?: string | undefined;
   /** OIDC Core §3.1.2.1 `ui_locales`, for the pages' language; absent or over its cap, none. */
   readonly uiLocales?: string | undefined;
   /**
@@ -170,6 +175,7 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
       prompt,
       maxAge: maxAgeText === undefined ? undefined : Number(maxAgeText),
       loginHint: params.get('login_hint'),
+      ...(params.get('acr_values') === undefined ? {} : { acrValues: params.get('acr_values')!.slice(0, 256) }),
       ...uiLocalesOf(params),
       ...(dpopJkt === undefined ? {} : { dpopJkt }),
       ...(idTokenHint === undefined ? {} : { idTokenHint }),

@@ -35,6 +35,7 @@ import { createRequestReader } from './steps/read-request.js';
 import { createSignInForm, type SignInCheck } from './steps/sign-in-form.js';
 import { createSignInStep } from './steps/sign-in-step.js';
 import { createSignedIn } from './steps/signed-in.js';
+import { createUpstreamChoice } from './steps/upstream-choice.js';
 
 export type { BrowserContext, FlowOutcome } from './flow-outcome.js';
 
@@ -54,7 +55,7 @@ export interface AuthorizeFlowDeps {
   authenticate?: SignInCheck | undefined;
   csrf: Csrf;
   newBrowserId(): string;
-  /** A plugin's external identity provider, in place of the sign-in form. */
+  /** A plugin's external identity provider (or the configured `identityProviders`), in place of the sign-in form. */
   external?: ExternalSignIn | undefined;
   /** The absolute URL of the callback route (`paths.signInCallback`). */
   callbackUrl: string;
@@ -78,11 +79,13 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   /** In order, after the request is read; each may answer instead. */
   const requestChecks: readonly RequestCheck[] = [live.check, createIdTokenHintCheck({ issuer, readHint: deps.readHint, logger })];
 
+  /** Issue 34: several identity providers to choose from, a button each on the sign-in page. */
+  const choice = createUpstreamChoice({ external: deps.external, csrf: continuation });
   const signInForm = createSignInForm({
     users: deps.users, authenticate: deps.authenticate, throttle: createThrottledSignIn({ passwordThrottle: deps.passwordThrottle, clock }),
-    continuation, live, signedIn, events,
+    continuation, live, signedIn, events, choice,
   });
-  const external = deps.external && createExternalSignIn({ external: deps.external, callbackUrl: deps.callbackUrl, continuation, interactions, live, signedIn, logger, events });
+  const external = deps.external && createExternalSignIn({ external: deps.external, choice, callbackUrl: deps.callbackUrl, continuation, interactions, live, signedIn, logger, events });
   const consent = createConsentStep({ issuer, users: deps.users, scopeDescriptions: deps.scopeDescriptions, sessions, interactions, continuation, live, proceed, events });
   /** In order, each time the request goes on; the first to answer stops it for a page or an error. */
   const steps: readonly FlowStep[] = [
@@ -95,6 +98,8 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     ['sign-in', signInForm.submit],
     ['consent', consent.submit],
     ['sign-out', createConsentSignOut({ sessions, continuation, newBrowserId: deps.newBrowserId, proceed, logger, events })],
+    // Issue 34: a provider's button (`upstream-choice.ts`).
+    ...(external?.choose ? [['upstream', external.choose] as const] : []),
   ]);
 
   /** Without an identity provider the callback route has nothing to continue. */

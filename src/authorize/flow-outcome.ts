@@ -28,6 +28,8 @@ export interface FlowOutcome {
   readonly redirectUri?: string;
   /** The request's `ui_locales` (OIDC Core §3.1.2.1), for the page's language. */
   readonly uiLocales?: string;
+  /** Issue 34: the upstream providers' origins, where the page's buttons lead after our redirect (CSP `form-action`). */
+  readonly formTargets?: readonly string[];
 }
 
 /** A page with one message and no form, in the request's language when it is known. */

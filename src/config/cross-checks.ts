@@ -6,6 +6,7 @@
  */
 import { describeValue, pathOf } from './fields.js';
 import { checkBranding } from './validate-branding.js';
+import { checkHiddenPasswordForm } from './identity-providers.js';
 import { didYouMean } from './closest-name.js';
 import type { Problem } from './issues.js';
 import { redirectUriAdvice, redirectUriProblem } from './redirect-uri-rules.js';
@@ -33,6 +34,8 @@ export function crossCheck(raw: unknown): Problem[] {
   checkOperations(raw, add);
   // `pages`: its URLs must be https where the issuer is (`validate-branding.ts`).
   checkBranding({ add: (path, message) => add(pathOf(path), message) }, raw.pages, typeof raw.issuer === 'string' && raw.issuer.startsWith('https:'));
+  // ISSUE 34: `upstreamSignIn.hidePasswordForm` without `identityProviders` would lock everyone out.
+  checkHiddenPasswordForm({ add: (path, message) => add(pathOf(path), message) }, raw);
   return problems;
 }
 

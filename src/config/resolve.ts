@@ -12,6 +12,8 @@ import { userConfigSchema, type KeySource, type ResolvedConfig, type SigningAlgo
 import { tracingSettings } from './tracing-settings.js';
 import { resolveBranding, resolveDescription } from './branding.js';
 import { resolvePasswordRules } from './password-rules.js';
+// ISSUE 34 (upstream sign-in).
+import { resolveIdentityProviders } from './identity-providers.js';
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -48,6 +50,8 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     identityResources: c.identityResources.map(({ description, ...r }) => ({ ...r, ...resolveDescription(description) })),
     pages: resolveBranding(c.pages, configDir),
     passwordRules: resolvePasswordRules(c.passwordRules),
+    // ISSUE 34 (upstream sign-in).
+    ...resolveIdentityProviders(c),
     pluginDirs: c.pluginDirs.map(inDir),
     pluginDirsRequired: user.pluginDirs !== undefined,
     signing: {

@@ -20,6 +20,11 @@ import { closestName } from './closest-name.js';
 import { isPhcScrypt } from './password-format.js';
 import type { PagesConfig, ResolvedBranding } from './branding.js';
 import { checkPasswordRulesConfig, type PasswordRules, type PasswordRulesConfig } from './password-rules.js';
+// ISSUE 34 (upstream sign-in): the fields' types, checkers and resolution live in identity-providers.ts.
+import {
+  checkIdentityProviders, checkUpstreamSignIn,
+  type IdentityProviderConfig, type ResolvedUpstreamSignIn, type UpstreamSignInConfig,
+} from './identity-providers.js';
 
 /**
  * The algorithms the service signs its tokens with (`signing.accessTokenAlgorithm`,
@@ -301,6 +306,16 @@ export const userConfigSchema = fields({
   ).optional(),
   // Checked with the issuer beside it (an https issuer wants https assets): `cross-checks.ts`.
   pages: z.custom<PagesConfig>(() => true).optional().describe('The pages\' look: product name, logo, colours, style sheet, legal links, templates (README, "Branding the pages").'),
+  // ISSUE 34: the checkers name whole paths (`identityProviders[0].type`); the field's own issues are relative to it.
+  identityProviders: checkedBy<IdentityProviderConfig[]>(
+    (add, value) => checkIdentityProviders({ add: (path, message) => add(path.replace(/^identityProviders\.?/, ''), message) }, value),
+    'Upstream OpenID Connect (`type: "oidc"`, with `issuer`) and OAuth 2.0 (`type: "oauth2"`, with `authorizationUrl`, `tokenUrl`, `userInfoUrl`) providers people may sign in with, each `{ name, displayName, clientId, clientSecret | privateKeyJwt, scopes?, claimMapping?, allowedEmailDomains?, requiredClaim?, trustEmailVerified? (false), timeout? (10) }` (README, "Sign in with your identity provider").',
+  ).optional(),
+  // `hidePasswordForm` needs `identityProviders`: checked across both in `cross-checks.ts`.
+  upstreamSignIn: checkedBy<UpstreamSignInConfig>(
+    (add, value) => checkUpstreamSignIn({ add: (path, message) => add(path.replace(/^upstreamSignIn\.?/, ''), message) }, value),
+    'How upstream sign-in shows and links accounts: `{ hidePasswordForm? (false), linkByVerifiedEmail? (false) }`.',
+  ).optional(),
 }, { expected: 'an object (export default { ... })' });
 
 function didYouMean(found: string, known: readonly string[]): string {
@@ -355,8 +370,11 @@ export type KeySource = { readonly path: string } | { readonly env: string };
 type Parsed = z.output<typeof userConfigSchema>;
 
 /** Complete and frozen: the only shape the rest of the service reads. */
-export type ResolvedConfig = Resolved<Omit<Parsed, 'issuer' | 'signing' | 'workers' | 'tracing' | 'tls' | 'mtls' | 'deviceFlow' | 'pages' | 'apiScopes' | 'identityResources' | 'passwordRules'> & {
+export type ResolvedConfig = Resolved<Omit<Parsed, 'issuer' | 'signing' | 'workers' | 'tracing' | 'tls' | 'mtls' | 'deviceFlow' | 'pages' | 'apiScopes' | 'identityResources' | 'passwordRules' | 'identityProviders' | 'upstreamSignIn'> & {
   passwordRules: PasswordRules;
+  /** ISSUE 34: the upstream identity providers with their defaults (`identity-providers.ts`). */
+  identityProviders: ResolvedUpstreamSignIn['identityProviders'];
+  upstreamSignIn: ResolvedUpstreamSignIn['upstreamSignIn'];
   apiScopes: ApiScope[];
   identityResources: IdentityResource[];
   /** The pages' look, files resolved against the config's folder (`branding.ts`). */

@@ -11,6 +11,8 @@ import { defaultBranding, type Branding } from './branding.js';
 export interface PageHeaderOptions {
   /** An origin besides our own that forms and redirects may reach, e.g. the client's redirect URI. */
   readonly formTarget?: string | undefined;
+  /** ISSUE 34: more origins forms may be redirected to (the upstream identity providers). */
+  readonly formTargets?: readonly string[] | undefined;
   /** A script the page may run, by its CSP hash source (the form_post page). */
   readonly scriptHash?: string | undefined;
   /** Extra `style-src` sources (a plugin page's style sheet host). */
@@ -51,6 +53,6 @@ export function pageHeaders(options: PageHeaderOptions = {}): Record<string, str
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
-    'Content-Security-Policy': `default-src 'none'; ${style}${img}${script} form-action 'self'${sourceOf(options.formTarget)}; frame-ancestors 'none'; base-uri 'none'`,
+    'Content-Security-Policy': `default-src 'none'; ${style}${img}${script} form-action 'self'${sourceOf(options.formTarget)}${(options.formTargets ?? []).map(sourceOf).join('')}; frame-ancestors 'none'; base-uri 'none'`,
   };
 }

@@ -44,7 +44,10 @@ const templateOf: Readonly<Record<SignInView['kind'], PageTemplateName>> = { 'si
 export function renderSignInPage(view: SignInView, paths: SignInPaths, text: PageText, branding: Branding = defaultBranding): string {
   const signingOut = view.kind === 'logout' || (view.kind === 'message' && signOutMessages.has(view.message));
   const brand = signingOut ? text.authorize.signOutBrand : text.authorize.brand;
-  const template = branding.templates[templateOf[view.kind]];
+  // Issue 34: a deployment's `signIn` template has no placeholder for the providers' buttons yet,
+  // so a page offering providers is the built-in one (else nobody could choose one).
+  const offersProviders = view.kind === 'sign-in' && (view.providers?.length ?? 0) > 0;
+  const template = offersProviders ? undefined : branding.templates[templateOf[view.kind]];
   const content = template ? template.render(templateValues(view, paths, text, branding)) : body(view, paths, text);
   return renderDocument({ text, title: titleOf(view, text), brand, body: content }, branding);
 }
@@ -97,15 +100,15 @@ function body(view: SignInView, paths: SignInPaths, text: PageText): SafeHtml {
     case 'sign-in':
       return html`<h1>${title}</h1>
 <p>${text.authorize.signInIntro(html`${view.clientName}`)}</p>
-${notice(signInMessage(view, text))}
-<form method="post" action="${paths.interaction}">
+${notice(signInMessage(view, text))}${upstreamChoice(view, paths, text)}
+${view.providers && view.passwordForm === false ? '' : html`<form method="post" action="${paths.interaction}">
 ${hidden('step', 'sign-in')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}
 <label for="username">${text.signIn.username}</label>
 <input type="text" id="username" name="username" value="${view.username ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="256" required${view.username ? '' : html` autofocus`}>
 <label for="password">${text.signIn.password}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" maxlength="1024" required${view.username ? html` autofocus` : ''}>
 <div class="actions"><button type="submit">${text.signIn.submit}</button></div>
-</form>`;
+</form>`}`;
     case 'consent': {
       const t = text.consent;
       const a = text.authorize;
@@ -137,6 +140,24 @@ ${hidden('csrf', view.csrf)}${view.fields.map(([n, v]) => hidden(n, v))}
       return html`<h1>${title}</h1>
 <p role="alert">${text.authorize.messages[view.message].text}</p>`;
   }
+}
+
+/**
+ * ISSUE 34: a button per upstream identity provider (one form, the button's `provider` value
+ * says which), after a failure the sentence naming the provider and the way back.
+ */
+function upstreamChoice(view: Extract<SignInView, { kind: 'sign-in' }>, paths: SignInPaths, text: PageText): SafeHtml {
+  if (!view.providers || view.providers.length === 0) return html``;
+  const t = text.upstream;
+  const failure = view.upstreamFailure;
+  const said = failure === undefined ? undefined : failure.reason ? t.failed[failure.reason](failure.provider) : t.failedWith(failure.provider, failure.message);
+  return html`${failure ? html`<p class="notice" role="alert">${said}</p>
+<p>${t.tryAgain}</p>` : ''}
+<form method="post" action="${paths.interaction}">
+${hidden('step', 'upstream')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}
+${view.providers.map((p) => html`<div class="actions"><button type="submit" class="secondary" name="provider" value="${p.name}">${t.signInWith(html`${p.displayName}`)}</button></div>`)}
+</form>
+${view.passwordForm === false ? '' : html`<p class="muted">${t.orPassword}</p>`}`;
 }
 
 /** The configured description in the reader's language, else the catalogue's for a standard scope, else the name alone. */

@@ -4,6 +4,7 @@
  * page); only a plugin's own `SignInResult.message` arrives as text, in the plugin's words.
  */
 import type { ScopeLine } from './device-views.js';
+import type { ExternalSignInFailure } from '../sdk/contracts.js';
 
 /** Why the sign-in form is shown again. */
 export type SignInNoticeId = 'credentials-missing' | 'credentials-wrong' | 'too-many-sign-ins';
@@ -40,6 +41,12 @@ export type SignInView =
       readonly notice?: SignInNoticeId;
       /** A sign-in plugin's own message (its `SignInResult.message`), shown as given. */
       readonly message?: string;
+      /** ISSUE 34: upstream identity providers offered, a button each (`ExternalSignIn.providers`). */
+      readonly providers?: ReadonlyArray<{ readonly name: string; readonly displayName: string }> | undefined;
+      /** ISSUE 34: with `providers`, false hides the username and password form. */
+      readonly passwordForm?: boolean | undefined;
+      /** ISSUE 34: the provider whose sign-in just failed, and why. */
+      readonly upstreamFailure?: { readonly provider: string; readonly reason?: ExternalSignInFailure | undefined; readonly message: string } | undefined;
     }
   | {
       readonly kind: 'consent';

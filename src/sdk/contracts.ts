@@ -478,12 +478,30 @@ export interface ExternalSignInRequest {
   /** The authorization request's `login_hint` and `ui_locales`, to pass on if the provider takes them. */
   readonly loginHint?: string | undefined;
   readonly uiLocales?: string | undefined;
+  /**
+   * The `name` of one of `ExternalSignIn.providers` the person chose: a button on the sign-in
+   * page, or the request's `acr_values=idp:<name>`. Absent when the sign-in has no providers.
+   */
+  readonly provider?: string | undefined;
 }
 
 /** The identity provider's answer as the plugin reads it: the `state` it was given, and who signed in or why not. */
 export type ExternalSignInResult =
   | { readonly state: string; readonly subject: string }
-  | { readonly state: string; readonly message: string };
+  | {
+      readonly state: string;
+      readonly message: string;
+      /**
+       * The display name of the provider that failed. With it (and `providers`) the host shows
+       * the sign-in page again, naming the provider, instead of ending the interaction.
+       */
+      readonly provider?: string;
+      /** Why, for the page's text in the reader's language (else `message` is shown as given). */
+      readonly reason?: ExternalSignInFailure;
+    };
+
+/** Why an external sign-in failed, as the sign-in page words it. */
+export type ExternalSignInFailure = 'cancelled' | 'refused' | 'unavailable' | 'invalid-answer' | 'not-allowed';
 
 /**
  * Signs people in at an external identity provider (an upstream OpenID provider, a SAML bridge,
@@ -493,6 +511,23 @@ export type ExternalSignInResult =
  * signs anyone in, then goes on as after any sign-in (session, consent, code).
  */
 export interface ExternalSignIn {
+  /**
+   * Several identity providers to choose from: the host then shows the sign-in page with a
+   * button per provider (its `displayName`) and passes the choice to `start` as `provider`; a
+   * request's `acr_values=idp:<name>` skips the page. Without it the host redirects at once.
+   */
+  readonly providers?: ReadonlyArray<{
+    readonly name: string;
+    readonly displayName: string;
+    /**
+     * The origin `start` sends the browser to for this provider. The button is a form, and a
+     * browser holds the redirect after a form's POST to the page's CSP `form-action`: without
+     * it the browser refuses to go there. Read at every render, so it may be set late.
+     */
+    readonly formAction?: string | undefined;
+  }>;
+  /** With `providers`: show the username and password form too. Default true. */
+  readonly passwordForm?: boolean;
   /** The absolute `https:` (or `http:`) URL to send the browser to. */
   start(request: ExternalSignInRequest): string | Promise<string>;
   /**

@@ -27,7 +27,9 @@ import { describe, expect, it } from 'vitest';
  *   import it), `sender-binding` (DPoP and certificate-bound tokens), `clients` (the directory,
  *   the admin side and dynamic registration), the plugin host that loads the plugins those run,
  *   and `users`: the users the service keeps (their records live in the store, like the clients').
- * - `sessions`: the browser's sign-in sessions, which the pages and both browser flows read.
+ * - `sessions`: the browser's sign-in sessions, which the pages and both browser flows read;
+ *   `upstream`: sign-in at upstream identity providers (issue 34), served to the authorize flow
+ *   through its external sign-in seam, and the account linking behind it.
  * - Page building blocks (HTML, cookies, CSRF, views, templates, page text) shared by the flows.
  * - The browser flows built on them: authorize, the device flow, and the account page (a
  *   user's own password).
@@ -42,7 +44,7 @@ const layers: readonly (readonly string[])[] = [
   ['config'],
   ['log', 'store', 'tracing', 'events', 'throttling'],
   ['oauth', 'client-authentication', 'sender-binding', 'clients', 'plugin-host', 'users'],
-  ['sessions'],
+  ['sessions', 'upstream'],
   ['pages'],
   ['authorize', 'device', 'account'],
   ['grants', 'endpoints'],

@@ -12,6 +12,7 @@ import { startService } from '../../src/testing/start-service.js';
 import { memoryStoreWithTestKeys } from './test-keys.js';
 import { systemClock } from '../../src/app/system-clock.js';
 import type { TracerProvider } from '@opentelemetry/api';
+import type { UpstreamAccounts } from '../../src/upstream/upstream-accounts.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const firstPartyPlugins = fileURLToPath(new URL('../../plugins', import.meta.url));
@@ -35,6 +36,8 @@ export interface StartOptions {
   configDir?: string;
   /** Spans go here (the SDK's in-memory exporter). */
   tracerProvider?: TracerProvider;
+  /** Issue 34: where upstream sign-ins find and create local users. */
+  upstreamAccounts?: UpstreamAccounts;
 }
 
 /**
@@ -64,6 +67,7 @@ export async function startServer(config: UserConfig, options: StartOptions = {}
       ...(clock ? { clock } : {}),
       ...(options.store ? { store: options.store } : {}),
       ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
+      ...(options.upstreamAccounts ? { upstreamAccounts: options.upstreamAccounts } : {}),
       prepare: async (resolved) => {
         if (options.store) return {};
         const store = await memoryStoreWithTestKeys(resolved, clock ?? systemClock);

@@ -97,7 +97,8 @@ export class Browser {
   private async read(res: Response): Promise<Page> {
     this.remember(res);
     const location = res.headers.get('location');
-    return { status: res.status, html: await res.text(), headers: res.headers, location: location ? new URL(location, this.baseUrl) : undefined };
+    // A relative Location is relative to the URL asked (another server's, in the upstream sign-in tests).
+    return { status: res.status, html: await res.text(), headers: res.headers, location: location ? new URL(location, res.url || this.baseUrl) : undefined };
   }
 
   async get(url: string | URL): Promise<Page> {

@@ -8,11 +8,12 @@ import type { ResourceOwnerValidator, SignInResult } from '../../sdk/contracts.j
 import type { ThrottledSignIn } from '../../throttling/throttled-sign-in.js';
 import type { SignInNoticeId, SignInView } from '../../pages/sign-in-views.js';
 import { isContinued, type InteractionContinuation } from './continued-interaction.js';
-import { clientName, languageOf, type FlowOutcome } from '../flow-outcome.js';
+import { clientName, languageOf, pageMessage, type FlowOutcome } from '../flow-outcome.js';
 import type { InteractionHandler } from './flow-step.js';
 import type { LiveClients } from './live-client.js';
 import type { SignedIn } from './signed-in.js';
 import type { SignInMethod } from './sign-in-step.js';
+import type { UpstreamChoice } from './upstream-choice.js';
 
 /** Judges the sign-in form in place of `username` and `password` against `users`. */
 export type SignInCheck = (form: ReadonlyMap<string, string>, context: { remoteAddress?: string | undefined }) => Promise<SignInResult>;
@@ -34,6 +35,8 @@ export function createSignInForm(deps: {
   live: LiveClients;
   signedIn: SignedIn;
   events?: EventService | undefined;
+  /** Issue 34: the identity providers offered beside the form, shown again with it after a wrong password. */
+  choice?: UpstreamChoice | undefined;
 }): SignInForm {
   const { continuation, live } = deps;
   return {
@@ -53,10 +56,14 @@ export function createSignInForm(deps: {
       const username = (form.get('username') ?? '').slice(0, 256);
       const password = (form.get('password') ?? '').slice(0, 1024);
       const custom = deps.authenticate;
+      const offered = deps.choice?.pageParts();
       const again = (status: number, said: { notice: SignInNoticeId } | { message: string }, headers?: Record<string, string>): FlowOutcome => ({
         status, redirectUri: request.redirectUri, ...(headers ? { headers } : {}), ...languageOf(request),
-        view: { kind: 'sign-in', interaction: id, csrf: continuation.tokenFor(ctx.browserId!, id), clientId: client.clientId, clientName: clientName(client), username, ...said },
+        ...(offered?.formTargets ? { formTargets: offered.formTargets } : {}),
+        view: { kind: 'sign-in', interaction: id, csrf: continuation.tokenFor(ctx.browserId!, id), clientId: client.clientId, clientName: clientName(client), username, ...said, ...offered?.view },
       });
+      // Issue 34: only the providers' buttons are offered; a POSTed password is not even looked at.
+      if (deps.choice?.passwordFormHidden) return pageMessage(400, 'start-again', request.uiLocales);
       if (!custom && (username === '' || password === '')) return again(200, { notice: 'credentials-missing' });
       const judge = (): Promise<SignInResult> => custom
         ? custom(form, { remoteAddress: ctx.remoteAddress })

@@ -117,6 +117,7 @@ export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPa
     // A plugin's page is its own document: our look's sources are not in it.
     branding: pluginPage === undefined ? branding : undefined,
     formTarget: outcome.redirectUri,
+    formTargets: outcome.formTargets,
     scriptHash: outcome.response?.kind === 'form_post' ? submitScriptHash : undefined,
     styleSrc: pluginPage === undefined ? undefined : customPage?.styleSrc,
   }));

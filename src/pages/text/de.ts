@@ -3,6 +3,19 @@ import { html } from '../html.js';
 import type { PageText } from './page-text.js';
 
 export const de: PageText = {
+  upstream: {
+    signInWith: (provider) => html`Mit ${provider} anmelden`,
+    orPassword: 'oder mit Benutzername und Passwort',
+    failed: {
+      cancelled: (p) => `Die Anmeldung mit ${p} wurde abgebrochen.`,
+      refused: (p) => `${p} hat die Anmeldung abgelehnt.`,
+      unavailable: (p) => `${p} hat nicht geantwortet. Versuchen Sie es gleich noch einmal.`,
+      'invalid-answer': (p) => `Die Antwort von ${p} konnte nicht geprüft werden, Sie wurden nicht angemeldet.`,
+      'not-allowed': (p) => `Ihr ${p}-Konto darf sich hier nicht anmelden.`,
+    },
+    failedWith: (p, message) => `Die Anmeldung mit ${p} ist fehlgeschlagen: ${message}`,
+    tryAgain: 'Sie können es noch einmal versuchen oder eine andere Anmeldung wählen.',
+  },
   lang: 'de',
   brand: 'Geräte-Anmeldung',
   enterCode: {

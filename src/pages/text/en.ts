@@ -3,6 +3,19 @@ import { html } from '../html.js';
 import type { PageText } from './page-text.js';
 
 export const en: PageText = {
+  upstream: {
+    signInWith: (provider) => html`Sign in with ${provider}`,
+    orPassword: 'or with your username and password',
+    failed: {
+      cancelled: (p) => `The sign-in with ${p} was cancelled.`,
+      refused: (p) => `${p} refused the sign-in.`,
+      unavailable: (p) => `${p} did not answer. Try again in a moment.`,
+      'invalid-answer': (p) => `The answer from ${p} could not be verified, so you were not signed in.`,
+      'not-allowed': (p) => `Your ${p} account may not sign in here.`,
+    },
+    failedWith: (p, message) => `Sign-in with ${p} failed: ${message}`,
+    tryAgain: 'You can try again, or choose another way to sign in.',
+  },
   lang: 'en',
   brand: 'Device sign-in',
   enterCode: { title: 'Connect a device', intro: 'Enter the code shown on your device.', label: 'Code', submit: 'Continue' },

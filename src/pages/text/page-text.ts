@@ -8,6 +8,7 @@
  */
 import type { MessageId, NoticeId, TimedMessageId } from '../device-views.js';
 import type { SafeHtml } from '../html.js';
+import type { ExternalSignInFailure } from '../../sdk/contracts.js';
 import type { SignInMessageId, SignInNoticeId } from '../sign-in-views.js';
 import type { AccountNoticeId } from '../account-views.js';
 import type { BrokenPasswordRule } from '../../config/password-rules.js';
@@ -15,7 +16,23 @@ import type { BrokenPasswordRule } from '../../config/password-rules.js';
 /** The scopes OpenID Connect defines: every language describes them. */
 export type StandardScope = 'openid' | 'profile' | 'email' | 'address' | 'phone' | 'offline_access';
 
+/** ISSUE 34: the sign-in page's upstream identity providers. */
+export interface UpstreamText {
+  /** The button, e.g. `Sign in with Contoso`. */
+  readonly signInWith: (provider: SafeHtml) => SafeHtml;
+  /** Between the buttons and the password form. */
+  readonly orPassword: string;
+  /** Why the sign-in at the provider failed, naming it; the page offers the buttons again. */
+  readonly failed: Readonly<Record<ExternalSignInFailure, (provider: string) => string>>;
+  /** A failure a plugin worded itself. */
+  readonly failedWith: (provider: string, message: string) => string;
+  /** Below the failure: the way back. */
+  readonly tryAgain: string;
+}
+
 export interface PageText {
+  /** ISSUE 34: upstream identity providers on the sign-in page. */
+  readonly upstream: UpstreamText;
   /** BCP 47 tag, written to `<html lang>` and matched against `ui_locales` / `Accept-Language`. */
   readonly lang: string;
   readonly brand: string;
