@@ -64,6 +64,7 @@ import { createDevicePage } from '../http/pages/device-page.js';
 import type { Middleware } from 'koa';
 import { createFailedAttempts } from '../throttling/failed-attempts.js';
 import { createIntrospectionSigner } from '../endpoints/introspection-jwt.js';
+import { createBackChannelLogout } from '../authorize/back-channel-logout.js';
 import { createPushedRequests, type PushedRequests } from '../authorize/pushed-requests.js';
 import type { RequestValidator } from '../authorize/authorization-request.js';
 import { authorizationRequestsOf, scopeDescriptionsOf, signInPartsLoader, verificationPageLoader } from './page-wiring.js';
@@ -243,6 +244,10 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
           resourceOwnerValidator: cradle.resourceOwnerValidator, keyRing: cradle.keyRing,
           validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, scopeDescriptions: cradle.scopeDescriptions,
           customPage: cradle.customSignInPage, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
+          backChannelLogout: createBackChannelLogout({
+            issuer: config.issuer, clients: cradle.clientDirectory.clients, logoutUriOf: (client) => client.backchannelLogoutUri,
+            keyRing: cradle.keyRing, clock, logger, events: cradle.events, tracing: cradle.tracing,
+          }),
           // Where the guessing counters are, so N nodes allow the limit once between them.
           interactionLimit: createInteractionLimit({
             perAddress: counters.windowLimit('interaction-address', { limit: config.interactionLimit.maxPerAddress, window: config.interactionLimit.window }),

@@ -34,6 +34,8 @@ export interface Client {
   readonly allowedSubjectTokenAudiences: readonly string[];
   readonly redirectUris: readonly string[];
   readonly postLogoutRedirectUris: readonly string[];
+  /** OpenID Connect Back-Channel Logout: where a logout token is posted when a session the client was in ends. */
+  readonly backchannelLogoutUri?: string | undefined;
   readonly requirePkce: boolean;
   readonly requireConsent: boolean;
   readonly requirePushedAuthorization: boolean;
