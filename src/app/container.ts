@@ -16,7 +16,7 @@
  */
 import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
 import type Router from '@koa/router';
-import type { ResolvedConfig } from '../config/schema.js';
+import type { ResolvedConfig, SigningAlgorithm } from '../config/schema.js';
 import type { Clock, EndpointUrls, Plugin, ResourceOwnerValidator, SignInPage, TokenValidator } from '../sdk/contracts.js';
 import type { AppLogger } from '../log/logger.js';
 import { switchableLogger, type SwitchableLogger } from '../log/switchable-logger.js';
@@ -304,8 +304,8 @@ function createHostRouter(cradle: HostCradle): Router {
         inactiveLimit: memoryWindowLimit({ limit: config.introspectionLimit.maxInactive, window: config.introspectionLimit.window }),
         signer: createIntrospectionSigner({
           issuer: config.issuer, keyRing, clock, tracing: cradle.tracing,
-          // RFC 9701 §6: RS256, the default of `introspection_signed_response_alg`.
-          algorithmFor: () => 'RS256',
+          // RFC 9701 §6: the API's choice, else RS256 (the default of `introspection_signed_response_alg`).
+          algorithmFor: (api) => (api.introspectionSigningAlgorithm ?? 'RS256') as SigningAlgorithm,
         }),
       }),
       revocation: createRevocationEndpoint({ issuer: config.issuer, clientAuthenticator, store, logger, events }),

@@ -122,7 +122,8 @@ export const apiResourceSchema = fields({
   name: text({ max: 100, description: 'The resource\'s name: the `aud` of tokens for its scopes, and its id at introspection.' }),
   scopes: textList('Its API scopes, each defined in `apiScopes`.'),
   secrets: secrets('Secrets the API uses to authenticate at the introspection endpoint.'),
-}, { expected: '{ name, scopes, secrets? }' });
+  introspectionSigningAlgorithm: text({ description: 'The algorithm of the API\'s JWT introspection answers (RFC 9701 `introspection_signed_response_alg`): one the service signs with (`signing.accessTokenAlgorithm` or `signing.idTokenAlgorithms`). Default RS256.' }).optional(),
+}, { expected: '{ name, scopes, secrets?, introspectionSigningAlgorithm? }' });
 
 export const identityResourceSchema = fields({
   name: text({ description: 'e.g. `"openid"`, `"profile"`, `"email"`.' }),

@@ -63,6 +63,8 @@ export interface ApiResource {
   readonly name: string;
   readonly scopes: readonly string[];
   readonly secrets: readonly Secret[];
+  /** RFC 9701: the algorithm of its JWT introspection answers; RS256 when absent. */
+  readonly introspectionSigningAlgorithm?: string | undefined;
 }
 
 export interface IdentityResource {
