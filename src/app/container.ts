@@ -16,7 +16,7 @@
  */
 import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
 import type Router from '@koa/router';
-import type { ResolvedConfig } from '../config/schema.js';
+import type { ResolvedConfig, SigningAlgorithm } from '../config/schema.js';
 import type { Clock, EndpointUrls, Plugin, ResourceOwnerValidator, SignInPage, TokenValidator } from '../sdk/contracts.js';
 import type { AppLogger } from '../log/logger.js';
 import { switchableLogger, type SwitchableLogger } from '../log/switchable-logger.js';
@@ -64,6 +64,7 @@ import { createDevicePage } from '../http/pages/device-page.js';
 import type { Middleware } from 'koa';
 import { createFailedAttempts } from '../throttling/failed-attempts.js';
 import { createIntrospectionSigner } from '../endpoints/introspection-jwt.js';
+import { createBackChannelLogout } from '../authorize/back-channel-logout.js';
 import { createPushedRequests, type PushedRequests } from '../authorize/pushed-requests.js';
 import type { RequestValidator } from '../authorize/authorization-request.js';
 import { authorizationRequestsOf, scopeDescriptionsOf, signInPartsLoader, verificationPageLoader } from './page-wiring.js';
@@ -257,6 +258,10 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
           resourceOwnerValidator: cradle.resourceOwnerValidator, keyRing: cradle.keyRing,
           validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, scopeDescriptions: cradle.scopeDescriptions,
           customPage, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
+          backChannelLogout: createBackChannelLogout({
+            issuer: config.issuer, clients: cradle.clientDirectory.clients, logoutUriOf: (client) => client.backchannelLogoutUri,
+            keyRing: cradle.keyRing, clock, logger, events: cradle.events, tracing: cradle.tracing,
+          }),
           // Where the guessing counters are, so N nodes allow the limit once between them.
           interactionLimit: createInteractionLimit({
             perAddress: counters.windowLimit('interaction-address', { limit: config.interactionLimit.maxPerAddress, window: config.interactionLimit.window }),
@@ -313,8 +318,8 @@ function createHostRouter(cradle: HostCradle): Router {
         inactiveLimit: memoryWindowLimit({ limit: config.introspectionLimit.maxInactive, window: config.introspectionLimit.window }),
         signer: createIntrospectionSigner({
           issuer: config.issuer, keyRing, clock, tracing: cradle.tracing,
-          // RFC 9701 §6: RS256, the default of `introspection_signed_response_alg`.
-          algorithmFor: () => 'RS256',
+          // RFC 9701 §6: the API's choice, else RS256 (the default of `introspection_signed_response_alg`).
+          algorithmFor: (api) => (api.introspectionSigningAlgorithm ?? 'RS256') as SigningAlgorithm,
         }),
       }),
       revocation: createRevocationEndpoint({ issuer: config.issuer, clientAuthenticator, store, logger, events }),

@@ -24,6 +24,7 @@ import type { InteractionLimit } from '../authorize/interaction-limit.js';
 import type { PushedRequests } from '../authorize/pushed-requests.js';
 import { createAuthorizeFlow } from '../authorize/authorize-flow.js';
 import { createEndSession } from '../authorize/end-session.js';
+import type { BackChannelLogout } from '../authorize/back-channel-logout.js';
 import { readIdTokenHint } from '../authorize/id-token-hint.js';
 import { createDeviceFlowStore } from '../device/device-flow-store.js';
 import { userCodeScheme } from '../device/user-code.js';
@@ -73,6 +74,8 @@ export interface SignInWiring {
   passwordThrottle: PasswordThrottle;
   pageParts: LoadPageParts;
   interactionLimit?: InteractionLimit | undefined;
+  /** Back-Channel Logout 1.0, when logout ends a session. */
+  backChannelLogout?: BackChannelLogout | undefined;
 }
 
 /** The authorize flow and logout, over the parts every page shares. */
@@ -96,7 +99,7 @@ export function signInPartsLoader(deps: SignInWiring): LoadSignInParts {
         newBrowserId: cookies.newId,
         readHint,
       });
-      const endSession = createEndSession({ config, clients, sessions, csrf, logger, events, readHint });
+      const endSession = createEndSession({ config, clients, sessions, csrf, logger, events, readHint, backChannelLogout: deps.backChannelLogout });
       return { cookies, csrf, sessions, flow, endSession };
     });
     parts.catch(() => {

@@ -10,6 +10,7 @@
  */
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Logger } from '../sdk/contracts.js';
+import type { BackChannelLogout } from './back-channel-logout.js';
 import type { EventService } from '../events/event-service.js';
 import type { Csrf } from '../pages/csrf.js';
 import type { SignInSession, SignInSessions } from '../sessions/sign-in-sessions.js';
@@ -28,6 +29,8 @@ export interface EndSessionDeps {
   readHint(token: string): Promise<IdTokenHint | undefined>;
   logger: Logger;
   events?: EventService | undefined;
+  /** Tells the session's clients, server to server (Back-Channel Logout 1.0); without it nobody is told. */
+  backChannelLogout?: BackChannelLogout | undefined;
 }
 
 const maxLength = 2000;
@@ -92,6 +95,8 @@ export function createEndSession(deps: EndSessionDeps) {
       const { revoked } = await deps.sessions.signOut(ctx.browserId);
       deps.logger.info({ reqId: ctx.requestId, revoked }, 'end session: signed out; the tokens of its codes revoked');
       deps.events?.raise({ type: 'user.signed_out', subject: session.subject, clientId: client?.clientId }, ctx.requestId);
+      // In the background: the browser's sign-out never waits for a client (each reports how it went).
+      void deps.backChannelLogout?.notify(session, ctx.requestId).catch((err: unknown) => deps.logger.warn({ reqId: ctx.requestId, err }, 'back-channel logout failed'));
     }
     const cleared = { clearCookie: true } as const;
     if (redirect === undefined || unverified) return { ...page(200, 'signed-out'), ...cleared };

@@ -19,6 +19,8 @@ const strings = (value: unknown): string[] => (Array.isArray(value) ? value : []
 
 /** Default of `signing.idTokenAlgorithms` (the declaration's). */
 const defaultIdTokenAlgorithms = ['RS256'];
+/** Default of `signing.accessTokenAlgorithm` (the declaration's). */
+const defaultAccessTokenAlgorithm = 'ES256';
 const defaultConnections = { firstByteTimeout: 5000, headersTimeout: 10_000, requestTimeout: 30_000 };
 const defaultStore = 'sqlite:./data/svc.db';
 
@@ -76,6 +78,18 @@ function checkModel(raw: Raw, add: Add): ModelNames {
     });
   });
   const resourceNames = unique(apiResources, 'name', 'apiResources', add);
+  // RFC 9701: an API's introspection answers are signed with a key the service keeps.
+  const signing = isObject(raw.signing) ? raw.signing : {};
+  const held = [
+    typeof signing.accessTokenAlgorithm === 'string' ? signing.accessTokenAlgorithm : defaultAccessTokenAlgorithm,
+    ...(Array.isArray(signing.idTokenAlgorithms) ? strings(signing.idTokenAlgorithms) : defaultIdTokenAlgorithms),
+  ].filter((alg, k, all) => alg !== '' && all.indexOf(alg) === k);
+  apiResources.forEach((r, i) => {
+    const alg = r.introspectionSigningAlgorithm;
+    if (typeof alg === 'string' && alg !== '' && !held.includes(alg)) {
+      add(['apiResources', i, 'introspectionSigningAlgorithm'], `"${alg}" is not an algorithm the service signs with (${held.join(', ')}); add it to signing.idTokenAlgorithms`);
+    }
+  });
   return { scopeNames, identityNames, resourceNames };
 }
 

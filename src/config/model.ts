@@ -95,6 +95,9 @@ export const clientSchema = fields({
   requireCertificateBoundTokens: flag('Every access token of this client is bound to the TLS client certificate of its token request (RFC 8705 §3, `cnf["x5t#S256"]`), and a public client\'s refresh tokens too (§4).').default(false),
   redirectUris: textList('Where the authorization endpoint may send the browser back, compared as exact strings (RFC 9700 §2.1); a loopback `http://127.0.0.1/cb` of a native app may differ only in port (RFC 8252 §7.3). Required with `authorization_code`.').default(() => []),
   postLogoutRedirectUris: textList('Where `/connect/endsession` may send the browser after logout, exact match.').default(() => []),
+  backchannelLogoutUri: text({ max: 2000, description: 'Where the service posts a logout token when a sign-in session this client got a code in ends (OpenID Connect Back-Channel Logout 1.0): an absolute http(s) URL without a fragment.' })
+    .refine((uri) => URL.canParse(uri) && /^https?:$/.test(new URL(uri).protocol) && !uri.includes('#'), { error: (iss) => `expected an absolute http(s) URL without a fragment (Back-Channel Logout §2.2), got ${describeValue(iss.input)}` })
+    .optional(),
   // RFC 9700 §2.1.1: PKCE for every client, confidential ones included.
   requirePkce: flag('Authorization requests must carry an S256 `code_challenge` (RFC 7636); public clients always need it.').default(true),
   requireConsent: flag('The user approves the requested scopes on a consent page before a code is issued.').default(false),
@@ -119,7 +122,8 @@ export const apiResourceSchema = fields({
   name: text({ max: 100, description: 'The resource\'s name: the `aud` of tokens for its scopes, and its id at introspection.' }),
   scopes: textList('Its API scopes, each defined in `apiScopes`.'),
   secrets: secrets('Secrets the API uses to authenticate at the introspection endpoint.'),
-}, { expected: '{ name, scopes, secrets? }' });
+  introspectionSigningAlgorithm: text({ description: 'The algorithm of the API\'s JWT introspection answers (RFC 9701 `introspection_signed_response_alg`): one the service signs with (`signing.accessTokenAlgorithm` or `signing.idTokenAlgorithms`). Default RS256.' }).optional(),
+}, { expected: '{ name, scopes, secrets?, introspectionSigningAlgorithm? }' });
 
 export const identityResourceSchema = fields({
   name: text({ description: 'e.g. `"openid"`, `"profile"`, `"email"`.' }),

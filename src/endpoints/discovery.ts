@@ -97,6 +97,9 @@ export function buildDiscoveryDocument(
     // RFC 9449 §5.1: DPoP proofs are accepted at the token endpoint and at UserInfo.
     dpop_signing_alg_values_supported: [...config.dpop.signingAlgValues],
     // RFC 9701 §7: what an API's JWT introspection answers may be signed with (the service's keys).
+    // OpenID Connect Back-Channel Logout 1.0 §2.1: logout tokens carry `sid` (and `sub`) always.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     introspection_signing_alg_values_supported: [...new Set([config.signing.accessTokenAlgorithm, ...config.signing.idTokenAlgorithms])],
   };
   if (mtls) {

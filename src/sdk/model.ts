@@ -34,6 +34,8 @@ export interface Client {
   readonly allowedSubjectTokenAudiences: readonly string[];
   readonly redirectUris: readonly string[];
   readonly postLogoutRedirectUris: readonly string[];
+  /** OpenID Connect Back-Channel Logout: where a logout token is posted when a session the client was in ends. */
+  readonly backchannelLogoutUri?: string | undefined;
   readonly requirePkce: boolean;
   readonly requireConsent: boolean;
   readonly requirePushedAuthorization: boolean;
@@ -61,6 +63,8 @@ export interface ApiResource {
   readonly name: string;
   readonly scopes: readonly string[];
   readonly secrets: readonly Secret[];
+  /** RFC 9701: the algorithm of its JWT introspection answers; RS256 when absent. */
+  readonly introspectionSigningAlgorithm?: string | undefined;
 }
 
 export interface IdentityResource {

@@ -20,7 +20,7 @@ beforeAll(async () => {
     apiScopes: [{ name: 'billing.read' }, { name: 'reports.read' }],
     apiResources: [
       { name: 'billing', scopes: ['billing.read'], secrets: [{ value: hashSecret('billing-secret') }] },
-      { name: 'reports', scopes: ['reports.read'], secrets: [{ value: hashSecret('reports-secret') }] },
+      { name: 'reports', scopes: ['reports.read'], secrets: [{ value: hashSecret('reports-secret') }], introspectionSigningAlgorithm: 'ES256' },
     ],
     clients: [{
       clientId: 'shop', clientSecrets: [{ value: hashSecret('shop-secret') }], allowedGrantTypes: ['client_credentials'],
@@ -63,6 +63,22 @@ describe('JWT introspection answers (RFC 9701)', () => {
   it('says only active: false, signed, about a token for another API or no token at all', async () => {
     expect((await introspectAsJwt(await tokenFor('reports.read'))).answer).toEqual({ active: false });
     expect((await introspectAsJwt('not-a-token')).answer).toEqual({ active: false });
+  });
+
+  it("signs with the API's own algorithm when it names one (introspection_signed_response_alg)", async () => {
+    const reports: oauth.Client = { client_id: 'reports', introspection_signed_response_alg: 'ES256' };
+    const response = await oauth.introspectionRequest(as, reports, oauth.ClientSecretBasic('reports-secret'), await tokenFor('reports.read'), insecure);
+    const copy = response.clone();
+    expect(await oauth.processIntrospectionResponse(as, reports, response)).toMatchObject({ active: true, scope: 'reports.read' });
+    await oauth.validateApplicationLevelSignature(as, response, insecure);
+    expect(decodeProtectedHeader(await copy.text()).alg).toBe('ES256');
+  });
+
+  it('stops start-up when an API names an algorithm the service does not sign with', async () => {
+    await expect(startServer({
+      apiScopes: [{ name: 'x.read' }],
+      apiResources: [{ name: 'x', scopes: ['x.read'], introspectionSigningAlgorithm: 'PS384' }],
+    })).rejects.toThrow(/apiResources\[0\]\.introspectionSigningAlgorithm: "PS384" is not an algorithm the service signs with \(ES256, RS256\)/);
   });
 
   it('keeps the plain JSON of RFC 7662 for an API that asks for JSON', async () => {
