@@ -72,7 +72,8 @@ import { createSignInPages } from '../http/pages/sign-in-pages.js';
 import { BootError } from '../config/boot-error.js';
 // ISSUE 34 (upstream sign-in).
 import { createUpstreamSignIn } from '../upstream/upstream-sign-in.js';
-import { createMemoryUpstreamAccounts, type UpstreamAccounts } from '../upstream/upstream-accounts.js';
+import type { UpstreamAccounts } from '../upstream/upstream-accounts.js';
+import { storedUpstreamAccounts } from '../upstream/stored-accounts.js';
 import { withUpstreamSignIn } from './page-wiring.js';
 import { createAccountPage } from '../http/pages/account-page.js';
 import { createInteractionLimit } from '../authorize/interaction-limit.js';
@@ -176,7 +177,9 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     tracing: asValue(inputs.tracing ?? tracingOff),
     stopTracing: asValue(inputs.stopTracing ?? (async () => undefined)),
     // ISSUE 34: in memory until the database user store is connected.
-    upstreamAccounts: asValue(inputs.upstreamAccounts ?? createMemoryUpstreamAccounts()),
+    // The database's users by default, so an upstream sign-in makes a user like any other; read
+    // through `store` at call time (the store is opened after the container is made).
+    upstreamAccounts: asFunction(({ store, clock }: HostCradle) => inputs.upstreamAccounts ?? storedUpstreamAccounts(() => store.users, clock)).singleton(),
 
     logger: asFunction(({ rootLogger }: HostCradle) => switchableLogger(rootLogger)).singleton(),
     // Made before the page secret is loaded (the grants hold a back-off); it digests its first key only once a request comes.

@@ -18,6 +18,7 @@ import type { EventService } from '../events/event-service.js';
 import type { Store } from '../store/store.js';
 import { createUpstreamClient, StrictAnswerError, type UpstreamChecks, type UpstreamClient } from './upstream-client.js';
 import { localSubjectFor, type UpstreamAccounts, type UpstreamIdentity } from './upstream-accounts.js';
+import { DisabledAccountError } from './stored-accounts.js';
 
 export interface UpstreamSignInDeps {
   readonly config: ResolvedUpstreamSignIn;
@@ -158,9 +159,16 @@ export function createUpstreamSignIn(deps: UpstreamSignInDeps, clientFor: (p: Re
       };
       const refused = refusal(p.p, answer.claims, identity);
       if (refused) return failed(p.p, pending.hostState, 'not-allowed', { detail: refused });
-      const local = await localSubjectFor(deps.accounts, identity, {
-        linkByVerifiedEmail: config.upstreamSignIn.linkByVerifiedEmail, providerVerifiesEmail: p.p.trustEmailVerified,
-      });
+      let local: Awaited<ReturnType<typeof localSubjectFor>>;
+      try {
+        local = await localSubjectFor(deps.accounts, identity, {
+          linkByVerifiedEmail: config.upstreamSignIn.linkByVerifiedEmail, providerVerifiesEmail: p.p.trustEmailVerified,
+        });
+      } catch (err) {
+        // A linked user an operator disabled (`svc users disable`) stays out, whichever door they use.
+        if (err instanceof DisabledAccountError) return failed(p.p, pending.hostState, 'not-allowed', { detail: err.message });
+        throw err;
+      }
       logger.info({ provider: p.p.name, subject: local.subject, account: local.how }, 'upstream sign-in');
       return { state: pending.hostState, subject: local.subject };
     },
