@@ -87,6 +87,7 @@ export function signInPartsLoader(deps: SignInWiring): LoadSignInParts {
   return function signInParts() {
     parts ??= deps.pageParts().then(({ cookies, csrf, sessions }) => {
       const flow = createAuthorizeFlow({
+        backChannelLogout: deps.backChannelLogout,
         config, clients, validator: deps.validator, sessions, csrf, scopeDescriptions: deps.scopeDescriptions, clock, logger, events,
         interactions: createInteractions({ store, clock, limit: deps.interactionLimit }),
         codes: createAuthorizationCodes({ store, clock }),

@@ -26,6 +26,7 @@ import { pageMessage, type BrowserContext, type FlowOutcome } from './flow-outco
 import { createCodeResponse } from './steps/code-response.js';
 import { createConsentStep } from './steps/consent-step.js';
 import { createConsentSignOut } from './steps/consent-sign-out.js';
+import type { BackChannelLogout } from './back-channel-logout.js';
 import { createInteractionContinuation } from './steps/continued-interaction.js';
 import { createExternalSignIn } from './steps/external-sign-in.js';
 import { isRequest, type FlowState, type FlowStep, type InteractionHandler, type RequestCheck } from './steps/flow-step.js';
@@ -65,6 +66,8 @@ export interface AuthorizeFlowDeps {
   events?: EventService | undefined;
   /** Reads an `id_token_hint` (`readIdTokenHint`); without it a hint is refused as invalid. */
   readHint?: ((token: string) => Promise<IdTokenHint | undefined>) | undefined;
+  /** Back-Channel Logout 1.0, when the consent page's "Not you?" ends a session. */
+  backChannelLogout?: BackChannelLogout | undefined;
 }
 
 export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
@@ -97,7 +100,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   const interactionHandlers = new Map<string, InteractionHandler>([
     ['sign-in', signInForm.submit],
     ['consent', consent.submit],
-    ['sign-out', createConsentSignOut({ sessions, continuation, newBrowserId: deps.newBrowserId, proceed, logger, events })],
+    ['sign-out', createConsentSignOut({ sessions, continuation, newBrowserId: deps.newBrowserId, proceed, logger, events, backChannelLogout: deps.backChannelLogout })],
     // Issue 34: a provider's button (`upstream-choice.ts`).
     ...(external?.choose ? [['upstream', external.choose] as const] : []),
   ]);

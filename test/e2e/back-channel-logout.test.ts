@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { Browser, redeemWeb, signInAndAuthorize, signInClients, signInConfig, webRequest } from '../support/sign-in.js';
+import { authorizeUrl, Browser, formsOf, redeemWeb, signInAndAuthorize, signInClients, signInConfig, spaRedirect, webRequest } from '../support/sign-in.js';
 
 let server: TestServer;
 let rp: Server;
@@ -84,6 +84,22 @@ describe('back-channel logout', () => {
     }
     expect(server.logText()).toContain('"type":"logout.notified"');
     for (const { token } of received) expect(server.logText()).not.toContain(token.split('.')[2]);
+  });
+
+  it('tells the clients when "Not you? Sign out" on a consent page ends the session', async () => {
+    received.length = 0;
+    const browser = new Browser(server.url);
+    const first = webRequest();
+    const code = (await signInAndAuthorize(server, browser, first.params)).searchParams.get('code')!;
+    const { sid } = decodeJwt((await redeemWeb(server, code, first.verifier)).body.id_token as string);
+    // The same session at a client that asks for consent; the person there is not the one signed in.
+    const consent = await browser.get(authorizeUrl(server, webRequest({}, 'spa', spaRedirect).params));
+    expect(consent.html).toContain('<h1>Allow access?</h1>');
+    const index = formsOf(consent.html).findIndex((f) => f.fields.step === 'sign-out');
+    expect((await browser.submit(consent, {}, index)).html).toContain('<h1>Sign in</h1>');
+    await logoutTokens(1);
+    expect(received.map((r) => r.path)).toEqual(['/web/backchannel']);
+    expect(decodeJwt(received[0]!.token)).toMatchObject({ aud: 'web', sid });
   });
 
   it('stops start-up for a back-channel URI with a fragment, naming the field', async () => {

@@ -9,6 +9,7 @@ import type { Logger } from '../../sdk/contracts.js';
 import type { SignInSessions } from '../../sessions/sign-in-sessions.js';
 import { isContinued, type InteractionContinuation } from './continued-interaction.js';
 import type { InteractionHandler, Proceed } from './flow-step.js';
+import type { BackChannelLogout } from '../back-channel-logout.js';
 
 export function createConsentSignOut(deps: {
   sessions: Pick<SignInSessions, 'get' | 'signOut'>;
@@ -17,6 +18,8 @@ export function createConsentSignOut(deps: {
   proceed: Proceed;
   logger: Logger;
   events?: EventService | undefined;
+  /** Tells the session's clients (Back-Channel Logout 1.0), as `/connect/endsession` does. */
+  backChannelLogout?: BackChannelLogout | undefined;
 }): InteractionHandler {
   return async function consentSignOut(form, ctx) {
     const found = await deps.continuation.continued(form, ctx);
@@ -26,6 +29,7 @@ export function createConsentSignOut(deps: {
       const { revoked } = await deps.sessions.signOut(ctx.browserId!);
       deps.logger.info({ reqId: ctx.requestId, revoked }, 'consent page: signed out; the tokens of the session\'s codes revoked');
       deps.events?.raise({ type: 'user.signed_out', subject: session.subject, clientId: undefined }, ctx.requestId);
+      void deps.backChannelLogout?.notify(session, ctx.requestId).catch((err: unknown) => deps.logger.warn({ reqId: ctx.requestId, err }, 'back-channel logout failed'));
     }
     const { request } = found.interaction;
     return deps.proceed(request, ctx, found.id, { request }, deps.newBrowserId());
