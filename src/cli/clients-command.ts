@@ -163,15 +163,31 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
         return 0;
       }
       case 'list': {
+        // Every source the service reads, each entry marked by where it comes from (issue 39):
+        // the config file's entries first (never their secrets or hashes), then the database's.
         const records = await admin.list(kind);
-        if (json) out(`${JSON.stringify(records.map(recordView))}\n`);
-        else if (records.length === 0) out(`no ${kind === 'client' ? 'clients' : 'API resources'} in the database\n`);
+        const now = Date.now();
+        const fromConfig = kind === 'client'
+          ? ctx.config.clients.map((c) => ({ id: c.clientId, name: c.clientName, grants: c.allowedGrantTypes, scopes: c.allowedScopes, secrets: c.clientSecrets }))
+          : ctx.config.apiResources.map((r) => ({ id: r.name, name: undefined, grants: [], scopes: r.scopes, secrets: r.secrets }));
+        const liveOf = (secrets: readonly { expiresAt?: number | undefined; expiration?: number | undefined }[]): string =>
+          `${secrets.filter((x) => { const end = x.expiresAt ?? x.expiration; return end === undefined || end > now; }).length} live of ${secrets.length}`;
+        if (json) {
+          const configViews = fromConfig.map((c) => ({
+            [kind === 'client' ? 'clientId' : 'name']: c.id, source: 'config',
+            ...(kind === 'client' ? { clientName: c.name ?? null, allowedGrantTypes: c.grants, allowedScopes: c.scopes } : { scopes: c.scopes }),
+          }));
+          out(`${JSON.stringify([...configViews, ...records.map((r) => ({ ...recordView(r), source: 'database' }))])}\n`);
+        } else if (records.length === 0 && fromConfig.length === 0) out(`no ${kind === 'client' ? 'clients' : 'API resources'} in the config or the database\n`);
         else {
-          const now = Date.now();
-          const header = kind === 'client' ? ['client_id', 'name', 'grant types', 'scopes', 'secrets', 'state', 'last used'] : ['name', 'scopes', 'secrets', 'state', 'last used'];
-          out(table([header, ...records.map((r) => {
-            const live = r.secrets.filter((s) => s.expiresAt === undefined || s.expiresAt > now).length;
-            const common = [`${live} live of ${r.secrets.length}`, r.disabled ? 'disabled' : 'enabled', iso(r.lastUsedAt)];
+          const header = kind === 'client'
+            ? ['client_id', 'name', 'grant types', 'scopes', 'secrets', 'state', 'last used', 'source']
+            : ['name', 'scopes', 'secrets', 'state', 'last used', 'source'];
+          const configRows = fromConfig.map((c) => kind === 'client'
+            ? [c.id, c.name ?? '-', c.grants.join(','), c.scopes.join(','), liveOf(c.secrets), 'enabled', '-', 'config']
+            : [c.id, c.scopes.join(','), liveOf(c.secrets), 'enabled', '-', 'config']);
+          out(table([header, ...configRows, ...records.map((r) => {
+            const common = [liveOf(r.secrets), r.disabled ? 'disabled' : 'enabled', iso(r.lastUsedAt), 'database'];
             const d = r.definition as { clientName?: string; allowedGrantTypes?: string[]; allowedScopes?: string[]; scopes?: string[] };
             return kind === 'client'
               ? [r.id, d.clientName ?? '-', (d.allowedGrantTypes ?? []).join(','), (d.allowedScopes ?? []).join(','), ...common]

@@ -132,8 +132,10 @@ describe('svc clients', () => {
   it('list and show never print a secret or a hash', async () => {
     const list = await svc('clients', 'list');
     expect(list.code).toBe(0);
-    expect(list.stdout.split('\n')[0]).toMatch(/^client_id\s+name\s+grant types\s+scopes\s+secrets\s+state\s+last used$/);
-    expect(list.stdout).toMatch(/^reports\s+Reports job\s+client_credentials\s+api1\.read,api1\.write\s+1 live of 1\s+enabled\s+-$/m);
+    expect(list.stdout.split('\n')[0]).toMatch(/^client_id\s+name\s+grant types\s+scopes\s+secrets\s+state\s+last used\s+source$/);
+    expect(list.stdout).toMatch(/^reports\s+Reports job\s+client_credentials\s+api1\.read,api1\.write\s+1 live of 1\s+enabled\s+-\s+database$/m);
+    // The config file's clients are listed too, marked as such (issue 39).
+    expect(list.stdout).toMatch(/^m2m\s+-\s+client_credentials\s+\S+\s+1 live of 1\s+enabled\s+-\s+config$/m);
     const show = await svc('clients', 'show', 'reports');
     expect(show.stdout).toContain('clientId: reports\ndisabled: false\n');
     expect(show.stdout).toMatch(new RegExp(`^ {2}${first.id}\\s+SharedSecret\\s+\\S+Z\\s+-\\s+-$`, 'm'));
@@ -206,7 +208,7 @@ describe('svc clients', () => {
   it('disable and enable', async () => {
     expect((await svc('clients', 'disable', 'batch')).stdout).toBe('client "batch" disabled; every node follows within 5s.\n');
     expect((await stored('client', 'batch'))!.disabled).toBe(true);
-    expect((await svc('clients', 'list')).stdout).toMatch(/^batch\s.*\sdisabled\s+-$/m);
+    expect((await svc('clients', 'list')).stdout).toMatch(/^batch\s.*\sdisabled\s+-\s+database$/m);
     expect((await svc('clients', 'enable', 'batch')).stdout).toBe('client "batch" enabled; every node follows within 5s.\n');
     expect((await stored('client', 'batch'))!.disabled).toBe(false);
   });
@@ -328,7 +330,7 @@ describe('svc apis', () => {
     const [, id, value] = secretLine.exec(run.stdout.split(/(?<=\n)/)[1]!)!;
     expect(await stored('apiResource', 'api2')).toMatchObject({ definition: { scopes: ['api1.write'] }, secrets: [{ id, value: hashSecret(value!) }] });
     expect(JSON.parse((await svc('apis', 'show', 'api2', '--json')).stdout)).toMatchObject({ name: 'api2', scopes: ['api1.write'], secrets: [{ id }] });
-    expect((await svc('apis', 'list')).stdout).toMatch(/^api2\s+api1\.write\s+1 live of 1\s+enabled\s+-$/m);
+    expect((await svc('apis', 'list')).stdout).toMatch(/^api2\s+api1\.write\s+1 live of 1\s+enabled\s+-\s+database$/m);
     expect((await svc('apis', 'add', 'api1', '--scope', 'api1.read')).stderr).toBe('svc: API resource "api1" is defined in the config file: remove it there first (a client id two stores define stops start-up).\n');
     expect((await svc('apis', 'add', 'api3', '--scope', 'nope')).stderr).toMatch(/^svc: API resource "api3" is not valid:\n {2}API resource "api3"\.scopes\[0\]: unknown scope "nope"/);
     expect((await svc('apis', 'test-auth', 'api2')).stderr).toMatch(/^svc: unknown action "test-auth"/);
@@ -347,7 +349,9 @@ describe('the svc binary', () => {
       stderr: 'svc: the config\'s store is "memory": nothing written here would reach the service. Use "sqlite:<path>" or "postgres://...".\n',
     });
     expect(run.code).toBe(0);
-    expect((JSON.parse(run.stdout) as Array<{ clientId: string }>).map((c) => c.clientId)).toEqual(['plain', 'reports', 'stale']);
+    const listed = JSON.parse(run.stdout) as Array<{ clientId: string; source: string }>;
+    expect(listed.filter((c) => c.source === 'database').map((c) => c.clientId)).toEqual(['plain', 'reports', 'stale']);
+    expect(listed.filter((c) => c.source === 'config').map((c) => c.clientId)).toEqual(['m2m']);
     // Bounded by the processes' own limit (runCli), not by the default per test: loading the
     // sources costs each over a second of CPU, which a machine busy with other work stretches.
   }, processLimitMs + 30_000);
