@@ -118,7 +118,8 @@ describe.each(backends)('the expired-record sweep on $name', (backend) => {
     expect(await metricValues(metrics, 'svc_store_expired_rows')).toEqual(Object.fromEntries(KINDS.map((kind) => [kind, 0])));
   });
 
-  it.skipIf(backend.skipReason || backend.name === 'memory')('lets one of two nodes on the same database sweep per interval', async () => {
+  // Two nodes share a database, not a memory store: the case exists for SQLite and PostgreSQL only.
+  if (backend.name !== 'memory') it.skipIf(backend.skipReason)('lets one of two nodes on the same database sweep per interval', async () => {
     database = await backend.createDatabase();
     const first = database.open();
     await first.migrate();
