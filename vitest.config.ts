@@ -5,7 +5,6 @@ const integration = ['test/e2e/**/*.test.ts', 'test/store-integration/**/*.test.
 const notUnit = ['test/e2e/**', 'test/store-integration/**', 'test/cli/**', 'test/**/*.integration.test.ts'];
 /** Test files that mock a module (`vi.mock`), so they must not share a module graph. */
 const isolatedUnit = ['test/plugins/shared-secret/constant-time.test.ts'];
-const isolatedIntegration = ['test/oauth/signing-threads.integration.test.ts', 'test/support/server.integration.test.ts'];
 
 export default defineConfig({
   resolve: {
@@ -23,7 +22,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Several suites start servers and child processes; two cores cannot run many at once.
     maxWorkers: 2,
-    // Two kinds of test, one command (`npm test` runs both, unit first; each kind has a small
+    // Two kinds of test, one command (`npm test` runs both, unit first; the unit kind has a small
     // `-isolated` project for the files listed above). Where a test file goes is decided by its
     // path alone:
     //   integration  test/e2e/ (the service over HTTP), test/store-integration/, test/cli/ (the
@@ -60,19 +59,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          // As in unit: the servers each test starts are its own; the imported sources (and the
-          // plugin folders jiti loads) are shared.
-          isolate: false,
+          // Each file in a process of its own (vitest's default), not one module graph per worker
+          // as in unit: these files open SQLite databases, servers and worker threads, and on
+          // Node 24 a worker process that ran many of them crashed at exit in better-sqlite3's
+          // destructor (`RemoveEnvironmentCleanupHook`, env == nullptr).
           include: integration,
-          exclude: isolatedIntegration,
-          sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'integration-isolated',
-          include: isolatedIntegration,
           sequence: { groupOrder: 1 },
         },
       },
