@@ -12,11 +12,16 @@ import { repoRoot } from './server.js';
 
 /** The README from `heading` up to `until` (or its end). */
 export function readmeSection(heading: string, until?: string): string {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const start = readme.indexOf(heading);
-  if (start < 0) throw new Error(`README has no "${heading}"`);
-  const end = until === undefined ? -1 : readme.indexOf(until, start);
-  return readme.slice(start, end < 0 ? undefined : end);
+  return docSection('README.md', heading, until);
+}
+
+/** A document of the repository (`docs/guides/mcp.md`) from `heading` up to `until` (or its end). */
+export function docSection(path: string, heading: string, until?: string): string {
+  const text = readFileSync(join(repoRoot, path), 'utf8');
+  const start = text.indexOf(heading);
+  if (start < 0) throw new Error(`${path} has no "${heading}"`);
+  const end = until === undefined ? -1 : text.indexOf(until, start);
+  return text.slice(start, end < 0 ? undefined : end);
 }
 
 /** The `sh` code blocks of a README section, in order. */
