@@ -125,7 +125,7 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
       throw new UntrustedRequestError('request-malformed', 'The request is malformed.', 'client_id differs from the authenticated client');
     }
     if (!isRegisteredRedirectUri(client, redirectUri)) {
-      throw new UntrustedRequestError('redirect-uri-unregistered', 'The redirect URI is not registered for this application.', `unregistered redirect_uri for client ${clientId}`);
+      throw new UntrustedRequestError('redirect-uri-unregistered', 'The redirect URI is not registered for this application.', `unregistered redirect_uri ${JSON.stringify(shortened(redirectUri))} for client ${JSON.stringify(clientId)}`);
     }
     const mode = params.get('response_mode');
     const state = params.get('state');
@@ -221,4 +221,12 @@ function checkPrompt(value: string | undefined): Prompt[] {
   // OIDC Core §3.1.2.1: none with any other value is an error.
   if (list.includes('none') && list.length > 1) throw new InvalidRequest('prompt=none cannot be combined with other values.');
   return list as Prompt[];
+}
+
+/**
+ * A received value as a log line may show it: an operator comparing a refused redirect URI with
+ * the registered ones needs to see it (issue 39), a megabyte of it helps nobody.
+ */
+function shortened(value: string, most = 256): string {
+  return value.length <= most ? value : `${value.slice(0, most)}…`;
 }

@@ -20,6 +20,8 @@ import { describeScope } from './scope-description.js';
 export interface SignInPaths {
   readonly interaction: string;
   readonly endSession: string;
+  /** The service's start page, linked from error pages so none is a dead end (issue 39). */
+  readonly home?: string;
 }
 
 function titleOf(view: SignInView, text: PageText): string {
@@ -138,8 +140,16 @@ ${hidden('csrf', view.csrf)}${view.fields.map(([n, v]) => hidden(n, v))}
     }
     case 'message':
       return html`<h1>${title}</h1>
-<p role="alert">${text.authorize.messages[view.message].text}</p>`;
+<p role="alert">${text.authorize.messages[view.message].text}</p>${wayBack(view, paths, text)}`;
   }
+}
+
+/** Under a refusal or failure: the reference to quote and the way to the start page. */
+function wayBack(view: Extract<SignInView, { kind: 'message' }>, paths: SignInPaths, text: PageText): SafeHtml {
+  if (view.reference === undefined) return html``;
+  return html`
+<p class="muted">${text.authorize.reference(html`${view.reference}`)}</p>${paths.home === undefined ? '' : html`
+<p><a href="${paths.home}">${text.authorize.startPage}</a></p>`}`;
 }
 
 /**

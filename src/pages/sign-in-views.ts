@@ -65,7 +65,12 @@ export type SignInView =
       readonly returnTo?: string | undefined;
     }
   | { readonly kind: 'logout'; readonly csrf: string; readonly fields: ReadonlyArray<readonly [string, string]> }
-  | { readonly kind: 'message'; readonly message: SignInMessageId };
+  | {
+      readonly kind: 'message';
+      readonly message: SignInMessageId;
+      /** On a refusal or failure, the request id a person quotes to an operator (the log line carries the same id). */
+      readonly reference?: string | undefined;
+    };
 
 /**
  * The page a refusal before the redirect URI is trusted shows. An unknown client and a known

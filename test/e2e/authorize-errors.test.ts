@@ -37,6 +37,11 @@ async function open(params: Record<string, string>, browser = new Browser(server
   return browser.get(authorizeUrl(server, params));
 }
 
+/** A refusal page without its request id, which differs on every request. */
+function sameBut(html: string): string {
+  return html.replace(/<code>[\w.:-]+<\/code>/, '<code>…</code>');
+}
+
 /** The error redirect's parameters, asserting it went to the registered URI. */
 function redirected(page: { status: number; location: URL | undefined }, redirectUri = webRedirect): Record<string, string> {
   expect(page.status).toBe(303);
@@ -74,19 +79,31 @@ describe('errors shown on a page, never redirected', () => {
     const unregistered = await open({ ...webRequest().params, redirect_uri: 'https://evil.example/callback' });
     expect(unknown.status).toBe(400);
     expect(unregistered.status).toBe(400);
-    expect(unknown.html).toBe(unregistered.html);
+    expect(sameBut(unknown.html)).toBe(sameBut(unregistered.html));
     const { redirect_uri: _dropped, ...withoutRedirect } = webRequest().params;
     const knownBare = await open(withoutRedirect);
     const unknownBare = await open({ ...withoutRedirect, client_id: 'nobody' });
     expect([knownBare.status, unknownBare.status]).toEqual([400, 400]);
-    expect(unknownBare.html).toBe(knownBare.html);
+    expect(sameBut(unknownBare.html)).toBe(sameBut(knownBare.html));
     const used = 'urn:ietf:params:oauth:request_uri:nothing';
     const knownPushed = await open({ client_id: 'web', request_uri: used });
     const unknownPushed = await open({ client_id: 'nobody', request_uri: used });
-    expect(unknownPushed.html).toBe(knownPushed.html);
+    expect(sameBut(unknownPushed.html)).toBe(sameBut(knownPushed.html));
     const details = server.logs.map((l) => l.detail);
     expect(details).toContain('unknown client "nobody"');
-    expect(details).toContain('unregistered redirect_uri for client web');
+    expect(details).toContain('unregistered redirect_uri "https://evil.example/callback" for client "web"');
+  });
+
+  it('a refusal page is no dead end: it names the request id the log line carries and links to the start page (issue 39)', async () => {
+    const page = await open({ ...webRequest().params, redirect_uri: 'https://evil.example/callback' });
+    const requestId = page.headers.get('x-request-id')!;
+    expect(requestId).toMatch(/^[\w-]{20,}$/);
+    expect(page.html).toContain(`quote this reference: <code>${requestId}</code>`);
+    expect(page.html).toContain('<a href="/">Go to the start page of this service</a>');
+    const line = server.logs.find((l) => l.reqId === requestId);
+    expect(line?.detail).toBe('unregistered redirect_uri "https://evil.example/callback" for client "web"');
+    const german = await open({ ...webRequest().params, client_id: 'nobody', ui_locales: 'de' });
+    expect(german.html).toContain(`nennen Sie diese Referenz: <code>${german.headers.get('x-request-id')}</code>`);
   });
 
   it('a parameter sent twice: 400 page (RFC 6749 §3.1)', async () => {

@@ -52,7 +52,7 @@ export interface SignInPageDeps {
 export function createSignInPages(deps: SignInPageDeps) {
   const { logger, limits, signInParts } = deps;
   const issuerPath = new URL(deps.issuer).pathname.replace(/\/$/, '');
-  const pagePaths: SignInPaths = { interaction: issuerPath + paths.signIn, endSession: issuerPath + paths.endSession };
+  const pagePaths: SignInPaths = { interaction: issuerPath + paths.signIn, endSession: issuerPath + paths.endSession, home: issuerPath + '/' };
   const readBody = formBodyReader(limits);
 
   function browserOf(ctx: Context, reading: CookieReading): BrowserContext {
@@ -134,7 +134,14 @@ export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPa
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = response?.kind === 'form_post'
     ? renderFormPost(response.action, response.fields, text, branding)
-    : pluginPage ?? renderSignInPage(outcome.view!, pagePaths, text, branding);
+    : pluginPage ?? renderSignInPage(withReference(outcome, ctx), pagePaths, text, branding);
+}
+
+/** A refusal or failure page carries the request id, which the log line about it carries too. */
+function withReference(outcome: FlowOutcome, ctx: Context): SignInView {
+  const view = outcome.view!;
+  const requestId = ctx.state.requestId as string | undefined;
+  return view.kind === 'message' && outcome.status >= 400 && requestId !== undefined ? { ...view, reference: requestId } : view;
 }
 
 /** A plugin's document for the view, when the plugin replaces that page. */

@@ -95,6 +95,8 @@ export const de: PageText = {
     returnsTo: (target) => html`Nach dieser Seite werden Sie zu <strong class="redirect-target">${target}</strong> weitergeleitet.`,
     logout: { title: 'Abmelden?', question: 'Möchten Sie sich von diesem Dienst abmelden?', confirm: 'Abmelden', stay: 'Angemeldet bleiben' },
     continue: 'Weiter',
+    reference: (id) => html`Wenn Sie sich an die Betreiber dieses Dienstes wenden, nennen Sie diese Referenz: <code>${id}</code>`,
+    startPage: 'Zur Startseite dieses Dienstes',
     notices: {
       'credentials-missing': 'Geben Sie Ihren Benutzernamen und Ihr Passwort ein.',
       'credentials-wrong': 'Benutzername oder Passwort ist falsch.',

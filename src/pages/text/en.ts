@@ -91,6 +91,8 @@ export const en: PageText = {
     returnsTo: (target) => html`After this page you will be sent to <strong class="redirect-target">${target}</strong>.`,
     logout: { title: 'Sign out?', question: 'Do you want to sign out of this service?', confirm: 'Sign out', stay: 'Stay signed in' },
     continue: 'Continue',
+    reference: (id) => html`If you contact the people who run this service, quote this reference: <code>${id}</code>`,
+    startPage: 'Go to the start page of this service',
     notices: {
       'credentials-missing': 'Enter your username and password.',
       'credentials-wrong': 'The username or password is incorrect.',

@@ -85,6 +85,10 @@ export interface PageText {
     readonly logout: { readonly title: string; readonly question: string; readonly confirm: string; readonly stay: string };
     /** The form_post page's heading and button (shown when JavaScript is off). */
     readonly continue: string;
+    /** Under an error page: the request id a person can quote to the operator (issue 39). */
+    readonly reference: (requestId: SafeHtml) => SafeHtml;
+    /** Under an error page: the link to the service's start page, so the page is no dead end. */
+    readonly startPage: string;
     readonly notices: Readonly<Record<SignInNoticeId, string>>;
     readonly messages: Readonly<Record<SignInMessageId, { readonly title: string; readonly text: string }>>;
   };

@@ -120,7 +120,7 @@ beforeEach(() => {
 
 describe('paths', () => {
   it("puts the pages' form targets under the issuer's path", () => {
-    expect(pages.pagePaths).toEqual({ interaction: '/tenant-a/connect/authorize/sign-in', endSession: '/tenant-a/connect/endsession' });
+    expect(pages.pagePaths).toEqual({ interaction: '/tenant-a/connect/authorize/sign-in', endSession: '/tenant-a/connect/endsession', home: '/tenant-a/' });
   });
 });
 
