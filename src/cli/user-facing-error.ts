@@ -4,6 +4,7 @@
  * get their own advice; anything else is its message alone.
  */
 import { BootError } from '../config/boot-error.js';
+import { isStoreUnavailableError } from '../sdk/store-errors.js';
 
 /** An error the command raised on purpose; its message is already the sentence for the user. */
 export class CliError extends Error {
@@ -26,6 +27,8 @@ export function describeFailure(error: unknown, command: string | undefined): st
     return `cannot start [${error.code}]\n  ${error.problems.join('\n  ')}`;
   }
   if (error instanceof CliError) return error.message;
+  // The store wraps what the network said (ECONNREFUSED...); the words for that are below.
+  if (isStoreUnavailableError(error) && (error.cause as SystemError | undefined)?.code !== undefined) return describeFailure(error.cause, command);
   const err = (error instanceof Error ? error : new Error(String(error))) as SystemError;
   switch (err.code) {
     case 'EADDRINUSE':

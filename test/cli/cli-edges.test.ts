@@ -4,7 +4,7 @@
  * client assertion's audience taken from the config, and check-config's warnings and
  * suggestions. Spawned as a user runs it (but for each command's help, printed in process).
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/sdk/hash.js';
+import { createStore } from '../../src/store/create-store.js';
 import { firstPartyPlugins, freePort } from '../support/server.js';
 import { testKeyFiles } from '../support/test-keys.js';
 import { runMain } from '../support/svc-in-process.js';
@@ -223,6 +224,35 @@ describe('check-config', () => {
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toBe('svc: warning: clients[0] "expired": every secret has expired, so the client cannot authenticate; add a new secret');
     expect(warnings[1]).toMatch(/^svc: warning: clients\[1\] "soon": its last secret expires \S+Z \(in 4 days\); add a new secret before then$/);
+  });
+
+  it('checks the clients kept in the store too, naming where each comes from (issue 39)', async () => {
+    const now = Date.now();
+    const store = await createStore('sqlite:./kept.db', dir);
+    await store.migrate();
+    const secret = (id: string, expiresAt: number) => ({ id, type: 'SharedSecret', value: hashSecret(id), description: undefined, createdAt: now - 2 * day, expiresAt });
+    const kept = (id: string, secrets: ReturnType<typeof secret>[], disabled = false) =>
+      store.clientRecords.add({ kind: 'client', id, definition: { allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'] }, disabled, createdAt: now - 2 * day, secrets });
+    await kept('stale-reports', [secret('s1', now - day)]);
+    await kept('switched-off', [secret('s2', now - day)], true);
+    await kept('healthy', [secret('s3', now + 90 * day)]);
+    await store.close();
+    const config = writeConfig('with-store.json', { store: 'sqlite:./kept.db', clients: [m2m('in-config', [{ value: hashSecret('x') }])] });
+    const run = await svc('check-config', '--config', config);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${config}: config ok (1 client in the config, 3 in the store, 8 plugins)\n`);
+    expect(run.stderr).toBe('svc: warning: store client "stale-reports": every secret has expired, so the client cannot authenticate; add a new secret\n');
+  });
+
+  it('does not create a SQLite file that is not there, and says when the store cannot be read', async () => {
+    const missing = writeConfig('no-db.json', { store: 'sqlite:./not-yet.db' });
+    const run = await svc('check-config', '--config', missing);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(existsSync(join(dir, 'not-yet.db'))).toBe(false);
+    const down = writeConfig('pg-down.json', { store: 'postgres://svc@127.0.0.1:1/none' });
+    const refused = await svc('check-config', '--config', down);
+    expect(refused.code).toBe(0);
+    expect(refused.stderr).toMatch(/^svc: warning: the clients kept in the store were not checked: nothing answers at 127\.0\.0\.1:1: the connection was refused\./);
   });
 
   it('suggests the closest known name for a misspelled field and grant type', async () => {
