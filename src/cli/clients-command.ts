@@ -20,6 +20,7 @@ import { createStore } from '../store/create-store.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { Store } from '../store/store.js';
 import { table } from './table.js';
+import { fieldsFromFlags, inFlagWords } from './field-flags.js';
 import { CliError } from './user-facing-error.js';
 
 export type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
@@ -36,7 +37,6 @@ const quiet = new Writable({ write: (_c, _e, done) => done() });
 const out = (text: string): void => void process.stdout.write(text);
 const iso = (ms: number | undefined): string => (ms === undefined ? '-' : new Date(ms).toISOString());
 const str = (v: Values[string]): string | undefined => (typeof v === 'string' ? v : undefined);
-const list = (v: Values[string]): string[] | undefined => (Array.isArray(v) ? (v as unknown[]).map(String) : typeof v === 'string' ? [v] : undefined);
 
 /** `30`, `30s`, `15m`, `12h`, `7d`: seconds. */
 export function parseDuration(value: string, option: string): number {
@@ -95,7 +95,7 @@ function printSecret(kind: RecordKind, id: string, secret: NewSecret, json: bool
   process.stderr.write('svc: the secret is shown this once; only its hash is stored.\n');
 }
 
-/** The definition fields the options name; `--set field=<json>` for any other config field. */
+/** The definition fields the options name (`field-flags.ts`), over `--definition '<json>'` for the rest. */
 function definitionOf(kind: RecordKind, values: Values): Record<string, unknown> {
   const def: Record<string, unknown> = {};
   const json = str(values.definition);
@@ -109,18 +109,8 @@ function definitionOf(kind: RecordKind, values: Values): Record<string, unknown>
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError('--definition takes a JSON object of config fields.');
     Object.assign(def, parsed);
   }
-  const scopes = list(values.scope);
-  if (kind === 'apiResource') {
-    if (scopes) def.scopes = scopes;
-    return def;
-  }
-  if (scopes) def.allowedScopes = scopes;
-  const grants = list(values.grant);
-  if (grants) def.allowedGrantTypes = grants;
-  const redirects = list(values['redirect-uri']);
-  if (redirects) def.redirectUris = redirects;
-  if (str(values.name) !== undefined) def.clientName = str(values.name);
-  if (values.public === true) def.requireClientSecret = false;
+  Object.assign(def, fieldsFromFlags(kind, values));
+  if (kind === 'client' && values.public === true) def.requireClientSecret = false;
   return def;
 }
 
@@ -145,7 +135,11 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
   try {
     return await run(ctx);
   } catch (err) {
-    if (err instanceof ClientAdminError) throw new CliError(err.message);
+    if (err instanceof ClientAdminError) {
+      // A problem with what the flags said is told in flags; one with --from-config in config words.
+      const flagged = (action === 'add' || action === 'update') && values['from-config'] !== true;
+      throw new CliError(flagged ? err.message.split('\n').map((line, i) => (i === 0 ? line : `  ${inFlagWords(kind, line.trim(), values)}`)).join('\n') : err.message);
+    }
     throw err;
   } finally {
     await ctx.store.close();
@@ -211,7 +205,7 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
       case 'update': {
         const id = needId();
         const changes = definitionOf(kind, values);
-        if (Object.keys(changes).length === 0) throw new CliError(`svc ${noun} update ${id}: name what to change (--scope, ${kind === 'client' ? '--grant, --name, --redirect-uri, ' : ''}--definition '<json>').`);
+        if (Object.keys(changes).length === 0) throw new CliError(`svc ${noun} update ${id}: name what to change (a field's flag such as --scope${kind === 'client' ? ', --grant or --access-token-lifetime' : ''}, see svc ${noun} --help, or --definition '<json>').`);
         await admin.update(kind, id, changes);
         if (!json) out(`${kind === 'client' ? 'client' : 'API resource'} "${id}" updated.\n`);
         return 0;

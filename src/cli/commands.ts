@@ -8,6 +8,7 @@ import { hashPassword } from '../oauth/password-hash.js';
 import { hashSecret } from '../sdk/hash.js';
 import { readSecret } from './read-secret.js';
 import { CliError } from './user-facing-error.js';
+import { fieldFlagOptions, flagSynopsis } from './field-flags.js';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 export type OptionValues = Record<string, string | boolean | string[] | boolean[] | undefined>;
@@ -191,13 +192,16 @@ const registryOptions = {
   value: { type: 'string' },
   in: { type: 'string' },
   method: { type: 'string' },
+  // Every other field of a client or API resource (issue 39), named after the config field.
+  ...fieldFlagOptions(),
 } as const;
 
 const registryDetails = (noun: 'clients' | 'apis'): string => {
   const id = noun === 'clients' ? '<client_id>' : '<name>';
   const rows: Array<[string, string]> = [
     [`add ${id}`, noun === 'clients' ? '--grant <type>... --scope <scope>... [--name <n>] [--redirect-uri <uri>...] [--public]' : '--scope <scope>...'],
-    ['', "[--definition '<json of other config fields>'] [--disabled]"],
+    ...flagSynopsis(noun === 'clients' ? 'client' : 'apiResource').map((line): [string, string] => ['', line]),
+    ['', "[--definition '<json of config fields>'] [--disabled]: a flag per field (the config reference names each)"],
     ...(noun === 'clients' ? [['', "or --from-config: copy the config file's entry, stored secret hashes and all"] as [string, string]] : []),
     ['', 'a generated secret is printed once; only its SHA-256 hash is stored'],
     ['list', `the ${noun === 'clients' ? 'clients' : 'API resources'} in the database (never a secret or hash)`],

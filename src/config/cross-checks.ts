@@ -116,7 +116,7 @@ function checkClients(raw: Raw, { scopeNames, identityNames, resourceNames }: Mo
     strings(c.allowedScopes).forEach((scope, j) => {
       if (scope === '') return;
       if (scope === 'offline_access') add(at('allowedScopes', j), 'offline_access is not listed; set allowOfflineAccess: true instead');
-      else if (!knownScopes.includes(scope)) add(at('allowedScopes', j), `unknown scope "${scope}"${didYouMean(scope, knownScopes)} (known: ${knownScopes.join(', ') || 'none; define apiScopes'})`);
+      else if (!knownScopes.includes(scope)) add(at('allowedScopes', j), `unknown scope "${scope}"${didYouMean(scope, knownScopes)} (known: ${knownScopes.join(', ') || 'none; define apiScopes'})${identityScopeHint(scope)}`);
     });
     strings(c.allowedSubjectTokenAudiences).forEach((name, j) => {
       if (name !== '' && !resourceNames.has(name)) {
@@ -193,4 +193,13 @@ function checkOperations(raw: Raw, add: Add): void {
   if (isObject(raw.registration) && raw.registration.enabled === true && isObject(raw.clientStores) && raw.clientStores.database === false) {
     add(['registration', 'enabled'], 'registered clients live in the database store: set clientStores.database to true, or leave registration off');
   }
+}
+
+/** OpenID Connect Core §5.4's scopes: missing from the config, they are identity resources nobody defined. */
+const standardIdentityScopes = new Set(['openid', 'profile', 'email', 'address', 'phone']);
+
+function identityScopeHint(scope: string): string {
+  if (!standardIdentityScopes.has(scope)) return '';
+  const claims = scope === 'openid' ? '["sub"]' : scope === 'profile' ? '["name"]' : `["${scope}"]`;
+  return `; "${scope}" is an identity scope: define it in identityResources, e.g. { name: "${scope}", claims: ${claims} }`;
 }

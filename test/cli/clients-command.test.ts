@@ -99,7 +99,7 @@ describe('svc clients', () => {
       code: 1,
       stdout: '',
       stderr:
-        'svc: client "odd" is not valid:\n  client "odd".allowedScopes[0]: unknown scope "api9" (known: api1.read, api1.write)\n',
+        'svc: client "odd" is not valid:\n  --scope api9: unknown scope "api9" (known: api1.read, api1.write)\n',
     });
     expect((await svc('clients', 'add', 'm2m', '--grant', 'client_credentials', '--scope', 'api1.read')).stderr).toBe(
       'svc: client "m2m" is defined in the config file: remove it there first (a client id two stores define stops start-up).\n',
@@ -112,21 +112,52 @@ describe('svc clients', () => {
     expect(await svc('clients', 'add', 'pub', '--public', '--grant', 'client_credentials', '--scope', 'api1.read')).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'svc: client "pub" is not valid:\n  client "pub".allowedGrantTypes[0]: client_credentials needs a confidential client (RFC 6749 §4.4): a public client (requireClientSecret: false) would give tokens to anyone who knows its id; give it a secret or remove the grant\n',
+      stderr: 'svc: client "pub" is not valid:\n  --grant client_credentials: client_credentials needs a confidential client (RFC 6749 §4.4): a public client (--no-require-client-secret) would give tokens to anyone who knows its id; give it a secret or remove the grant\n',
     });
     expect(await stored('client', 'pub')).toBeUndefined();
     const web = ['--public', '--grant', 'authorization_code', '--scope', 'api1.read'];
     expect((await svc('clients', 'add', 'web', ...web, '--redirect-uri', 'localhost:3000/callback')).stderr).toBe(
-      'svc: client "web" is not valid:\n  client "web".redirectUris[0]: a redirect URI needs its scheme: without one, "host:port/path" is read as a custom scheme; write "http://localhost:3000/callback"\n',
+      'svc: client "web" is not valid:\n  --redirect-uri localhost:3000/callback: a redirect URI needs its scheme: without one, "host:port/path" is read as a custom scheme; write "http://localhost:3000/callback"\n',
     );
-    expect((await svc('clients', 'add', 'web', ...web, '--redirect-uri', 'https://app.example.com/*')).stderr).toMatch(/^svc: client "web" is not valid:\n {2}client "web"\.redirectUris\[0\]: a redirect URI is compared as an exact string \(RFC 9700 §2\.1\), so "\*" is no wildcard; list each URI/);
+    expect((await svc('clients', 'add', 'web', ...web, '--redirect-uri', 'https://app.example.com/*')).stderr).toMatch(/^svc: client "web" is not valid:\n {2}--redirect-uri https:\/\/app\.example\.com\/\*: a redirect URI is compared as an exact string \(RFC 9700 §2\.1\), so "\*" is no wildcard; list each URI/);
     expect(await svc('clients', 'add', 'web', ...web, '--redirect-uri', 'http://localhost:3000/callback')).toMatchObject({ code: 0 });
     expect((await svc('clients', 'update', 'web', '--redirect-uri', 'HTTP://LOCALHOST:3000/cb')).stderr).toBe(
-      'svc: client "web" is not valid:\n  client "web".redirectUris[0]: a redirect URI is compared as an exact string (RFC 9700 §2.1) and must be written as a browser sends it back; write "http://localhost:3000/cb"\n',
+      'svc: client "web" is not valid:\n  --redirect-uri HTTP://LOCALHOST:3000/cb: a redirect URI is compared as an exact string (RFC 9700 §2.1) and must be written as a browser sends it back; write "http://localhost:3000/cb"\n',
     );
-    expect((await svc('clients', 'update', 'web', '--grant', 'client_credentials')).stderr).toMatch(/^svc: client "web" is not valid:\n {2}client "web"\.allowedGrantTypes\[0\]: client_credentials needs a confidential client/);
+    expect((await svc('clients', 'update', 'web', '--grant', 'client_credentials')).stderr).toMatch(/^svc: client "web" is not valid:\n {2}--grant client_credentials: client_credentials needs a confidential client/);
     expect((await stored('client', 'web'))!.definition).toMatchObject({ allowedGrantTypes: ['authorization_code'], redirectUris: ['http://localhost:3000/callback'] });
     await svc('clients', 'remove', 'web');
+  });
+
+  it('every field has its flag, and a problem names the flag that was typed (issue 39)', async () => {
+    expect(await svc('clients', 'add', 'bare')).toEqual({
+      code: 1, stdout: '',
+      stderr: 'svc: client "bare" is not valid:\n  --grant: required (--grant <value>, repeatable)\n  --scope: required (--scope <value>, repeatable)\n',
+    });
+    expect((await svc('clients', 'add', 'oidc', '--grant', 'client_credentials', '--scope', 'openid')).stderr).toBe(
+      'svc: client "oidc" is not valid:\n  --scope openid: unknown scope "openid" (known: api1.read, api1.write); "openid" is an identity scope: define it in identityResources, e.g. { name: "openid", claims: ["sub"] }\n',
+    );
+    expect((await svc('clients', 'add', 'offline', '--grant', 'client_credentials', '--scope', 'offline_access')).stderr).toBe(
+      'svc: client "offline" is not valid:\n  --scope offline_access: offline_access is not listed; set --allow-offline-access instead\n',
+    );
+    const added = await svc('clients', 'add', 'tuned', '--grant', 'client_credentials', '--scope', 'api1.read', '--allow-offline-access', '--access-token-lifetime', '600',
+      '--access-token-type', 'reference', '--no-require-pkce', '--require-dpop', '--allowed-cors-origin', 'https://a.example', '--allowed-cors-origin', 'https://b.example');
+    expect(added.code).toBe(0);
+    expect((await stored('client', 'tuned'))!.definition).toEqual({
+      allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'], allowOfflineAccess: true, accessTokenLifetime: 600, accessTokenType: 'reference',
+      requirePkce: false, requireDPoP: true, allowedCorsOrigins: ['https://a.example', 'https://b.example'],
+    });
+    expect((await svc('clients', 'update', 'tuned', '--access-token-type', 'opaque')).stderr).toBe(
+      'svc: client "tuned" is not valid:\n  --access-token-type: unknown value "opaque" (allowed: jwt, reference)\n',
+    );
+    expect((await svc('clients', 'update', 'tuned', '--access-token-lifetime', '10m')).stderr).toBe('svc: --access-token-lifetime takes a whole number, got "10m".\n');
+    expect((await svc('clients', 'update', 'tuned', '--require-dpop', '--no-require-dpop')).stderr).toBe('svc: --require-dpop and --no-require-dpop contradict each other; give one.\n');
+    expect((await svc('clients', 'update', 'tuned', '--introspection-signing-algorithm', 'ES256')).stderr).toBe(
+      'svc: --introspection-signing-algorithm is a field of API resources (svc apis), not of clients.\n',
+    );
+    expect((await svc('clients', 'update', 'tuned', '--no-allow-offline-access')).code).toBe(0);
+    expect((await stored('client', 'tuned'))!.definition).toMatchObject({ allowOfflineAccess: false, accessTokenLifetime: 600 });
+    await svc('clients', 'remove', 'tuned');
   });
 
   it('list and show never print a secret or a hash', async () => {
@@ -332,7 +363,7 @@ describe('svc apis', () => {
     expect(JSON.parse((await svc('apis', 'show', 'api2', '--json')).stdout)).toMatchObject({ name: 'api2', scopes: ['api1.write'], secrets: [{ id }] });
     expect((await svc('apis', 'list')).stdout).toMatch(/^api2\s+api1\.write\s+1 live of 1\s+enabled\s+-\s+database$/m);
     expect((await svc('apis', 'add', 'api1', '--scope', 'api1.read')).stderr).toBe('svc: API resource "api1" is defined in the config file: remove it there first (a client id two stores define stops start-up).\n');
-    expect((await svc('apis', 'add', 'api3', '--scope', 'nope')).stderr).toMatch(/^svc: API resource "api3" is not valid:\n {2}API resource "api3"\.scopes\[0\]: unknown scope "nope"/);
+    expect((await svc('apis', 'add', 'api3', '--scope', 'nope')).stderr).toMatch(/^svc: API resource "api3" is not valid:\n {2}--scope nope: unknown scope "nope"/);
     expect((await svc('apis', 'test-auth', 'api2')).stderr).toMatch(/^svc: unknown action "test-auth"/);
     expect(await svc('apis', 'disable', 'api2')).toMatchObject({ code: 0 });
     expect(await svc('apis', 'remove', 'api2')).toMatchObject({ code: 0, stdout: 'API resource "api2" removed.\n' });
