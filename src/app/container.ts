@@ -46,6 +46,7 @@ import { createClientAdmin } from '../clients/client-admin.js';
 import { createRegistrationEndpoint } from '../endpoints/registration.js';
 import { createRegistrationTokens } from '../clients/registration/registration-tokens.js';
 import { createRegistrationTokenThrottle } from '../throttling/registration-token-throttle.js';
+import { createOpenRegistrationLimit } from '../throttling/open-registration-limit.js';
 import { createAuthThrottle } from '../throttling/auth-throttle.js';
 import { createPasswordThrottle, type PasswordThrottle } from '../throttling/password-throttle.js';
 import { memoryWindowLimit } from '../throttling/rate-limits.js';
@@ -368,6 +369,12 @@ function createHostRouter(cradle: HostCradle): Router {
               throttle: createRegistrationTokenThrottle({ threshold: config.authThrottle.addressThreshold }, counters.backoff('registration', config.authThrottle)),
               clock,
               refresh: () => cradle.clientDirectory.refresh(),
+              // Issue 36: the `"open"` policy's limits, counted where the other limits count.
+              openLimit: createOpenRegistrationLimit({
+                perAddress: counters.windowLimit('registration-open-address', { limit: config.registration.openRegistration.maxPerAddress, window: config.registration.openRegistration.window }),
+                total: counters.windowLimit('registration-open-total', { limit: config.registration.openRegistration.maxTotal, window: config.registration.openRegistration.window }),
+                clock,
+              }),
             }),
           }
         : {}),
