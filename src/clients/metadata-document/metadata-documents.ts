@@ -13,6 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
+import { BootError } from '../../config/boot-error.js';
 import type { Client, ResolvedConfig } from '../../config/schema.js';
 import { addressMatcher } from '../../net/address-ranges.js';
 import { createGuardedFetch, FetchRefused, type GuardedFetch } from '../../net/guarded-fetch.js';
@@ -58,6 +59,17 @@ export function keepSeconds(cacheControl: string | undefined, min: number, max: 
   return Math.min(max, Math.max(min, seconds));
 }
 
+/** The extra CA file, read once at start-up; a file that cannot be read stops start-up naming the field. */
+function readCertificates(path: string): string {
+  try {
+    const pem = readFileSync(path, 'utf8');
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no PEM certificate in it');
+    return pem;
+  } catch (err) {
+    throw new BootError('CONFIG_INVALID', `clientIdMetadataDocuments.trustedCertificates: cannot use ${path}: ${(err as Error).message}`);
+  }
+}
+
 export interface MetadataDocumentsDeps {
   config: Pick<ResolvedConfig, 'clientIdMetadataDocuments' | 'configDir'>;
   checker: EntryChecker;
@@ -74,7 +86,7 @@ export function createMetadataDocuments(deps: MetadataDocumentsDeps): MetadataDo
     maxBytes: settings.maxBytes,
     timeoutMs: settings.timeout * 1000,
     allowedAddresses: addressMatcher(settings.allowedAddresses),
-    extraCa: settings.trustedCertificates === undefined ? undefined : readFileSync(resolvePath(deps.config.configDir, settings.trustedCertificates), 'utf8'),
+    extraCa: settings.trustedCertificates === undefined ? undefined : readCertificates(resolvePath(deps.config.configDir, settings.trustedCertificates)),
     accept,
   });
   const entries = new Map<string, Entry>();

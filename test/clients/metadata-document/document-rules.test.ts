@@ -89,3 +89,22 @@ describe('readDocument', () => {
     ['an http jwks_uri', { ...good, token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'http://app.example.com/jwks' }, /jwks_uri/],
   ])('refuses %s', (_what, document, message) => expect(refused(document)).toMatch(message));
 });
+
+describe('trustedCertificates', () => {
+  it('a file that cannot be read stops start-up naming the field', async () => {
+    const { createMetadataDocuments } = await import('../../../src/clients/metadata-document/metadata-documents.js');
+    const { BootError } = await import('../../../src/config/boot-error.js');
+    const settings = {
+      enabled: true, allowedHosts: [], allowedScopes: ['openid'], allowedAddresses: [], trustedCertificates: 'missing-ca.pem',
+      maxBytes: 5120, timeout: 5, minCacheSeconds: 60, maxCacheSeconds: 3600,
+    };
+    const make = () => createMetadataDocuments({
+      config: { clientIdMetadataDocuments: settings, configDir: '/nonexistent' },
+      checker: { client: () => ({ ok: false, problems: [] }), apiResource: () => ({ ok: false, problems: [] }) },
+      clock: { now: () => 0 },
+      logger: console as never,
+    });
+    expect(make).toThrow(BootError);
+    expect(make).toThrow(/clientIdMetadataDocuments\.trustedCertificates: cannot use \/nonexistent\/missing-ca\.pem/);
+  });
+});
