@@ -39,12 +39,14 @@ import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
 import { createClientAuthenticator, type ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { certificateBinding } from '../sender-binding/certificate-binding.js';
 import { createClientDirectory, type ClientDirectory } from '../clients/client-directory.js';
+import { createMetadataDocuments } from '../clients/metadata-document/metadata-documents.js';
 import { createEntryChecker } from '../clients/check-entry.js';
 import { databaseClientStore } from '../clients/database-client-store.js';
 import { createClientAdmin } from '../clients/client-admin.js';
 import { createRegistrationEndpoint } from '../endpoints/registration.js';
 import { createRegistrationTokens } from '../clients/registration/registration-tokens.js';
 import { createRegistrationTokenThrottle } from '../throttling/registration-token-throttle.js';
+import { createOpenRegistrationLimit } from '../throttling/open-registration-limit.js';
 import { createAuthThrottle } from '../throttling/auth-throttle.js';
 import { createPasswordThrottle, type PasswordThrottle } from '../throttling/password-throttle.js';
 import { memoryWindowLimit } from '../throttling/rate-limits.js';
@@ -212,15 +214,18 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     ).singleton(),
     metrics: asFunction(({ config }: HostCradle) => (config.metrics.enabled ? createMetrics() : undefined)).singleton(),
     parameterTable: asFunction(({ registry }: HostCradle) => buildParameterTable([...hostParameters, ...registry.parameters])).singleton(),
-    clientDirectory: asFunction(({ config, registry, store, logger, clock }: HostCradle) =>
-      createClientDirectory({
+    clientDirectory: asFunction(({ config, registry, store, logger, clock }: HostCradle) => {
+      const checker = createEntryChecker(config, registry);
+      return createClientDirectory({
         config,
         stores: [...(config.clientStores.database ? [databaseClientStore(store.clientRecords)] : []), ...registry.clientStores],
-        checker: createEntryChecker(config, registry),
+        checker,
         logger,
         clock,
-      }),
-    ).singleton(),
+        // Issue 36: off unless the deployment accepts client ID metadata documents.
+        documents: config.clientIdMetadataDocuments.enabled ? createMetadataDocuments({ config, checker, clock, logger }) : undefined,
+      });
+    }).singleton(),
     clientAuthenticator: asFunction(({ config, registry, clock, counters, events, tracing, clientDirectory }: HostCradle) =>
       createClientAuthenticator({
         clients: clientDirectory.clients,
@@ -259,6 +264,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
         signInParts: signInPartsLoader({
           config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
           resourceOwnerValidator: cradle.resourceOwnerValidator, keyRing: cradle.keyRing,
+          prepareClient: (clientId) => cradle.clientDirectory.prepare(clientId),
           validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, scopeDescriptions: cradle.scopeDescriptions,
           customPage, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
           backChannelLogout: createBackChannelLogout({
@@ -363,6 +369,12 @@ function createHostRouter(cradle: HostCradle): Router {
               throttle: createRegistrationTokenThrottle({ threshold: config.authThrottle.addressThreshold }, counters.backoff('registration', config.authThrottle)),
               clock,
               refresh: () => cradle.clientDirectory.refresh(),
+              // Issue 36: the `"open"` policy's limits, counted where the other limits count.
+              openLimit: createOpenRegistrationLimit({
+                perAddress: counters.windowLimit('registration-open-address', { limit: config.registration.openRegistration.maxPerAddress, window: config.registration.openRegistration.window }),
+                total: counters.windowLimit('registration-open-total', { limit: config.registration.openRegistration.maxTotal, window: config.registration.openRegistration.window }),
+                clock,
+              }),
             }),
           }
         : {}),

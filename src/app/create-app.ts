@@ -5,6 +5,8 @@
  * router the container resolves. Nothing is written before every check has passed, and nothing
  * serves a request before every plugin has passed its checks.
  */
+import { createRegistrationTokens } from '../clients/registration/registration-tokens.js';
+import { removeUnusedRegistrations } from '../clients/registration/unused-registrations.js';
 import type { UpstreamAccounts } from '../upstream/upstream-accounts.js';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -211,6 +213,18 @@ function assemble(container: ServiceContainer, registry: PluginRegistry, tls: Tl
     ...(metrics ? { onSweep: (result: SweepResult) => metrics.swept(result) } : {}),
   });
 
+  // Issue 36: anonymously registered clients go when unused (`unused-registrations.ts`).
+  const unusedSweep = config.registration.enabled && config.registration.policy === 'open' ? setInterval(() => {
+    const tokens = createRegistrationTokens({ store, clock });
+    removeUnusedRegistrations({ records: store.clientRecords, removeAccess: (id) => tokens.removeAccess(id), lifetimeSeconds: config.registration.openRegistration.unusedLifetime }, clock.now())
+      .then(async (removed) => {
+        if (removed.length === 0) return;
+        logger.info({ count: removed.length }, 'unused openly registered clients removed');
+        await clientDirectory.refresh();
+      })
+      .catch((err: unknown) => logger.warn({ err }, 'removing unused registered clients failed'));
+  }, config.cleanupInterval * 1000).unref() : undefined;
+
   let closeServer: (() => Promise<void>) | undefined;
   return {
     config,
@@ -245,6 +259,7 @@ function assemble(container: ServiceContainer, registry: PluginRegistry, tls: Tl
       keyRing.stop();
       clientDirectory.stop();
       sweeper.stop();
+      if (unusedSweep) clearInterval(unusedSweep);
       await closeServer?.();
       // After the drain: the requests in flight may still be waiting on a signing thread.
       await keyRing.close();

@@ -76,6 +76,8 @@ export interface SignInWiring {
   interactionLimit?: InteractionLimit | undefined;
   /** Back-Channel Logout 1.0, when logout ends a session. */
   backChannelLogout?: BackChannelLogout | undefined;
+  /** Issue 36: `ClientDirectory.prepare`, for clients named by their metadata document. */
+  prepareClient?: ((clientId: string | undefined) => Promise<string | undefined>) | undefined;
 }
 
 /** The authorize flow and logout, over the parts every page shares. */
@@ -99,6 +101,7 @@ export function signInPartsLoader(deps: SignInWiring): LoadSignInParts {
         callbackUrl: config.issuer + paths.signInCallback,
         newBrowserId: cookies.newId,
         readHint,
+        prepareClient: deps.prepareClient,
       });
       const endSession = createEndSession({ config, clients, sessions, csrf, logger, events, readHint, backChannelLogout: deps.backChannelLogout });
       return { cookies, csrf, sessions, flow, endSession };

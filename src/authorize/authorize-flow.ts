@@ -68,6 +68,8 @@ export interface AuthorizeFlowDeps {
   readHint?: ((token: string) => Promise<IdTokenHint | undefined>) | undefined;
   /** Back-Channel Logout 1.0, when the consent page's "Not you?" ends a session. */
   backChannelLogout?: BackChannelLogout | undefined;
+  /** Issue 36: fetches the client ID metadata document a `client_id` names (`ClientDirectory.prepare`); answers why it cannot be used. */
+  prepareClient?: ((clientId: string | undefined) => Promise<string | undefined>) | undefined;
 }
 
 export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
@@ -125,6 +127,12 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   return {
     /** GET/POST /connect/authorize. */
     async authorize(params: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<FlowOutcome> {
+      // Issue 36: before anything reads the client, so a document's client is found like any other.
+      const documentFailure = await deps.prepareClient?.(params.get('client_id'));
+      if (documentFailure !== undefined) {
+        logger.info({ reqId: ctx.requestId, clientId: params.get('client_id'), detail: documentFailure }, 'authorization request refused: the client ID metadata document cannot be used');
+        return pageMessage(400, 'client-document-unusable', params.get('ui_locales'));
+      }
       let request = await readRequest(params, ctx);
       for (const check of requestChecks) {
         if (!isRequest(request)) return request;

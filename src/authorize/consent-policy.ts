@@ -11,7 +11,10 @@
  * - a public client whose request returns to a custom scheme or a loopback address: any app on
  *   the device can claim those, so the server cannot be sure who it answers (RFC 8252 §8.6),
  *   and the request is treated "as if no previous request had been approved": consent every
- *   time, and `prompt=none` is `consent_required` (node-oidc-provider's `native_client_prompt`).
+ *   time, and `prompt=none` is `consent_required` (node-oidc-provider's `native_client_prompt`);
+ * - issue 36: a client that registered anonymously (the `"open"` registration policy) or that is
+ *   named by its metadata document: nobody vouches for it, and an agent registers anew on each
+ *   machine, so a consent is never carried over: the page is shown every time.
  */
 import type { Client } from '../config/schema.js';
 import { isLoopbackHost } from '../config/redirect-uri-rules.js';
@@ -22,6 +25,14 @@ const offlineAccess = 'offline_access';
 /** The client registered itself (RFC 7591): its name and redirect URIs are unverified. */
 export function isSelfRegistered(client: Client): boolean {
   return client.properties.registered === 'true';
+}
+
+/** Properties that mark a client whose consent is never remembered (issue 36). */
+export const alwaysAskProperties = ['metadataDocument', 'registration.open'] as const;
+
+/** Issue 36: an anonymous registrant or a metadata document's client. */
+export function isAlwaysAsked(client: Client): boolean {
+  return alwaysAskProperties.some((p) => client.properties[p] === 'true');
 }
 
 /** RFC 8252 §7.1 and §7.3: a private-use URI scheme or an http(s) loopback address. */
@@ -52,6 +63,7 @@ export function needsConsent(request: AuthorizationRequest, client: Client, { re
   if (approvedNow) return false;
   if (request.prompt.includes('consent')) return true;
   if (isUnprovableNativeClient(client, request.redirectUri)) return true;
+  if (isAlwaysAsked(client)) return true;
   const registered = isSelfRegistered(client);
   if (!registered && !client.requireConsent) return false;
   if (registered && request.scopes.includes(offlineAccess)) return true;

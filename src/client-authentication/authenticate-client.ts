@@ -14,7 +14,7 @@ import type { SecretValidation } from './validate-secret.js';
 
 export interface ClientAuthenticationSteps {
   clients: Lookup<Client>;
-  directory?: Pick<ClientDirectory, 'isDisabled'> | undefined;
+  directory?: (Pick<ClientDirectory, 'isDisabled'> & Partial<Pick<ClientDirectory, 'prepare'>>) | undefined;
   parseCredentials: CredentialParser;
   validateSecret: SecretValidation;
   throttle: AttemptThrottle;
@@ -24,11 +24,19 @@ export function createClientAuthentication(steps: ClientAuthenticationSteps): (s
   const { clients, directory, parseCredentials, validateSecret, throttle } = steps;
   const secretsOf: SecretsOf = (id) => clients.get(id)?.clientSecrets;
 
+  /** Issue 36: a client named by its metadata document's URL is fetched before it is looked up; a broken one is refused saying why. */
+  async function documentOf(source: AuthenticationSource, clientId: string | undefined): Promise<void> {
+    const failure = await directory?.prepare?.(clientId);
+    if (failure !== undefined) throw denied(source, `client ID metadata document of "${clientId}" refused`, failure);
+  }
+
   return async function authenticateClient(source, attempt) {
+    const claimedId = source.params.get('client_id');
+    await documentOf(source, claimedId);
     const found = await parseCredentials(source, CLIENT_DENIED, secretsOf);
     attempt.id = found?.parsed.id;
     attempt.method = found?.method;
-    const claimedId = source.params.get('client_id');
+    if (found && found.parsed.id !== claimedId) await documentOf(source, found.parsed.id);
     if (!found) {
       const known = claimedId === undefined ? undefined : clients.get(claimedId);
       if (known && !known.requireClientSecret) {

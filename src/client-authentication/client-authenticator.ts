@@ -29,7 +29,7 @@ export interface ClientAuthenticatorDeps {
   clients: Lookup<Client>;
   apiResources: Lookup<ApiResource>;
   /** Disabled entries and last use, when clients come from stores (`src/clients`). */
-  directory?: Pick<ClientDirectory, 'isDisabled' | 'used'> | undefined;
+  directory?: (Pick<ClientDirectory, 'isDisabled' | 'used'> & Partial<Pick<ClientDirectory, 'prepare'>>) | undefined;
   secretParsers: readonly SecretParser[];
   secretValidators: readonly SecretValidator[];
   clock: Clock;

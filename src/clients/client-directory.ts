@@ -14,6 +14,7 @@ import { BootError } from '../config/boot-error.js';
 import type { ApiResource, Client, ResolvedConfig } from '../config/schema.js';
 import type { ClientStore, Clock, Logger } from '../sdk/contracts.js';
 import type { EntryChecker } from './check-entry.js';
+import { isDocumentFailure, type MetadataDocuments } from './metadata-document/metadata-documents.js';
 
 /** What the request path asks: the `get`/`has` of a map, so a plain `Map` stands in for it in unit tests. */
 export interface Lookup<T> {
@@ -61,6 +62,12 @@ export interface ClientDirectory {
   isDisabled(kind: EntryKind, id: string): boolean;
   /** After a successful authentication: the owning store hears of it at most once a minute per id. */
   used(kind: EntryKind, id: string): void;
+  /**
+   * Issue 36: when `clientId` names a client ID metadata document (and no store has that id),
+   * fetches it unless a fresh copy is kept, so `clients` finds the client; answers why the
+   * document cannot be used, or `undefined` (also for every other id).
+   */
+  prepare(clientId: string | undefined): Promise<string | undefined>;
   /** Loads every store once; a conflict or an invalid entry stops start-up. */
   load(): Promise<void>;
   /** Asks each store for its version and reloads those that moved (what the timer runs). */
@@ -76,6 +83,8 @@ export interface ClientDirectoryDeps {
   checker: EntryChecker;
   logger: Logger;
   clock: Clock;
+  /** Issue 36: clients named by the URL of their metadata document, when the deployment accepts them. */
+  documents?: MetadataDocuments | undefined;
 }
 
 interface Entries {
@@ -200,8 +209,17 @@ export function createClientDirectory(deps: ClientDirectoryDeps): ClientDirector
     if (changed) rebuild(false, []);
   }
 
+  const documents = deps.documents;
   return {
-    clients: { get: (id) => clients.get(id), has: (id) => clients.has(id) },
+    // A store's client wins over a document of the same id (a store may hold an https id).
+    clients: documents
+      ? { get: (id) => clients.get(id) ?? documents.get(id), has: (id) => clients.has(id) || documents.get(id) !== undefined }
+      : { get: (id) => clients.get(id), has: (id) => clients.has(id) },
+    async prepare(clientId) {
+      if (!documents || clientId === undefined || clients.has(clientId) || !documents.names(clientId)) return undefined;
+      const found = await documents.resolve(clientId);
+      return isDocumentFailure(found) ? found.failure : undefined;
+    },
     apiResources: { get: (name) => apiResources.get(name), has: (name) => apiResources.has(name) },
     facts: () => facts,
     dynamic: deps.stores.length > 0,

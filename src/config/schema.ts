@@ -236,7 +236,30 @@ const registrationSchema = fields({
   redirectUris: oneOf(['https', 'https-or-loopback'], 'Which redirect URIs are accepted: `"https"` (only `https://`), or the native-app policy `"https-or-loopback"` (also loopback http with any port, RFC 8252 §7.3).').default('https'),
   // Long enough for a client that rarely changes its metadata, short enough that a lost one stops working.
   registrationAccessTokenLifetime: wholeNumber(60, 10 * 365 * 86_400, 'Seconds a registration access token (RFC 7592 §3) opens its client\'s configuration endpoint; every `PUT` answers a new one (90 days).').default(90 * 86_400),
-}, { description: 'Dynamic client registration (RFC 7591, RFC 7592) at `/connect/register`, with an initial access token made by `svc clients registration-token`.' });
+  // Issue 36: agents (MCP clients) cannot obtain an initial access token; a deployment may let them register anonymously, under a narrow policy.
+  policy: oneOf(['initial-access-token', 'open'], 'Who may register: `"initial-access-token"` (the caller presents one, made by `svc clients registration-token`) or `"open"` (anyone, without a token, but only a public client: `token_endpoint_auth_method` `none` with PKCE, `authorization_code` and `refresh_token` only, redirect URIs on https or a loopback address, consent asked every time; see `openRegistration`).').default('initial-access-token'),
+  openRegistration: fields({
+    maxPerAddress: wholeNumber(1, 100_000, 'Registrations one address may make per `window`; more are answered 429.').default(10),
+    maxTotal: wholeNumber(1, 10_000_000, 'Registrations from all addresses together per `window` (per node); more are answered 429.').default(1000),
+    window: wholeNumber(1, 86_400, 'Seconds of the rate limits\' window.').default(3600),
+    unusedLifetime: wholeNumber(60, 10 * 365 * 86_400, 'Seconds after its registration or last use after which an openly registered client is removed (30 days).').default(30 * 86_400),
+  }, { description: 'Limits of the `"open"` registration policy.' }).prefault({}),
+}, { description: 'Dynamic client registration (RFC 7591, RFC 7592) at `/connect/register`, with an initial access token made by `svc clients registration-token`, or open to anonymous callers for public clients (`policy: "open"`).' });
+
+// Issue 36: off; an operator who turns it on lets any host on the internet name a client.
+const clientIdMetadataDocumentsSchema = fields({
+  enabled: flag('Accept an `https` URL as `client_id`: the service fetches the JSON document it names (OAuth Client ID Metadata Document, draft-ietf-oauth-client-id-metadata-document-03) and treats it as a public client, or one authenticating with `private_key_jwt`, and lists `client_id_metadata_document_supported` in discovery.').default(false),
+  allowedHosts: textList('Hosts (`host` or `host:port`) a document may be fetched from, e.g. `["app.example.com"]`; empty: any host with a public address.').default(() => []),
+  allowedScopes: textList('Scopes a document\'s client may have (its `scope`, if given, narrows them), e.g. `["openid", "profile", "api1.read"]`; `offline_access` here lets it have refresh tokens.').default(() => []),
+  allowedAddresses: list(text().refine((entry) => parseAddressRange(entry) !== undefined, {
+    error: (iss) => `expected an IPv4 or IPv6 address or CIDR range such as "127.0.0.1" or "fd00::/8", got ${describeValue(iss.input)}`,
+  }), 'Private, loopback or link-local addresses documents may nevertheless be fetched from, e.g. `["127.0.0.1"]` for a test; every other such address is refused.').default(() => []),
+  trustedCertificates: text({ description: 'A PEM file of CA certificates trusted for the documents\' TLS besides the system\'s, relative to the config file (a test CA).' }).optional(),
+  maxBytes: wholeNumber(256, 1024 * 1024, 'Largest document in bytes; a longer one is refused (5 KiB).').default(5 * 1024),
+  timeout: wholeNumber(1, 60, 'Seconds a fetch (connecting, TLS, the whole answer) may take.').default(5),
+  minCacheSeconds: wholeNumber(0, 86_400, 'Seconds a document is kept at least, whatever its `Cache-Control` says (also after a failed fetch).').default(60),
+  maxCacheSeconds: wholeNumber(1, 7 * 86_400, 'Seconds a document is kept at most, whatever its `Cache-Control` says; also what a document without caching headers gets.').default(3600),
+}, { description: 'Client ID Metadata Documents (issue 36; docs/guides/mcp.md): clients named by the https URL of their own metadata.' });
 
 /** The whole config; the order of the fields is the order of the messages and of the reference. */
 export const userConfigSchema = fields({
@@ -299,6 +322,7 @@ export const userConfigSchema = fields({
   dpop: dpopSchema.prefault({}),
   clientStores: clientStoresSchema.prefault({}),
   registration: registrationSchema.prefault({}),
+  clientIdMetadataDocuments: clientIdMetadataDocumentsSchema.prefault({}),
   passwordRules: checkedBy<PasswordRulesConfig>(
     // The checker names whole paths (`passwordRules.minLength`); the field's own issues are relative to it.
     (add, value) => checkPasswordRulesConfig({ add: (path, message) => add(path.replace(/^passwordRules\.?/, ''), message) }, value),
@@ -346,6 +370,7 @@ export type MtlsConfig = z.input<typeof mtlsSchema>;
 export type DpopConfig = z.input<typeof dpopSchema>;
 export type ClientStoresConfig = z.input<typeof clientStoresSchema>;
 export type RegistrationConfig = z.input<typeof registrationSchema>;
+export type ClientIdMetadataDocumentsConfig = z.input<typeof clientIdMetadataDocumentsSchema>;
 
 export type TraceExporterName = 'otlp' | 'console';
 

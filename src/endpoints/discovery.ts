@@ -61,7 +61,10 @@ export function buildDiscoveryDocument(
     ...config.apiScopes.map((s) => s.name),
     ...(facts.anyOfflineAccess ? ['offline_access'] : []),
   ];
-  const withNone = facts.anyPublicClient ? [...authMethods, 'none'] : authMethods;
+  // Issue 36: a document's client and an openly registered one are public clients.
+  const documents = config.clientIdMetadataDocuments.enabled;
+  const publicClients = facts.anyPublicClient || documents || (config.registration.enabled && config.registration.policy === 'open');
+  const withNone = publicClients ? [...authMethods, 'none'] : authMethods;
   // Plugin metadata first: it adds members, it never overrides the core's.
   const doc: Record<string, JsonValue> = {
     ...metadata,
@@ -89,6 +92,8 @@ export function buildDiscoveryDocument(
     end_session_endpoint: config.issuer + paths.endSession,
     pushed_authorization_request_endpoint: config.issuer + paths.par,
     ...(config.registration.enabled ? { registration_endpoint: config.issuer + paths.register } : {}),
+    // draft-ietf-oauth-client-id-metadata-document-03 §6 (authorization server metadata).
+    ...(documents ? { client_id_metadata_document_supported: true } : {}),
     require_pushed_authorization_requests: false,
     prompt_values_supported: ['none', 'login', 'consent'],
     claims_parameter_supported: false,

@@ -6,6 +6,10 @@
  * replaced on every `PUT` and expiring. Wrong tokens are throttled per address before any store
  * read (`token-throttle.ts`). A client lands in the database store: this node sees it at once,
  * every other node within `clientStores.refreshInterval`.
+ *
+ * Issue 36: under `registration.policy: "open"` a caller without an Authorization header may
+ * register too, but only a public client (`clients/registration/open-policy.ts`), rate-limited per
+ * address and overall; a caller with an initial access token still gets the full policy.
  */
 import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../config/schema.js';
@@ -16,6 +20,8 @@ import { definitionFromMetadata, metadataOf } from '../clients/registration/clie
 import { registeredDefinition } from '../clients/registration/registrant-fields.js';
 import type { RegistrationTokens } from '../clients/registration/registration-tokens.js';
 import type { RegistrationTokenThrottle } from '../throttling/registration-token-throttle.js';
+import type { OpenRegistrationLimit } from '../throttling/open-registration-limit.js';
+import { isOpenRegistration, openMetadata, openPolicyOf, openRegistrationProperty } from '../clients/registration/open-policy.js';
 import { paths } from './urls.js';
 
 export interface RegistrationRequest {
@@ -42,6 +48,8 @@ export interface RegistrationDeps {
   clock: Clock;
   /** Makes this node see a change at once (the others follow within the refresh interval). */
   refresh(): Promise<void>;
+  /** Issue 36: the anonymous registrations' rate limit, under the `"open"` policy. */
+  openLimit?: OpenRegistrationLimit | undefined;
 }
 
 /** RFC 6750 §3: a missing or wrong bearer token. The same answer whatever the reason. */
@@ -71,6 +79,7 @@ export function createRegistrationEndpoint(deps: RegistrationDeps) {
   const offered = { idTokenAlgorithms: config.signing.idTokenAlgorithms, certificateBoundTokens: deps.certificateBoundTokens };
   const clientUri = (id: string): string => `${config.issuer}${paths.register}/${encodeURIComponent(id)}`;
   const accessLifetime = config.registration.registrationAccessTokenLifetime;
+  const openPolicy = config.registration.policy === 'open' ? openPolicyOf(config.registration) : undefined;
 
   /** The bearer token, once the address may try; a wrong one is counted against the address. */
   async function presented(request: RegistrationRequest, valid: (token: string) => Promise<boolean>): Promise<string> {
@@ -96,9 +105,36 @@ export function createRegistrationEndpoint(deps: RegistrationDeps) {
     return { id: id!, token };
   }
 
+  /** The registration's answer (RFC 7591 §3.2.1), once the client is stored. */
+  async function registered(id: string, definition: Record<string, unknown>, secret: { value: string } | undefined): Promise<RegistrationAnswer> {
+    const registrationToken = await tokens.issueAccess(id, accessLifetime);
+    await deps.refresh();
+    return {
+      status: 201,
+      body: {
+        ...metadataOf(id, definition),
+        ...(secret ? { client_secret: secret.value, client_secret_expires_at: 0 } : {}),
+        client_id_issued_at: Math.floor(clock.now() / 1000),
+        registration_access_token: registrationToken,
+        registration_client_uri: clientUri(id),
+      },
+    };
+  }
+
+  /** Issue 36: an anonymous caller under the `"open"` policy, counted before anything is read or written. */
+  async function registerOpenly(request: RegistrationRequest, policy: typeof config.registration): Promise<RegistrationAnswer> {
+    await deps.openLimit?.admit(request.remoteAddress);
+    const definition = registeredDefinition(definitionFromMetadata(openMetadata(jsonObject(request.body)), policy, offered));
+    definition.properties = { ...(definition.properties as Record<string, string>), [openRegistrationProperty]: 'true' };
+    const id = randomBytes(16).toString('base64url');
+    await admin.add('client', id, definition).catch(refused);
+    return registered(id, definition, undefined);
+  }
+
   return {
     /** POST /connect/register (RFC 7591 §3.1): 201 with the client's information. */
     async register(request: RegistrationRequest): Promise<RegistrationAnswer> {
+      if (openPolicy && request.authorization === undefined) return registerOpenly(request, openPolicy);
       const initial = await presented(request, (t) => tokens.isInitial(t));
       const definition = registeredDefinition(definitionFromMetadata(jsonObject(request.body), config.registration, offered));
       // One use of the token's quota, taken only for metadata that passed, given back if the store refuses it.
@@ -108,18 +144,7 @@ export function createRegistrationEndpoint(deps: RegistrationDeps) {
         await tokens.returnInitialUse(initial);
         return refused(err);
       });
-      const registrationToken = await tokens.issueAccess(id, accessLifetime);
-      await deps.refresh();
-      return {
-        status: 201,
-        body: {
-          ...metadataOf(id, definition),
-          ...(secret ? { client_secret: secret.value, client_secret_expires_at: 0 } : {}),
-          client_id_issued_at: Math.floor(clock.now() / 1000),
-          registration_access_token: registrationToken,
-          registration_client_uri: clientUri(id),
-        },
-      };
+      return registered(id, definition, secret);
     },
     /** GET (RFC 7592 §2.1): the client's current metadata; its secret is stored hashed, so never in it. */
     async read(request: RegistrationRequest): Promise<RegistrationAnswer> {
@@ -137,9 +162,11 @@ export function createRegistrationEndpoint(deps: RegistrationDeps) {
       const { id, token } = await authorized(request);
       const body = jsonObject(request.body);
       if (body.client_id !== id) throw new InvalidRequest('client_id in the body must be the client being updated.');
-      const requested = definitionFromMetadata(body, config.registration, offered);
       const record = await admin.show('client', id).catch(() => undefined);
       if (!record) throw invalidToken(`client "${id}" no longer exists`);
+      // Issue 36: an anonymous registrant stays within the open policy when it updates.
+      const open = isOpenRegistration(record.definition);
+      const requested = definitionFromMetadata(open ? openMetadata(body) : body, open ? openPolicyOf(config.registration) : config.registration, offered);
       const definition = registeredDefinition(requested, record.definition);
       await admin.replace('client', id, definition).catch(refused);
       const registrationToken = await tokens.rotateAccess(token, id, accessLifetime);

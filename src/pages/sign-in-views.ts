@@ -17,6 +17,8 @@ export type SignInMessageId =
   // An unregistered redirect URI is shown as `client-unknown` (`shownReason`).
   | Exclude<UntrustedReason, 'redirect-uri-unregistered'>
   | 'request-unreadable'
+  // Issue 36: the client_id names a client ID metadata document that could not be fetched or used.
+  | 'client-document-unusable'
   | 'start-again'
   | 'cookies-conflict'
   | 'external-sign-in-failed'

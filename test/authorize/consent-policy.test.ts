@@ -16,6 +16,9 @@ const clients = new Map(resolveConfig({
       clientId: 'registered', clientSecrets: [{ value: 'x' }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid'], allowOfflineAccess: true,
       redirectUris: ['https://rp.example/cb'], properties: { registered: 'true' },
     },
+    // Issue 36: registered anonymously, and named by its metadata document.
+    { clientId: 'open', requireClientSecret: false, allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid'], redirectUris: ['https://agent.example/cb'], properties: { registered: 'true', 'registration.open': 'true' } },
+    { clientId: 'document', requireClientSecret: false, allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid'], redirectUris: ['https://agent.example/cb'], properties: { registered: 'true', metadataDocument: 'true' } },
     { clientId: 'native', requireClientSecret: false, allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid'], redirectUris: ['com.example.app:/cb', 'https://native.example/cb'] },
   ],
 }, '/').clients.map((c) => [c.clientId, c]));
@@ -27,6 +30,12 @@ const decide = (clientId: string, redirectUri: string, remembered: string[], ext
   needsConsent(request(clientId, redirectUri, extra), clients.get(clientId)!, { remembered, approvedNow });
 
 describe('needsConsent', () => {
+  it('an anonymously registered client or a metadata document\'s: every time, a remembered consent never counts (issue 36)', () => {
+    expect(decide('open', 'https://agent.example/cb', ['openid'])).toBe(true);
+    expect(decide('document', 'https://agent.example/cb', ['openid'])).toBe(true);
+    expect(decide('open', 'https://agent.example/cb', ['openid'], {}, true)).toBe(false);
+  });
+
   it('an operator\'s client: only with requireConsent, and a remembered consent counts', () => {
     expect(decide('web', 'https://web.example/cb', [])).toBe(false);
     expect(decide('asks', 'https://asks.example/cb', [])).toBe(true);

@@ -108,6 +108,7 @@ export const de: PageText = {
       'client-unknown': { title: 'Dieser Anmeldelink ist ungültig', text: 'Die Anwendung, die Sie hierher geschickt hat, ist nicht bekannt, oder die Adresse, zu der sie Sie zurückschicken will, ist für sie nicht registriert.' },
       'redirect-uri-missing': { title: 'Dieser Anmeldelink ist ungültig', text: 'Die Anfrage nennt keine Rücksprungadresse.' },
       'link-used': { title: 'Dieser Anmeldelink ist ungültig', text: 'Dieser Anmeldelink ist abgelaufen oder wurde bereits verwendet. Kehren Sie zur Anwendung zurück und beginnen Sie neu.' },
+      'client-document-unusable': { title: 'Dieser Anmeldelink ist ungültig', text: 'Die Anwendung, die Sie hierher geschickt hat, nennt sich mit einer Webadresse, und die dort zu findende Beschreibung der Anwendung konnte nicht abgerufen werden oder ist ungültig. Ihr Entwickler muss das beheben.' },
       'request-unreadable': { title: 'Dieser Anmeldelink ist ungültig', text: 'Die Anfrage konnte nicht gelesen werden. Kehren Sie zur Anwendung zurück und beginnen Sie neu.' },
       'start-again': { title: 'Bitte neu beginnen', text: 'Diese Anmeldung ist abgelaufen oder wurde in einem anderen Browser geöffnet. Kehren Sie zur Anwendung zurück und beginnen Sie neu.' },
       'cookies-conflict': { title: 'Bitte neu beginnen', text: 'Ihr Browser hat mehr als ein Anmelde-Cookie für diese Seite gesendet, daher ist unklar, wer angemeldet ist. Löschen Sie die Cookies dieser Seite in Ihrem Browser und beginnen Sie neu.' },

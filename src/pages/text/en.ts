@@ -104,6 +104,7 @@ export const en: PageText = {
       'client-unknown': { title: 'This sign-in link is not valid', text: 'The application that sent you here is not known, or the address it wants to send you back to is not registered for it.' },
       'redirect-uri-missing': { title: 'This sign-in link is not valid', text: 'The request names no redirect URI.' },
       'link-used': { title: 'This sign-in link is not valid', text: 'This sign-in link has expired or was already used. Go back to the application and start again.' },
+      'client-document-unusable': { title: 'This sign-in link is not valid', text: 'The application that sent you here names itself by a web address, and the description of the application found there could not be fetched or is not valid. Its developer has to fix it.' },
       'request-unreadable': { title: 'This sign-in link is not valid', text: 'The request could not be read. Go back to the application and start again.' },
       'start-again': { title: 'Please start again', text: 'This sign-in has expired or was opened in another browser. Go back to the application and start again.' },
       'cookies-conflict': { title: 'Please start again', text: 'Your browser sent more than one sign-in cookie for this site, so it is not clear who is signed in. Delete this site\'s cookies in your browser and start again.' },
