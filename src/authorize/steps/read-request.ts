@@ -40,7 +40,7 @@ export function createRequestReader(deps: {
 
   return async function readRequest(params, ctx) {
     try {
-      return params.has('request_uri') ? await pushedRequest(params) : deps.validator.validate(params, { pushed: false });
+      return params.has('request_uri') ? await pushedRequest(params) : await deps.validator.read(params, { pushed: false });
     } catch (err) {
       if (err instanceof UntrustedRequestError) {
         deps.logger.info({ reqId: ctx.requestId, detail: err.logDetail }, 'authorization request refused before its redirect URI was trusted');
