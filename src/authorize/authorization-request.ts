@@ -255,9 +255,20 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
     return validate(inner, { ...options, signed: true });
   }
 
+  /**
+   * RFC 9101 §5.2: a `request_uri` that is not a pushed request's would have the service fetch a
+   * request object from another host, which it does not (no outgoing request on a browser's
+   * word): `request_uri_not_supported`, at the redirect URI beside it when that one is the client's.
+   */
+  function refuseRequestUriByReference(params: ReadonlyMap<string, string>): never {
+    const error = new OAuthError('request_uri_not_supported', 'A request_uri is accepted only from pushed authorization requests.');
+    throw new RedirectableError(error, checkClientAndRedirect(params, { pushed: false }).target);
+  }
+
   return {
     checkClientAndRedirect,
     validate,
+    refuseRequestUriByReference,
     /**
      * The request as the endpoint received it: a signed request object's parameters when it
      * carries one (`request`), else its own. Throws `UntrustedRequestError` or

@@ -167,6 +167,17 @@ describe('what a person and a client see when it goes wrong', () => {
     expect(page.html).toContain('The request is malformed.');
   });
 
+  it('a request_uri of another host (by reference) is request_uri_not_supported at the redirect URI; a made-up URN is the page', async () => {
+    const page = await new Browser(server.url).get(authorizeUrl(server, { client_id: 'bank-app', request_uri: 'https://bank-app.example.com/request.jwt', redirect_uri: redirectUri, state: 's' }));
+    expect(page.status).toBe(303);
+    expect(Object.fromEntries(page.location!.searchParams)).toEqual({
+      error: 'request_uri_not_supported', error_description: 'A request_uri is accepted only from pushed authorization requests.', state: 's', iss: server.url,
+    });
+    const urn = await new Browser(server.url).get(authorizeUrl(server, { client_id: 'bank-app', request_uri: `urn:ietf:params:oauth:request_uri:${'a'.repeat(43)}` }));
+    expect(urn.status).toBe(400);
+    expect(urn.html).toContain('expired or was already used');
+  });
+
   it('response_mode=fragment.jwt is not supported (no tokens in the front channel)', async () => {
     const request = await oauth.issueRequestObject(as, client, {
       redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 's', response_mode: 'fragment.jwt', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256',

@@ -10,7 +10,7 @@ import { errorResponse } from '../authorization-response.js';
 import { RedirectableError, UntrustedRequestError, type AuthorizationRequest, type RequestValidator } from '../authorization-request.js';
 import { pageMessage, type BrowserContext, type FlowOutcome } from '../flow-outcome.js';
 import { shownReason } from '../../pages/sign-in-views.js';
-import type { PushedRequests } from '../pushed-requests.js';
+import { requestUriPrefix, type PushedRequests } from '../pushed-requests.js';
 
 export type RequestReader = (params: ReadonlyMap<string, string>, ctx: BrowserContext) => Promise<AuthorizationRequest | FlowOutcome>;
 
@@ -33,7 +33,9 @@ export function createRequestReader(deps: {
     const client = clientId === undefined ? undefined : deps.clients.get(clientId);
     // The same page as a request_uri that does not fit: it says nothing about which client ids exist.
     if (!client) throw new UntrustedRequestError('link-used', LINK_USED, 'pushed request without a known client_id');
-    const found = await deps.pushed.take(params.get('request_uri')!.slice(0, 200), client.clientId);
+    const requestUri = params.get('request_uri')!;
+    if (!requestUri.startsWith(requestUriPrefix)) deps.validator.refuseRequestUriByReference(params);
+    const found = await deps.pushed.take(requestUri.slice(0, 200), client.clientId);
     if (!found) throw new UntrustedRequestError('link-used', LINK_USED, 'request_uri unknown, expired, used or of another client');
     return found;
   }
