@@ -230,7 +230,6 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
    * (the query is what the browser brought either way), else to the page; at PAR it is the answer.
    */
   async function readRequestObject(requestObject: string, params: ReadonlyMap<string, string>, options: ValidateOptions): Promise<AuthorizationRequest> {
-    if (!deps.requestObjects) throw new OAuthError('request_not_supported', 'Request objects are not supported.');
     const clientId = params.get('client_id');
     if (clientId === undefined) throw new UntrustedRequestError('client-missing', 'The request names no client.', 'request object without client_id beside it');
     if (clientId.length > maxLength.client_id!) throw new UntrustedRequestError('request-malformed', 'The request is malformed.', 'client_id too long');
@@ -241,6 +240,8 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
     }
     let inner: Map<string, string>;
     try {
+      // Without a plugin that verifies client signatures there is nothing to check one with.
+      if (!deps.requestObjects) throw new OAuthError('request_not_supported', 'Request objects are not supported.');
       inner = await deps.requestObjects(requestObject, client);
     } catch (err) {
       if (!isOAuthError(err) || options.pushed) throw err;

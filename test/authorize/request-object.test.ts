@@ -170,6 +170,13 @@ describe('the validator with request objects (RFC 9101 §5, §6.3, §10.5)', () 
     expect((err as OAuthError).code).toBe('invalid_request_object');
   });
 
+  it('without a verifier (no private-key-jwt plugin) a request object is request_not_supported, at the redirect URI beside it', async () => {
+    const without = createRequestValidator({ clients, scopeCatalog: { apiScopes: new Set(), identityScopes: new Set(['openid']) } });
+    const err = await without.read(outer(signed(goodClaims()), { redirect_uri: 'https://app.example/cb', state: 'outer' }), { pushed: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedirectableError);
+    expect((err as RedirectableError).error.toJSON()).toEqual({ error: 'request_not_supported', error_description: 'Request objects are not supported.' });
+  });
+
   it('without client_id beside the object the request is shown on the page', async () => {
     const err = await validator.read(new Map([['request', signed(goodClaims())]]), { pushed: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UntrustedRequestError);
