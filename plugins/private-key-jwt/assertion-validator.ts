@@ -3,12 +3,10 @@
  * `X509CertificateBase64` and `JsonWebKey` secrets. The steps run in this order, and the
  * single-use `jti` is recorded last, so a forged or stale assertion cannot burn a `jti`.
  */
-import type { JWTPayload } from 'jose';
 import {
   isDuplicateKeyError,
   MalformedJws,
   timeOrderedKey,
-  verifyCompactJws,
   type AssertionAudienceForm,
   type CompactJws,
   type PluginDependencies,
@@ -17,13 +15,14 @@ import {
   type SecretValidationResult,
   type SecretValidator,
 } from 'svc/sdk';
-import { describeKey, keyFitsAlgorithm, type SupportedAlgorithm } from './algorithms.js';
+import type { SupportedAlgorithm } from './algorithms.js';
 import { decodedAssertion } from './assertion-parser.js';
 import { audienceForm, audienceRule, checkAudienceProperties } from './audience.js';
 import { checkClaims } from './claims.js';
-import { ClientKeys, KEY_SECRET_TYPES, type CandidateKey } from './client-keys.js';
+import { ClientKeys, KEY_SECRET_TYPES } from './client-keys.js';
 import { JWT_BEARER } from './constants.js';
 import type { PrivateKeyJwtOptions } from './options.js';
+import { selectKeys, verifiedClaims } from './key-selection.js';
 import { AssertionRejected, reject, show } from './rejection.js';
 import { CLIENT_AUTHENTICATION_TYP, isClientAuthenticationTyp } from './typ.js';
 
@@ -32,6 +31,7 @@ interface AssertionHeader {
   readonly kid: string | undefined;
   readonly typ: string | undefined;
 }
+
 
 function decode(parsed: SecretValidationContext['parsed']): CompactJws {
   try {
@@ -51,38 +51,6 @@ function readHeader({ header }: CompactJws, allowed: readonly SupportedAlgorithm
     reject(`typ ${show(typ)} is not a client authentication type (absent, JWT or ${CLIENT_AUTHENTICATION_TYP}; RFC 8725 §3.11)`);
   }
   return { alg: alg as SupportedAlgorithm, kid, typ };
-}
-
-/** `kid` narrows the keys when present; then the key type must fit `alg`; then certificates must be in date. */
-function selectKeys(all: readonly CandidateKey[], unusable: readonly string[], header: AssertionHeader, nowMs: number): CandidateKey[] {
-  const problems = unusable.length === 0 ? '' : `; unusable: ${unusable.join('; ')}`;
-  if (all.length === 0) reject(`the client has no usable X509CertificateBase64 or JsonWebKey secret${problems}`);
-  const { alg, kid } = header;
-  const selected = kid === undefined ? all : all.filter(({ key }) => key.kids.has(kid));
-  if (selected.length === 0) reject(`no key of the client has kid ${show(kid)}${problems}`);
-  const fitting = selected.filter(({ key }) => keyFitsAlgorithm(key, alg));
-  if (fitting.length === 0) {
-    const which = kid === undefined ? 'no key of the client' : `no key with kid ${show(kid)}`;
-    reject(`${which} fits alg ${alg} (keys: ${selected.map(({ key }) => describeKey(key)).join(', ')})`);
-  }
-  const inDate = fitting.filter(({ key }) => (key.notBefore ?? -Infinity) <= nowMs && nowMs <= (key.notAfter ?? Infinity));
-  if (inDate.length === 0) {
-    const why = fitting.map(({ key, label }) =>
-      nowMs < (key.notBefore ?? 0)
-        ? `certificate of ${label} is not valid before ${new Date(key.notBefore ?? 0).toISOString()}`
-        : `certificate of ${label} expired at ${new Date(key.notAfter ?? 0).toISOString()}`,
-    );
-    reject(why.join('; '));
-  }
-  return inDate;
-}
-
-/** Tries each candidate under the header's alg, the only one checked against the key; the first that verifies wins. */
-function verifiedClaims(jws: CompactJws, alg: SupportedAlgorithm, candidates: readonly CandidateKey[]): JWTPayload {
-  if (!candidates.some(({ key }) => verifyCompactJws(jws, alg, key.key))) {
-    reject(`signature does not verify with ${candidates.length === 1 ? 'the' : `any of ${candidates.length}`} candidate key${candidates.length === 1 ? '' : 's'}`);
-  }
-  return jws.claims as JWTPayload;
 }
 
 /**
@@ -127,7 +95,7 @@ export function createAssertionValidator(
   const { urls, clock, store } = deps;
   const { algorithms, audience, clockSkew, maxLifetime } = deps.options;
   checkAudienceProperties(deps.config.clients);
-  const clientKeys = ClientKeys.fromConfig(deps.config);
+  const clientKeys = ClientKeys.forConfig(deps.config);
 
   /** `seen` receives the audience form as soon as the signature verified, for the result whatever follows. */
   async function check({ parsed, secrets, holder, endpoint }: SecretValidationContext, seen: { assertionAudience?: AssertionAudienceForm }): Promise<void> {

@@ -150,6 +150,20 @@ export class ClientKeys {
   readonly #keys = new Map<string, VerificationKey>();
   readonly #bySecret = new WeakMap<Secret, VerificationKey | Error>();
 
+  /**
+   * The keys of `config`, parsed once however many of the plugin's parts ask: every factory of a
+   * plugin gets the same frozen `config`, so the assertion validator and the request object
+   * verifier share one set.
+   */
+  static forConfig(config: Pick<PluginConfig, 'clients' | 'apiResources'>): ClientKeys {
+    let keys = parsedConfigs.get(config);
+    if (keys === undefined) {
+      keys = ClientKeys.fromConfig(config);
+      parsedConfigs.set(config, keys);
+    }
+    return keys;
+  }
+
   /** Parses every key secret of every client and API resource; throws naming the first bad one. */
   static fromConfig(config: Pick<PluginConfig, 'clients' | 'apiResources'>): ClientKeys {
     const keys = new ClientKeys();
@@ -209,5 +223,7 @@ export class ClientKeys {
     return { keys, unusable };
   }
 }
+
+const parsedConfigs = new WeakMap<object, ClientKeys>();
 
 const textKey = (secret: Secret): string => `${secret.type}\n${secret.value}`;

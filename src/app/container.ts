@@ -68,6 +68,7 @@ import { createFailedAttempts } from '../throttling/failed-attempts.js';
 import { createIntrospectionSigner } from '../endpoints/introspection-jwt.js';
 import { createBackChannelLogout } from '../authorize/back-channel-logout.js';
 import { createPushedRequests, type PushedRequests } from '../authorize/pushed-requests.js';
+import { createJarm } from '../authorize/jarm.js';
 import type { RequestValidator } from '../authorize/authorization-request.js';
 import { authorizationRequestsOf, scopeDescriptionsOf, signInPartsLoader, verificationPageLoader } from './page-wiring.js';
 import { createSignInPages } from '../http/pages/sign-in-pages.js';
@@ -250,7 +251,8 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     ).singleton(),
     pageParts: asFunction(({ config, store, clock, pageSecret }: HostCradle) => createPageParts({ config, store, clock, secret: pageSecret })).singleton(),
     scopeDescriptions: asFunction(({ config }: HostCradle) => scopeDescriptionsOf(config)).singleton(),
-    authorizationRequests: asFunction(({ clientDirectory, scopeCatalog }: HostCradle) => authorizationRequestsOf(clientDirectory.clients, scopeCatalog)).singleton(),
+    authorizationRequests: asFunction(({ config, registry, store, clock, clientDirectory, scopeCatalog }: HostCradle) =>
+      authorizationRequestsOf(clientDirectory.clients, scopeCatalog, { config, verifiers: registry.clientSignatureVerifiers, store, clock })).singleton(),
     pushedRequests: asFunction(({ store, clock }: HostCradle) => createPushedRequests({ store, clock })).singleton(),
     branding: asFunction(({ config }: HostCradle) => loadBranding(config)).singleton(),
     signInPages: asFunction((cradle: HostCradle) => {
@@ -267,6 +269,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
           prepareClient: (clientId) => cradle.clientDirectory.prepare(clientId),
           validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, scopeDescriptions: cradle.scopeDescriptions,
           customPage, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
+          sealResponse: createJarm({ issuer: config.issuer, clients: cradle.clientDirectory.clients, keyRing: cradle.keyRing, clock, logger, tracing: cradle.tracing }),
           backChannelLogout: createBackChannelLogout({
             issuer: config.issuer, clients: cradle.clientDirectory.clients, logoutUriOf: (client) => client.backchannelLogoutUri,
             keyRing: cradle.keyRing, clock, logger, events: cradle.events, tracing: cradle.tracing,

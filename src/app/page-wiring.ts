@@ -23,6 +23,8 @@ import { createInteractions } from '../authorize/interactions.js';
 import type { InteractionLimit } from '../authorize/interaction-limit.js';
 import type { PushedRequests } from '../authorize/pushed-requests.js';
 import { createAuthorizeFlow } from '../authorize/authorize-flow.js';
+import type { ResponseSealer } from '../authorize/jarm.js';
+import { createRequestObjectReader, type RequestObjectDeps } from '../authorize/request-object.js';
 import { createEndSession } from '../authorize/end-session.js';
 import type { BackChannelLogout } from '../authorize/back-channel-logout.js';
 import { readIdTokenHint } from '../authorize/id-token-hint.js';
@@ -52,9 +54,16 @@ export function withUpstreamSignIn(page: SignInPage | undefined, upstream: Exter
   return page ? Object.assign(Object.create(page) as SignInPage, { externalSignIn: upstream }) : { externalSignIn: upstream };
 }
 
-/** The authorization request's checks, shared by the authorization endpoint and PAR (RFC 9126 §2.1). */
-export function authorizationRequestsOf(clients: Lookup<Client>, scopeCatalog: ScopeCatalog): RequestValidator {
-  return createRequestValidator({ clients, scopeCatalog });
+/**
+ * The authorization request's checks, shared by the authorization endpoint and PAR (RFC 9126 §2.1).
+ * Signed request objects (RFC 9101) are read when a plugin can verify client signatures.
+ */
+export function authorizationRequestsOf(clients: Lookup<Client>, scopeCatalog: ScopeCatalog, requestObjects?: RequestObjectDeps): RequestValidator {
+  return createRequestValidator({
+    clients, scopeCatalog,
+    ...(requestObjects && requestObjects.verifiers.length > 0 ? { requestObjects: createRequestObjectReader(requestObjects) } : {}),
+    requireRequestObjects: requestObjects?.config.requestObjects.required,
+  });
 }
 
 export interface SignInWiring {
@@ -78,6 +87,8 @@ export interface SignInWiring {
   backChannelLogout?: BackChannelLogout | undefined;
   /** Issue 36: `ClientDirectory.prepare`, for clients named by their metadata document. */
   prepareClient?: ((clientId: string | undefined) => Promise<string | undefined>) | undefined;
+  /** JARM: signs responses in the `*.jwt` modes (`createJarm`). */
+  sealResponse?: ResponseSealer | undefined;
 }
 
 /** The authorize flow and logout, over the parts every page shares. */
@@ -90,6 +101,7 @@ export function signInPartsLoader(deps: SignInWiring): LoadSignInParts {
     parts ??= deps.pageParts().then(({ cookies, csrf, sessions }) => {
       const flow = createAuthorizeFlow({
         backChannelLogout: deps.backChannelLogout,
+        sealResponse: deps.sealResponse,
         config, clients, validator: deps.validator, sessions, csrf, scopeDescriptions: deps.scopeDescriptions, clock, logger, events,
         interactions: createInteractions({ store, clock, limit: deps.interactionLimit }),
         codes: createAuthorizationCodes({ store, clock }),

@@ -6,6 +6,7 @@
  */
 import type { Client } from '../config/schema.js';
 import { InvalidRequest, isOAuthError, OAuthError, UnauthorizedClient } from '../oauth/errors.js';
+import type { RequestObjectReader } from './request-object.js';
 import { clientIdMaxLength, scopeMaxLength } from '../oauth/form-params.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import { isRegisteredRedirectUri } from './redirect-uri.js';
@@ -13,17 +14,29 @@ import type { UntrustedReason } from '../pages/sign-in-views.js';
 import type { Lookup } from '../clients/client-directory.js';
 
 export type Prompt = 'none' | 'login' | 'consent';
-export type ResponseMode = 'query' | 'form_post';
+/** `query.jwt` and `form_post.jwt`: the same, the parameters signed into one JWT (JARM, `jarm.ts`). */
+export type ResponseMode = 'query' | 'form_post' | 'query.jwt' | 'form_post.jwt';
+
+/**
+ * JARM §2.3: `jwt` is the response type's default mode with a JWT, `query.jwt` for the code flow
+ * (the only flow here). `fragment` and `fragment.jwt` are for tokens in the front channel, which
+ * RFC 9700 §2.1.2 rules out.
+ */
+const responseModes: Readonly<Record<string, ResponseMode>> = {
+  query: 'query', form_post: 'form_post', jwt: 'query.jwt', 'query.jwt': 'query.jwt', 'form_post.jwt': 'form_post.jwt',
+};
+export const responseModesSupported: readonly string[] = Object.keys(responseModes);
 
 /** Where an authorization response (or a redirectable error) goes. */
 export interface ResponseTarget {
+  /** The client the response is for: the `aud` of a JARM response. */
+  readonly clientId: string;
   readonly redirectUri: string;
   readonly responseMode: ResponseMode;
   readonly state: string | undefined;
 }
 
 export interface AuthorizationRequest extends ResponseTarget {
-  readonly clientId: string;
   readonly scopes: readonly string[];
   readonly nonce: string | undefined;
   /** S256 challenge, or `undefined` for a confidential client that may skip PKCE. */
@@ -95,6 +108,10 @@ const prompts: ReadonlySet<string> = new Set<Prompt>(['none', 'login', 'consent'
 export interface RequestValidatorDeps {
   readonly clients: Lookup<Client>;
   readonly scopeCatalog: ScopeCatalog;
+  /** Reads signed request objects (RFC 9101); without it a `request` is refused as unsupported. */
+  readonly requestObjects?: RequestObjectReader | undefined;
+  /** `requestObjects.required`: every client must send a signed request object (RFC 9101 §10.5). */
+  readonly requireRequestObjects?: boolean | undefined;
 }
 
 export interface ValidateOptions {
@@ -102,6 +119,8 @@ export interface ValidateOptions {
   readonly pushed: boolean;
   /** The client already authenticated (PAR): its id must match `client_id`. */
   readonly authenticatedClient?: Client;
+  /** The parameters came from a signed request object (RFC 9101), checked by `read`. */
+  readonly signed?: boolean;
 }
 
 export function createRequestValidator(deps: RequestValidatorDeps) {
@@ -127,10 +146,16 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
     if (!isRegisteredRedirectUri(client, redirectUri)) {
       throw new UntrustedRequestError('redirect-uri-unregistered', 'The redirect URI is not registered for this application.', `unregistered redirect_uri ${JSON.stringify(shortened(redirectUri))} for client ${JSON.stringify(clientId)}`);
     }
-    const mode = params.get('response_mode');
+    return { client, target: targetOf(client, redirectUri, params) };
+  }
+
+  /** Where an error goes (RFC 6749 §4.1.2.1): the mode asked for, else the query; a state only within its cap. */
+  function targetOf(client: Client, redirectUri: string, params: ReadonlyMap<string, string>): ResponseTarget {
     const state = params.get('state');
-    const target: ResponseTarget = { redirectUri, responseMode: mode === 'form_post' ? 'form_post' : 'query', state: state !== undefined && state.length <= maxLength.state! ? state : undefined };
-    return { client, target };
+    return {
+      clientId: client.clientId, redirectUri, responseMode: responseModes[params.get('response_mode') ?? 'query'] ?? 'query',
+      state: state !== undefined && state.length <= maxLength.state! ? state : undefined,
+    };
   }
 
   /** Step 3 on: everything else, redirected to the client on failure. */
@@ -140,8 +165,9 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
       if (value !== undefined && value.length > cap) throw new InvalidRequest('A parameter is too long.', { logDetail: `${name} longer than ${cap}` });
     }
     const mode = params.get('response_mode');
-    if (mode !== undefined && mode !== 'query' && mode !== 'form_post') throw new InvalidRequest('The response_mode is not supported.');
-    if (params.has('request')) throw new OAuthError('request_not_supported', 'Request objects are not supported; use pushed authorization requests.');
+    if (mode !== undefined && !Object.hasOwn(responseModes, mode)) throw new InvalidRequest('The response_mode is not supported.');
+    // Only `read` takes a request object apart; what reaches here came out of one or had none.
+    if (params.has('request')) throw new OAuthError('request_not_supported', 'Request objects are not supported here.');
     if (params.has('request_uri')) {
       throw options.pushed
         // RFC 9126 §2.1: a pushed request cannot itself refer to another.
@@ -157,6 +183,10 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
     }
     if (client.requirePushedAuthorization && !options.pushed) {
       throw new InvalidRequest('This client must use pushed authorization requests.');
+    }
+    // RFC 9101 §10.5: `require_signed_request_object`, for the client or for every client.
+    if ((client.requireRequestObject || deps.requireRequestObjects === true) && options.signed !== true) {
+      throw new InvalidRequest('This client must send a signed request object (request).');
     }
     const scopes = resolveRequestedScopes(client, params.get('scope'), deps.scopeCatalog);
     const codeChallenge = checkPkce(params, client);
@@ -182,17 +212,72 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
     };
   }
 
+  /** Throws `UntrustedRequestError` or `RedirectableError`. */
+  function validate(params: ReadonlyMap<string, string>, options: ValidateOptions): AuthorizationRequest {
+    const { client, target } = checkClientAndRedirect(params, options);
+    try {
+      return checkParameters(params, client, target, options);
+    } catch (err) {
+      if (isOAuthError(err)) throw new RedirectableError(err, target);
+      throw err;
+    }
+  }
+
+  /**
+   * RFC 9101 §5 and §6.3: with a `request`, its parameters alone count, and `client_id` beside it
+   * (or the client that authenticated at PAR) says whose keys verify it. A refused object goes,
+   * as `invalid_request_object`, to the redirect URI of the query when that one is the client's
+   * (the query is what the browser brought either way), else to the page; at PAR it is the answer.
+   */
+  async function readRequestObject(requestObject: string, params: ReadonlyMap<string, string>, options: ValidateOptions): Promise<AuthorizationRequest> {
+    const clientId = params.get('client_id');
+    if (clientId === undefined) throw new UntrustedRequestError('client-missing', 'The request names no client.', 'request object without client_id beside it');
+    if (clientId.length > maxLength.client_id!) throw new UntrustedRequestError('request-malformed', 'The request is malformed.', 'client_id too long');
+    const client = deps.clients.get(clientId);
+    if (!client) throw new UntrustedRequestError('client-unknown', 'The application that sent you here is not known.', `unknown client ${JSON.stringify(clientId)}`);
+    if (options.authenticatedClient && options.authenticatedClient.clientId !== clientId) {
+      throw new UntrustedRequestError('request-malformed', 'The request is malformed.', 'client_id differs from the authenticated client');
+    }
+    let inner: Map<string, string>;
+    try {
+      // Without a plugin that verifies client signatures there is nothing to check one with.
+      if (!deps.requestObjects) throw new OAuthError('request_not_supported', 'Request objects are not supported.');
+      inner = await deps.requestObjects(requestObject, client);
+    } catch (err) {
+      if (!isOAuthError(err) || options.pushed) throw err;
+      const redirectUri = params.get('redirect_uri');
+      if (redirectUri !== undefined && redirectUri.length <= maxLength.redirect_uri! && isRegisteredRedirectUri(client, redirectUri)) {
+        throw new RedirectableError(err, targetOf(client, redirectUri, params));
+      }
+      throw new UntrustedRequestError('request-malformed', 'The request is malformed.', `request object refused (${err.logDetail ?? err.code}) and no registered redirect_uri beside it`);
+    }
+    // §5: client_id is the one parameter both carry; the object's was checked to be the same.
+    inner.set('client_id', clientId);
+    return validate(inner, { ...options, signed: true });
+  }
+
+  /**
+   * RFC 9101 §5.2: a `request_uri` that is not a pushed request's would have the service fetch a
+   * request object from another host, which it does not (no outgoing request on a browser's
+   * word): `request_uri_not_supported`, at the redirect URI beside it when that one is the client's.
+   */
+  function refuseRequestUriByReference(params: ReadonlyMap<string, string>): never {
+    const error = new OAuthError('request_uri_not_supported', 'A request_uri is accepted only from pushed authorization requests.');
+    throw new RedirectableError(error, checkClientAndRedirect(params, { pushed: false }).target);
+  }
+
   return {
     checkClientAndRedirect,
-    /** Throws `UntrustedRequestError` or `RedirectableError`. */
-    validate(params: ReadonlyMap<string, string>, options: ValidateOptions): AuthorizationRequest {
-      const { client, target } = checkClientAndRedirect(params, options);
-      try {
-        return checkParameters(params, client, target, options);
-      } catch (err) {
-        if (isOAuthError(err)) throw new RedirectableError(err, target);
-        throw err;
-      }
+    validate,
+    refuseRequestUriByReference,
+    /**
+     * The request as the endpoint received it: a signed request object's parameters when it
+     * carries one (`request`), else its own. Throws `UntrustedRequestError` or
+     * `RedirectableError`; at PAR (`pushed`) an object's refusal is the OAuth error itself.
+     */
+    async read(params: ReadonlyMap<string, string>, options: ValidateOptions): Promise<AuthorizationRequest> {
+      const requestObject = params.get('request');
+      return requestObject === undefined ? validate(params, { ...options, signed: false }) : readRequestObject(requestObject, params, options);
     },
   };
 }

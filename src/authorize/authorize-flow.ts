@@ -22,7 +22,8 @@ import type { Interaction, Interactions } from './interactions.js';
 import type { PushedRequests } from './pushed-requests.js';
 import type { Lookup } from '../clients/client-directory.js';
 import type { IdTokenHint } from './id-token-hint.js';
-import { pageMessage, type BrowserContext, type FlowOutcome } from './flow-outcome.js';
+import { pageMessage, type BrowserContext, type FlowOutcome, type SentOutcome } from './flow-outcome.js';
+import type { ResponseSealer } from './jarm.js';
 import { createCodeResponse } from './steps/code-response.js';
 import { createConsentStep } from './steps/consent-step.js';
 import { createConsentSignOut } from './steps/consent-sign-out.js';
@@ -38,7 +39,7 @@ import { createSignInStep } from './steps/sign-in-step.js';
 import { createSignedIn } from './steps/signed-in.js';
 import { createUpstreamChoice } from './steps/upstream-choice.js';
 
-export type { BrowserContext, FlowOutcome } from './flow-outcome.js';
+export type { BrowserContext, FlowOutcome, SentOutcome } from './flow-outcome.js';
 
 export interface AuthorizeFlowDeps {
   config: ResolvedConfig;
@@ -70,7 +71,14 @@ export interface AuthorizeFlowDeps {
   backChannelLogout?: BackChannelLogout | undefined;
   /** Issue 36: fetches the client ID metadata document a `client_id` names (`ClientDirectory.prepare`); answers why it cannot be used. */
   prepareClient?: ((clientId: string | undefined) => Promise<string | undefined>) | undefined;
+  /** JARM (`jarm.ts`): signs a response in a `*.jwt` mode, the last thing before it leaves; without it such a response is a failure. */
+  sealResponse?: ResponseSealer | undefined;
 }
+
+const noJarm: ResponseSealer = async (outcome) => {
+  if (outcome.response?.kind === 'jwt') throw new Error('a JARM response mode without a signer (AuthorizeFlowDeps.sealResponse)');
+  return outcome as SentOutcome;
+};
 
 export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   const { config, clock, logger, events, sessions, interactions } = deps;
@@ -124,29 +132,32 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     return respond(state);
   }
 
+  async function authorize(params: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<FlowOutcome> {
+    // Issue 36: before anything reads the client, so a document's client is found like any other.
+    const documentFailure = await deps.prepareClient?.(params.get('client_id'));
+    if (documentFailure !== undefined) {
+      logger.info({ reqId: ctx.requestId, clientId: params.get('client_id'), detail: documentFailure }, 'authorization request refused: the client ID metadata document cannot be used');
+      return pageMessage(400, 'client-document-unusable', params.get('ui_locales'));
+    }
+    let request = await readRequest(params, ctx);
+    for (const check of requestChecks) {
+      if (!isRequest(request)) return request;
+      request = await check(request, ctx);
+    }
+    return isRequest(request) ? proceed(request, ctx, undefined, undefined) : request;
+  }
+
+  const seal = deps.sealResponse ?? noJarm;
   return {
     /** GET/POST /connect/authorize. */
-    async authorize(params: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<FlowOutcome> {
-      // Issue 36: before anything reads the client, so a document's client is found like any other.
-      const documentFailure = await deps.prepareClient?.(params.get('client_id'));
-      if (documentFailure !== undefined) {
-        logger.info({ reqId: ctx.requestId, clientId: params.get('client_id'), detail: documentFailure }, 'authorization request refused: the client ID metadata document cannot be used');
-        return pageMessage(400, 'client-document-unusable', params.get('ui_locales'));
-      }
-      let request = await readRequest(params, ctx);
-      for (const check of requestChecks) {
-        if (!isRequest(request)) return request;
-        request = await check(request, ctx);
-      }
-      return isRequest(request) ? proceed(request, ctx, undefined, undefined) : request;
-    },
+    authorize: async (params: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<SentOutcome> => seal(await authorize(params, ctx)),
     /** POST of the sign-in and consent pages. */
-    async interact(form: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<FlowOutcome> {
+    async interact(form: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<SentOutcome> {
       const handler = interactionHandlers.get(form.get('step') ?? '');
-      return handler ? handler(form, ctx) : pageMessage(400, 'start-again');
+      return seal(handler ? await handler(form, ctx) : pageMessage(400, 'start-again'));
     },
     /** GET/POST of the external sign-in's callback route. */
-    callback,
+    callback: async (form: ReadonlyMap<string, string>, ctx: BrowserContext): Promise<SentOutcome> => seal(await callback(form, ctx)),
   };
 }
 

@@ -15,7 +15,7 @@ import type { EventService } from '../events/event-service.js';
 import type { Csrf } from '../pages/csrf.js';
 import type { SignInSession, SignInSessions } from '../sessions/sign-in-sessions.js';
 import type { IdTokenHint } from './id-token-hint.js';
-import type { BrowserContext, FlowOutcome } from './flow-outcome.js';
+import type { BrowserContext, SentOutcome } from './flow-outcome.js';
 import type { SignInMessageId } from '../pages/sign-in-views.js';
 import type { Lookup } from '../clients/client-directory.js';
 import { idTokenHintMaxLength } from '../oauth/form-params.js';
@@ -53,11 +53,11 @@ export function createEndSession(deps: EndSessionDeps) {
   const clients: Lookup<Client> = deps.clients ?? new Map(deps.config.clients.map((c) => [c.clientId, c]));
   const csrfFor = (browserId: string): string => deps.csrf.tokenFor(`logout:${browserId}`);
 
-  return async function endSession(params: ReadonlyMap<string, string>, ctx: BrowserContext, method: 'GET' | 'POST'): Promise<FlowOutcome> {
+  return async function endSession(params: ReadonlyMap<string, string>, ctx: BrowserContext, method: 'GET' | 'POST'): Promise<SentOutcome> {
     // RP-Initiated Logout §2: `ui_locales` chooses the language of what the user sees here.
     const uiLocales = params.get('ui_locales');
     const language = uiLocales !== undefined && uiLocales.length <= 100 ? { uiLocales } : {};
-    const page = (status: number, message: SignInMessageId): FlowOutcome => ({ status, view: { kind: 'message', message }, ...language });
+    const page = (status: number, message: SignInMessageId): SentOutcome => ({ status, view: { kind: 'message', message }, ...language });
     for (const [name, value] of params) {
       if (value.length > (name === 'id_token_hint' ? idTokenHintMaxLength : maxLength)) return page(400, 'sign-out-unreadable');
     }

@@ -6,7 +6,7 @@ import type { Client } from '../config/schema.js';
 import type { OAuthError } from '../oauth/errors.js';
 import type { SignInMessageId, SignInView } from '../pages/sign-in-views.js';
 import type { AuthorizationRequest } from './authorization-request.js';
-import { authorizationResponse, errorResponse, type AuthorizationResponse } from './authorization-response.js';
+import { authorizationResponse, errorResponse, type AuthorizationResponse, type PendingResponse } from './authorization-response.js';
 
 export interface BrowserContext {
   /** The id in the browser's valid cookie, if any. */
@@ -15,10 +15,14 @@ export interface BrowserContext {
   readonly requestId?: string | undefined;
 }
 
-export interface FlowOutcome {
+/**
+ * An answer of the flow. Its steps may answer a JARM response still to be signed
+ * (`PendingResponse`); what leaves the flow (`SentOutcome`) has been signed (`jarm.ts`).
+ */
+export interface FlowOutcome<Response extends PendingResponse = PendingResponse> {
   readonly status: number;
   readonly view?: SignInView;
-  readonly response?: AuthorizationResponse;
+  readonly response?: Response;
   /** A browser id to set in the cookie (a new one after sign-in). */
   readonly browserId?: string;
   /** Clear the cookie (logout). */
@@ -32,8 +36,11 @@ export interface FlowOutcome {
   readonly formTargets?: readonly string[];
 }
 
+/** An answer ready to send: no response in it waits for a signature. */
+export type SentOutcome = FlowOutcome<AuthorizationResponse>;
+
 /** A page with one message and no form, in the request's language when it is known. */
-export const pageMessage = (status: number, id: SignInMessageId, uiLocales?: string): FlowOutcome =>
+export const pageMessage = (status: number, id: SignInMessageId, uiLocales?: string): SentOutcome =>
   ({ status, view: { kind: 'message', message: id }, ...(uiLocales ? { uiLocales } : {}) });
 
 /** The name a page shows for a client. */

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
-import type { AuthorizationRequest, Prompt } from './authorization-request.js';
+import type { AuthorizationRequest, Prompt, ResponseMode } from './authorization-request.js';
 import type { InteractionLimit } from './interaction-limit.js';
 
 export interface Interaction {
@@ -37,10 +37,13 @@ export interface Interactions {
 
 /**
  * The request as stored: `[redirectUri, scopes, state, nonce, codeChallenge, prompt, maxAge,
- * loginHint, uiLocales, dpopJkt, formPost]`: lists space-joined (RFC 6749 §3.3: a scope has no
+ * loginHint, uiLocales, dpopJkt, responseMode]`: lists space-joined (RFC 6749 §3.3: a scope has no
  * space), `maxAge` as text, the number `0` for absent (or empty, or `query`), trailing `0`s cut.
+ * The response mode is its index in `storedModes` (`1` was `form_post` before JARM, and still is).
  */
 type StoredRequest = ReadonlyArray<string | number>;
+
+const storedModes: readonly ResponseMode[] = ['query', 'form_post', 'query.jwt', 'form_post.jwt'];
 
 interface StoredInteraction {
   readonly q: StoredRequest;
@@ -51,7 +54,7 @@ interface StoredInteraction {
 function storedRequest(r: AuthorizationRequest): StoredRequest {
   const values: Array<string | number> = [
     r.redirectUri, r.scopes.join(' ') || 0, r.state ?? 0, r.nonce ?? 0, r.codeChallenge ?? 0, r.prompt.join(' ') || 0,
-    r.maxAge === undefined ? 0 : String(r.maxAge), r.loginHint ?? 0, r.uiLocales ?? 0, r.dpopJkt ?? 0, r.responseMode === 'form_post' ? 1 : 0,
+    r.maxAge === undefined ? 0 : String(r.maxAge), r.loginHint ?? 0, r.uiLocales ?? 0, r.dpopJkt ?? 0, Math.max(0, storedModes.indexOf(r.responseMode)),
   ];
   while (values.at(-1) === 0) values.pop();
   return values;
@@ -66,7 +69,7 @@ function requestOf(clientId: string, q: StoredRequest): AuthorizationRequest {
   return {
     clientId,
     redirectUri: q[0] as string,
-    responseMode: q[10] === 1 ? 'form_post' : 'query',
+    responseMode: storedModes[typeof q[10] === 'number' ? q[10] : 0] ?? 'query',
     scopes: list(1),
     state: text(2),
     nonce: text(3),

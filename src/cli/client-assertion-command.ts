@@ -27,7 +27,7 @@ export function readPrivateKey(path: string): { pem: string; alg: string } {
 }
 
 /** RFC 7523bis: the audience is the issuer identifier; unless told, the one of the config in use. */
-async function defaultAudience(configPath: string | undefined): Promise<string> {
+export async function defaultAudience(configPath: string | undefined): Promise<string> {
   try {
     return (await loadConfig({ path: configPath })).config.issuer;
   } catch (err) {

@@ -155,6 +155,20 @@ export const commands: Command[] = [
       }),
   },
   {
+    name: 'request-object',
+    synopsis: '--client <id> --key <key.pem> [--aud <issuer>] [--config <path>] <name=value>...',
+    summary: 'print a signed request object (RFC 9101) with these parameters (for curl)',
+    details:
+      '  <name=value>...       the authorization request parameters, e.g. response_type=code scope=openid\n' +
+      `  --aud <issuer>        the audience; default: the issuer of the config\n${configHelp}`,
+    options: { ...config, client: { type: 'string' }, key: { type: 'string' }, aud: { type: 'string' } },
+    positionals: 50,
+    run: async (values, positionals) =>
+      (await import('./request-object-command.js')).requestObjectCommand({
+        client: text(values.client), key: text(values.key), aud: text(values.aud), config: text(values.config),
+      }, positionals),
+  },
+  {
     name: 'dpop-proof',
     synopsis: '--key <key.pem> --htu <url> [--htm POST] [--token <access token>] [--nonce <nonce>]',
     summary: 'print a fresh DPoP proof for one request (for curl)',

@@ -90,6 +90,13 @@ function checkModel(raw: Raw, add: Add): ModelNames {
       add(['apiResources', i, 'introspectionSigningAlgorithm'], `"${alg}" is not an algorithm the service signs with (${held.join(', ')}); add it to signing.idTokenAlgorithms`);
     }
   });
+  // JARM: a client's signed authorization responses too.
+  objects(raw.clients).forEach((c, i) => {
+    const alg = c.authorizationSignedResponseAlg;
+    if (typeof alg === 'string' && alg !== '' && !held.includes(alg)) {
+      add(['clients', i, 'authorizationSignedResponseAlg'], `"${alg}" is not an algorithm the service signs with (${held.join(', ')}); add it to signing.idTokenAlgorithms`);
+    }
+  });
   return { scopeNames, identityNames, resourceNames };
 }
 

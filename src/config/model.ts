@@ -102,6 +102,8 @@ export const clientSchema = fields({
   requirePkce: flag('Authorization requests must carry an S256 `code_challenge` (RFC 7636); public clients always need it.').default(true),
   requireConsent: flag('The user approves the requested scopes on a consent page before a code is issued.').default(false),
   requirePushedAuthorization: flag('Authorization requests must come through `/connect/par` (RFC 9126).').default(false),
+  requireRequestObject: flag('Authorization requests must be signed request objects (`request`, RFC 9101), at the authorization endpoint or at PAR; RFC 9101 §10.5 `require_signed_request_object`. IdentityServer\'s name.').default(false),
+  authorizationSignedResponseAlg: text({ description: 'The algorithm of this client\'s signed authorization responses (JARM `authorization_signed_response_alg`): one the service signs with (`signing.accessTokenAlgorithm` or `signing.idTokenAlgorithms`). Default RS256.' }).optional(),
   // RFC 6749 §4.1.2 recommends at most 10 minutes; five is IdentityServer's default.
   authorizationCodeLifetime: wholeNumber(1, 600, 'Authorization code lifetime in seconds.').default(300),
   requireDPoP: flag('Every token request must carry a DPoP proof (RFC 9449), so every access token of the client is bound to its key. IdentityServer\'s name.').default(false),

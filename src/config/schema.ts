@@ -220,6 +220,25 @@ const dpopSchema = fields({
   nonceLifetime: wholeNumber(10, 86_400, 'Seconds a nonce stays valid (at least this long, at most twice it).').default(300),
 }, { description: 'DPoP (RFC 9449): proof-of-possession tokens. Always accepted; these settings tune the checks.' });
 
+// RFC 9101: signed request objects at the authorization endpoint and at PAR.
+const requestObjectsSchema = fields({
+  // RFC 9101 §10.8 leaves the choice to the server; `none` and MACs are never accepted (§4: signed
+  // by the client with a key the service knows, so only asymmetric algorithms can mean anything).
+  signingAlgValues: list(text()).superRefine((algs, ctx) => {
+    algs.forEach((alg, i) => {
+      if (!(jwsAlgorithms as readonly string[]).includes(alg)) {
+        ctx.addIssue({ code: 'custom', input: alg, path: [i], message: `unknown or symmetric algorithm "${alg}" (allowed: ${jwsAlgorithms.join(', ')})` });
+      }
+    });
+    if (algs.length === 0) ctx.addIssue({ code: 'custom', input: algs, message: 'expected at least one algorithm such as "PS256"' });
+  }).describe('The asymmetric JWS algorithms a request object may be signed with, listed in discovery as `request_object_signing_alg_values_supported`.')
+    .default(() => [...jwsAlgorithms]),
+  // FAPI 2.0 Message Signing §5.3.1: `exp` at most 60 minutes after `nbf`.
+  maxLifetime: wholeNumber(1, 3600, 'Longest lifetime of a request object in seconds: `exp` at most this far after `nbf` (or after now when it has none).').default(3600),
+  clockSkew: wholeNumber(0, 300, 'Seconds of tolerance for `exp` and `nbf` (clock differences).').default(10),
+  required: flag('Every authorization request must be a signed request object (`request`, at the authorization endpoint or at PAR), for every client; listed in discovery as `require_signed_request_object` (RFC 9101 §10.5). Per client: `requireRequestObject`.').default(false),
+}, { description: 'Signed request objects (RFC 9101, JAR): the `request` parameter at the authorization endpoint and at PAR.' });
+
 // The database store costs one indexed read per interval while nothing changes.
 const clientStoresSchema = fields({
   database: flag('Clients and API resources kept in the store\'s database, managed with `svc clients` and `svc apis` while the service runs (an empty table changes nothing).').default(true),
@@ -320,6 +339,7 @@ export const userConfigSchema = fields({
   tls: tlsSchema.optional(),
   mtls: mtlsSchema.prefault({}),
   dpop: dpopSchema.prefault({}),
+  requestObjects: requestObjectsSchema.prefault({}),
   clientStores: clientStoresSchema.prefault({}),
   registration: registrationSchema.prefault({}),
   clientIdMetadataDocuments: clientIdMetadataDocumentsSchema.prefault({}),
@@ -368,6 +388,7 @@ export type ConnectionsConfig = z.input<typeof connectionsSchema>;
 export type TlsConfig = z.input<typeof tlsSchema>;
 export type MtlsConfig = z.input<typeof mtlsSchema>;
 export type DpopConfig = z.input<typeof dpopSchema>;
+export type RequestObjectsConfig = z.input<typeof requestObjectsSchema>;
 export type ClientStoresConfig = z.input<typeof clientStoresSchema>;
 export type RegistrationConfig = z.input<typeof registrationSchema>;
 export type ClientIdMetadataDocumentsConfig = z.input<typeof clientIdMetadataDocumentsSchema>;

@@ -10,6 +10,7 @@ import type { PluginRegistry } from '../plugin-host/plugin-registry.js';
 import { paths } from './urls.js';
 import { receivesClientCertificates } from '../config/tls-material.js';
 import type { ClientFacts } from '../clients/client-directory.js';
+import { responseModesSupported } from '../authorize/authorization-request.js';
 
 /**
  * RFC 8705 §5: where a client using mutual TLS sends its requests. The same URLs when the
@@ -65,6 +66,7 @@ export function buildDiscoveryDocument(
   const documents = config.clientIdMetadataDocuments.enabled;
   const publicClients = facts.anyPublicClient || documents || (config.registration.enabled && config.registration.policy === 'open');
   const withNone = publicClients ? [...authMethods, 'none'] : authMethods;
+  const requestObjects = registry.clientSignatureVerifiers.length > 0;
   // Plugin metadata first: it adds members, it never overrides the core's.
   const doc: Record<string, JsonValue> = {
     ...metadata,
@@ -84,7 +86,9 @@ export function buildDiscoveryDocument(
     id_token_signing_alg_values_supported: [...config.signing.idTokenAlgorithms],
     // RFC 9700 §2.1.2: the code flow only; RFC 7636 with S256 only; RFC 9207 iss in every response.
     response_types_supported: ['code'],
-    response_modes_supported: ['query', 'form_post'],
+    // JARM §3: `jwt`, `query.jwt` and `form_post.jwt` beside the plain modes.
+    response_modes_supported: [...responseModesSupported],
+    authorization_signing_alg_values_supported: [...new Set([config.signing.accessTokenAlgorithm, ...config.signing.idTokenAlgorithms])],
     authorization_endpoint: config.issuer + paths.authorize,
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
@@ -97,7 +101,10 @@ export function buildDiscoveryDocument(
     require_pushed_authorization_requests: false,
     prompt_values_supported: ['none', 'login', 'consent'],
     claims_parameter_supported: false,
-    request_parameter_supported: false,
+    // RFC 9101 §10.5 and OIDC Discovery §3: request objects by value, verified with a plugin's client keys.
+    request_parameter_supported: requestObjects,
+    ...(requestObjects ? { request_object_signing_alg_values_supported: [...config.requestObjects.signingAlgValues] } : {}),
+    require_signed_request_object: config.requestObjects.required,
     request_uri_parameter_supported: false,
     // RFC 9449 §5.1: DPoP proofs are accepted at the token endpoint and at UserInfo.
     dpop_signing_alg_values_supported: [...config.dpop.signingAlgValues],

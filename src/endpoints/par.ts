@@ -35,20 +35,20 @@ export function createParEndpoint(deps: {
     for (const name of deps.credentialParameters) params.delete(name);
     // RFC 9126 §2.1: client_id may be left out of the body when another method names the client.
     if (!params.has('client_id')) params.set('client_id', client.clientId);
-    if (proof !== undefined) {
-      const named = params.get('dpop_jkt');
-      if (named !== undefined && named !== proof.jkt) {
-        throw new InvalidRequest('The dpop_jkt parameter does not name the key of the DPoP proof.', { logDetail: 'dpop_jkt differs from the DPoP proof key thumbprint' });
-      }
-      params.set('dpop_jkt', proof.jkt);
-    }
     let validated;
     try {
-      validated = deps.validator.validate(params, { pushed: true, authenticatedClient: client });
+      // A signed request object (RFC 9101, RFC 9126 §3) in `request`: its parameters alone count.
+      validated = await deps.validator.read(params, { pushed: true, authenticatedClient: client });
     } catch (err) {
       if (err instanceof UntrustedRequestError) throw new InvalidRequest(err.text, { logDetail: err.logDetail });
       if (err instanceof RedirectableError) throw new OAuthError(err.error.code, err.error.description, { logDetail: err.error.logDetail });
       throw err;
+    }
+    if (proof !== undefined) {
+      if (validated.dpopJkt !== undefined && validated.dpopJkt !== proof.jkt) {
+        throw new InvalidRequest('The dpop_jkt parameter does not name the key of the DPoP proof.', { logDetail: 'dpop_jkt differs from the DPoP proof key thumbprint' });
+      }
+      validated = { ...validated, dpopJkt: proof.jkt };
     }
     // RFC 9449 §11.1: the replay check, before the request is stored.
     await verified?.spend();

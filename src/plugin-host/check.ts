@@ -3,12 +3,12 @@
  * Every message names the plugin folder and says what was expected and what was found.
  */
 import { BootError } from '../config/boot-error.js';
-import type { ClientStore, ExtensionGrantValidator, Plugin, ResourceOwnerValidator, SecretParser, SecretValidator } from '../sdk/contracts.js';
+import type { ClientSignatureVerifier, ClientStore, ExtensionGrantValidator, Plugin, ResourceOwnerValidator, SecretParser, SecretValidator } from '../sdk/contracts.js';
 import type { ServiceEventType } from '../sdk/events.js';
 import type { PluginFolder } from './discover.js';
 
-const pluginKeys = ['name', 'description', 'options', 'secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'resourceOwnerValidator', 'signInPage', 'clientStores'];
-export const factoryLists = ['secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'clientStores'] as const;
+const pluginKeys = ['name', 'description', 'options', 'secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'resourceOwnerValidator', 'signInPage', 'clientStores', 'clientSignatureVerifiers'];
+export const factoryLists = ['secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'clientStores', 'clientSignatureVerifiers'] as const;
 export type FactoryList = (typeof factoryLists)[number];
 /** What a plugin can provide: a list of parts, or the one resource owner validator. */
 export type PluginPart = FactoryList | 'resourceOwnerValidator' | 'signInPage';
@@ -137,6 +137,12 @@ export function checkInstance(list: PluginPart, value: unknown): string | undefi
       if (typeof c.load !== 'function') return 'load must be a function';
       if (c.version !== undefined && typeof c.version !== 'function') return 'version, when given, must be a function';
       if (c.used !== undefined && typeof c.used !== 'function') return 'used, when given, must be a function';
+      return undefined;
+    }
+    case 'clientSignatureVerifiers': {
+      const v = value as Partial<ClientSignatureVerifier>;
+      if (!isStringList(v.secretTypes)) return 'secretTypes must be a non-empty array of strings';
+      if (typeof v.verify !== 'function') return 'verify must be a function';
       return undefined;
     }
     case 'extensionGrants': {

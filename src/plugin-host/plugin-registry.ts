@@ -7,7 +7,7 @@
 import { BootError } from '../config/boot-error.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type {
-  ClientStore, Clock, EndpointUrls, ExtensionGrantValidator, Logger, ParameterDeclaration, Plugin, PluginConfig, PluginDependencies,
+  ClientSignatureVerifier, ClientStore, Clock, EndpointUrls, ExtensionGrantValidator, Logger, ParameterDeclaration, Plugin, PluginConfig, PluginDependencies,
   ResourceOwnerValidator, SecretParser, SecretValidator, SignInPage, TokenValidator,
 } from '../sdk/contracts.js';
 import type { EventSink } from '../sdk/events.js';
@@ -38,6 +38,8 @@ export interface PluginRegistry {
   readonly parameters: readonly ParameterDeclaration[];
   /** Plugins' sources of clients and API resources, in load order. */
   readonly clientStores: readonly ClientStore[];
+  /** What verifies a client's signature with its registered keys (request objects, RFC 9101). */
+  readonly clientSignatureVerifiers: readonly ClientSignatureVerifier[];
 }
 
 /** The host services plugins are given parts of. */
@@ -73,6 +75,7 @@ export function createPluginRegistrar(services: PluginHostServices) {
   const eventSinks: EventSink[] = [];
   const parameters: ParameterDeclaration[] = [];
   const clientStores: ClientStore[] = [];
+  const clientSignatureVerifiers: ClientSignatureVerifier[] = [];
   const clientStoreOwner = new Map<string, string>();
   const methodOwner = new Map<string, string>();
   const grantOwner = new Map<string, string>();
@@ -177,6 +180,7 @@ export function createPluginRegistrar(services: PluginHostServices) {
       const grantValidators = await build<ExtensionGrantValidator>(plugin, source, 'extensionGrants');
       const sinks = await build<EventSink>(plugin, source, 'eventSinks');
       const stores = await build<ClientStore>(plugin, source, 'clientStores');
+      const signatureVerifiers = await build<ClientSignatureVerifier>(plugin, source, 'clientSignatureVerifiers');
       for (const c of stores) {
         const owner = clientStoreOwner.get(c.name);
         if (owner || c.name === 'config' || c.name === 'database') {
@@ -201,6 +205,7 @@ export function createPluginRegistrar(services: PluginHostServices) {
       secretParsers.push(...parsers);
       secretValidators.push(...validators);
       eventSinks.push(...sinks);
+      clientSignatureVerifiers.push(...signatureVerifiers);
       plugins.push({
         name: plugin.name,
         source,
@@ -211,7 +216,7 @@ export function createPluginRegistrar(services: PluginHostServices) {
       });
     },
     registry(): PluginRegistry {
-      return { plugins, secretParsers, secretValidators, grants, eventSinks, parameters, clientStores };
+      return { plugins, secretParsers, secretValidators, grants, eventSinks, parameters, clientStores, clientSignatureVerifiers };
     },
   };
 }

@@ -10,6 +10,7 @@ import type { AssertionAudienceForm, EventSink } from './events.js';
 import type { JsonValue } from './json.js';
 import type { X509Certificate } from 'node:crypto';
 import type { DpopProofSummary } from './dpop.js';
+import type { CompactJws, JwsAlgorithm } from './jws.js';
 
 export type { TokenRequestErrorCode };
 
@@ -154,6 +155,31 @@ export interface SecretValidator {
   /** The secret definition `type` values it checks against, e.g. `["SharedSecret"]`. */
   readonly secretTypes: readonly string[];
   validate(context: SecretValidationContext): SecretValidationResult | Promise<SecretValidationResult>;
+}
+
+/** Whether a client's key made a signature; `reason` is for the log only. */
+export type ClientSignatureResult = { readonly success: true } | { readonly success: false; readonly reason: string };
+
+/**
+ * Verifies a JWS a client signed with the private half of a key it registered as a secret: a
+ * signed request object (RFC 9101). The plugin that reads those secrets provides it
+ * (`private-key-jwt`, for `X509CertificateBase64` and `JsonWebKey`), so the host and the token
+ * endpoint find a client's keys the same way. The host has already decided that `alg` is
+ * acceptable and checks the claims itself; the verifier answers only "did one of these keys sign
+ * this under `alg`" (after a `kid`, the key's fit to `alg` and a certificate's dates).
+ *
+ * @example
+ * const verifier: ClientSignatureVerifier = {
+ *   secretTypes: ['JsonWebKey'],
+ *   verify: (jws, alg, secrets) => (secrets.some((s) => verifyCompactJws(jws, alg, keyOf(s)))
+ *     ? { success: true } : { success: false, reason: 'no key verified the signature' }),
+ * };
+ */
+export interface ClientSignatureVerifier {
+  /** The secret definition `type` values holding keys, e.g. `["JsonWebKey"]`. */
+  readonly secretTypes: readonly string[];
+  /** `secrets`: the client's unexpired secrets of `secretTypes`. */
+  verify(jws: CompactJws, alg: JwsAlgorithm, secrets: readonly Secret[]): ClientSignatureResult | Promise<ClientSignatureResult>;
 }
 
 /** The token request as validated before a grant runs. */
@@ -635,4 +661,6 @@ export interface Plugin<Options = Readonly<Record<string, unknown>>> {
   readonly signInPage?: Factory<SignInPage, Options>;
   /** Sources of clients and API resources besides the config file and the database. */
   readonly clientStores?: ReadonlyArray<Factory<ClientStore, Options>>;
+  /** Verifiers of what clients sign with their registered keys (signed request objects, RFC 9101). */
+  readonly clientSignatureVerifiers?: ReadonlyArray<Factory<ClientSignatureVerifier, Options>>;
 }

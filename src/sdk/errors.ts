@@ -25,6 +25,9 @@ export type OAuthErrorCode =
   | 'consent_required'
   | 'invalid_request_uri'
   | 'request_not_supported'
+  // Signed request objects (RFC 9101 §6.3, OIDC Core §3.1.2.6).
+  | 'invalid_request_object'
+  | 'request_uri_not_supported'
   | 'invalid_token'
   | 'insufficient_scope'
   // DPoP (RFC 9449 §5, §7.1, §8).
@@ -78,6 +81,8 @@ const defaultStatus: Record<OAuthErrorCode, number> = {
   consent_required: 400,
   invalid_request_uri: 400,
   request_not_supported: 400,
+  invalid_request_object: 400,
+  request_uri_not_supported: 400,
   invalid_token: 401,
   insufficient_scope: 403,
   invalid_dpop_proof: 400,
@@ -243,6 +248,14 @@ export class SlowDown extends OAuthError {
   override readonly name = 'SlowDown';
   constructor(description = 'Polling too fast; slow down.', options?: OAuthErrorOptions) {
     super('slow_down', description, options);
+  }
+}
+
+/** RFC 9101 §6.3: the request object failed a check (its signature, `iss`, `aud`, lifetime, `jti`). */
+export class InvalidRequestObject extends OAuthError {
+  override readonly name = 'InvalidRequestObject';
+  constructor(description = 'The request object is invalid.', options?: OAuthErrorOptions) {
+    super('invalid_request_object', description, options);
   }
 }
 

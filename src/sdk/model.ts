@@ -39,6 +39,10 @@ export interface Client {
   readonly requirePkce: boolean;
   readonly requireConsent: boolean;
   readonly requirePushedAuthorization: boolean;
+  /** Authorization requests must be signed request objects (RFC 9101 §10.5). */
+  readonly requireRequestObject: boolean;
+  /** JARM: the algorithm of its signed authorization responses; RS256 when absent. */
+  readonly authorizationSignedResponseAlg?: string | undefined;
   readonly authorizationCodeLifetime: number;
   /** Access tokens are bound to the token request's TLS client certificate (RFC 8705 §3). */
   readonly requireCertificateBoundTokens: boolean;

@@ -44,7 +44,7 @@ describe('validate', () => {
     if (!(err instanceof RedirectableError)) throw new Error('expected a RedirectableError');
     expect(err).toBeInstanceOf(RedirectableError);
     expect(err.error.code).toBe('unauthorized_client');
-    expect(err.target).toEqual({ redirectUri: 'https://cc.example/cb', responseMode: 'query', state: 's' });
+    expect(err.target).toEqual({ clientId: 'cc', redirectUri: 'https://cc.example/cb', responseMode: 'query', state: 's' });
   });
 
   it('without a challenge the request has none; a method without a challenge is refused', () => {

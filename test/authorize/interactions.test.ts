@@ -40,7 +40,9 @@ describe('interactions', () => {
     const interactions = createInteractions({ store, clock });
     const minimal: AuthorizationRequest = { ...typical, state: undefined, nonce: undefined, codeChallenge: undefined, scopes: ['openid'] };
     const emptyState: AuthorizationRequest = { ...typical, state: '' };
-    for (const request of [typical, largest, minimal, emptyState]) {
+    // JARM's modes (`jarm.ts`) come back as they went in: the response is signed after the pages.
+    const jarmModes: AuthorizationRequest[] = [{ ...typical, responseMode: 'query.jwt' }, { ...minimal, responseMode: 'form_post.jwt' }];
+    for (const request of [typical, largest, minimal, emptyState, ...jarmModes]) {
       const id = await interactions.start(request);
       expect(await interactions.get(id)).toEqual({ request });
     }

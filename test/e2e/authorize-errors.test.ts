@@ -135,7 +135,8 @@ describe('errors redirected to the client with state and iss', () => {
     ['prompt=none with login', { prompt: 'none login' }, 'invalid_request', 'prompt=none cannot be combined with other values.'],
     ['a negative max_age', { max_age: '-1' }, 'invalid_request', 'The max_age parameter must be a whole number of seconds.'],
     ['response_mode=fragment', { response_mode: 'fragment' }, 'invalid_request', 'The response_mode is not supported.'],
-    ['a request object', { request: 'eyJhbGciOiJub25lIn0.e30.' }, 'request_not_supported', 'Request objects are not supported; use pushed authorization requests.'],
+    // RFC 9101 §6.3: an unsigned object is refused, to the redirect URI beside it (the query's, registered).
+    ['an unsigned request object', { request: 'eyJhbGciOiJub25lIn0.e30.' }, 'invalid_request_object', 'The request object must be signed.'],
     ['a nonce over 500 characters', { nonce: 'n'.repeat(501) }, 'invalid_request', 'A parameter is too long.'],
     ['prompt=none without a session', { prompt: 'none' }, 'login_required', 'The user must sign in.'],
   ])('%s', async (_name, patch, error, description) => {

@@ -71,6 +71,7 @@ describe('registration', () => {
       token_endpoint_auth_method: 'client_secret_basic',
       scope: 'api1.read',
       dpop_bound_access_tokens: false,
+      require_signed_request_object: false,
       client_secret: expect.stringMatching(/^[\w-]{43}$/),
       client_secret_expires_at: 0,
       client_id_issued_at: expect.any(Number),
@@ -133,6 +134,19 @@ describe('registration', () => {
     // An update that leaves the member out takes its default (RFC 7592 §2.2): bearer tokens again.
     expect(await call('PUT', path, { client_id: id, ...m2mMetadata }, auth)).toMatchObject({ status: 200, body: { dpop_bound_access_tokens: false } });
     expect((await postForm(tokenUrl, { grant_type: 'client_credentials' }, { authorization: basic(String(id), String(secret)) })).status).toBe(200);
+  });
+
+  it('require_signed_request_object (RFC 9101 §10.5): a plain authorization request is then refused', async () => {
+    const reply = await register({ redirect_uris: ['https://app.example.com/cb'], scope: 'openid api1.read', require_signed_request_object: true });
+    expect(reply).toMatchObject({ status: 201, body: { require_signed_request_object: true } });
+    const id = String(reply.body!.client_id);
+    const authorize = await fetch(`${server.url}/connect/authorize?${new URLSearchParams({
+      client_id: id, redirect_uri: 'https://app.example.com/cb', response_type: 'code', scope: 'openid', state: 's', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256',
+    })}`, { redirect: 'manual' });
+    expect(authorize.status).toBe(303);
+    expect(Object.fromEntries(new URL(authorize.headers.get('location')!).searchParams)).toMatchObject({ error: 'invalid_request', error_description: 'This client must send a signed request object (request).' });
+    const read = await call('GET', `/connect/register/${id}`, undefined, { authorization: `Bearer ${String(reply.body!.registration_access_token)}` });
+    expect(read).toMatchObject({ status: 200, body: { require_signed_request_object: true } });
   });
 
   it('refuses a missing, unknown or other kind of initial access token with 401 invalid_token', async () => {

@@ -46,6 +46,7 @@ describe.each<[string, string, string]>([
   ['malformed-parser', 'malformed-parser', 'secretParsers[0]: authenticationMethod must be a non-empty string'],
   ['malformed-validator', 'malformed-validator', 'secretValidators[0]: parsedSecretTypes must be a non-empty array of strings'],
   ['malformed-grant', 'malformed-grant', 'extensionGrants[0]: validate must be a function'],
+  ['malformed-signature-verifier', 'malformed-signature-verifier', 'clientSignatureVerifiers[0]: verify must be a function'],
 ])('a plugin whose factory misbehaves: %s', (caseName, plugin, problem) => {
   it('stops start-up with PLUGIN_INVALID naming the plugin, its folder and the factory', async () => {
     const err = await bootErrorFrom([fixturePluginDir(caseName)]);

@@ -10,7 +10,7 @@ import { errorResponse } from '../authorization-response.js';
 import { RedirectableError, UntrustedRequestError, type AuthorizationRequest, type RequestValidator } from '../authorization-request.js';
 import { pageMessage, type BrowserContext, type FlowOutcome } from '../flow-outcome.js';
 import { shownReason } from '../../pages/sign-in-views.js';
-import type { PushedRequests } from '../pushed-requests.js';
+import { requestUriPrefix, type PushedRequests } from '../pushed-requests.js';
 
 export type RequestReader = (params: ReadonlyMap<string, string>, ctx: BrowserContext) => Promise<AuthorizationRequest | FlowOutcome>;
 
@@ -33,14 +33,16 @@ export function createRequestReader(deps: {
     const client = clientId === undefined ? undefined : deps.clients.get(clientId);
     // The same page as a request_uri that does not fit: it says nothing about which client ids exist.
     if (!client) throw new UntrustedRequestError('link-used', LINK_USED, 'pushed request without a known client_id');
-    const found = await deps.pushed.take(params.get('request_uri')!.slice(0, 200), client.clientId);
+    const requestUri = params.get('request_uri')!;
+    if (!requestUri.startsWith(requestUriPrefix)) deps.validator.refuseRequestUriByReference(params);
+    const found = await deps.pushed.take(requestUri.slice(0, 200), client.clientId);
     if (!found) throw new UntrustedRequestError('link-used', LINK_USED, 'request_uri unknown, expired, used or of another client');
     return found;
   }
 
   return async function readRequest(params, ctx) {
     try {
-      return params.has('request_uri') ? await pushedRequest(params) : deps.validator.validate(params, { pushed: false });
+      return params.has('request_uri') ? await pushedRequest(params) : await deps.validator.read(params, { pushed: false });
     } catch (err) {
       if (err instanceof UntrustedRequestError) {
         deps.logger.info({ reqId: ctx.requestId, detail: err.logDetail }, 'authorization request refused before its redirect URI was trusted');

@@ -134,6 +134,8 @@ export function definitionFromMetadata(body: Record<string, unknown>, policy: Po
   if (certificateBound && !certificateBoundTokens) {
     throw new InvalidClientMetadata('tls_client_certificate_bound_access_tokens needs mutual TLS, which this server does not offer.');
   }
+  // RFC 9101 §10.5: its authorization requests must be signed request objects (requireRequestObject).
+  const signedRequests = flag(body, 'require_signed_request_object');
   const name = text(body, 'client_name', 200);
   return {
     ...(name === undefined ? {} : { clientName: name }),
@@ -146,6 +148,7 @@ export function definitionFromMetadata(body: Record<string, unknown>, policy: Po
     ...(idTokenAlg === undefined ? {} : { allowedIdentityTokenSigningAlgorithms: [idTokenAlg] }),
     ...(dpopBound ? { requireDPoP: true } : {}),
     ...(certificateBound ? { requireCertificateBoundTokens: true } : {}),
+    ...(signedRequests ? { requireRequestObject: true } : {}),
   };
 }
 
@@ -154,6 +157,7 @@ export function metadataOf(clientId: string, definition: Readonly<Record<string,
   const d = definition as {
     clientName?: string; allowedGrantTypes?: string[]; allowedScopes?: string[]; allowOfflineAccess?: boolean; redirectUris?: string[]; tokenEndpointAuthMethods?: string[];
     allowedIdentityTokenSigningAlgorithms?: string[]; requireDPoP?: boolean; requireCertificateBoundTokens?: boolean;
+    requireRequestObject?: boolean;
   };
   const grantTypes = d.allowedGrantTypes ?? [];
   return {
@@ -168,5 +172,6 @@ export function metadataOf(clientId: string, definition: Readonly<Record<string,
     ...(d.allowedScopes?.includes('openid') ? { id_token_signed_response_alg: d.allowedIdentityTokenSigningAlgorithms?.[0] ?? defaultIdTokenAlgorithm } : {}),
     dpop_bound_access_tokens: d.requireDPoP === true,
     ...(d.requireCertificateBoundTokens ? { tls_client_certificate_bound_access_tokens: true } : {}),
+    require_signed_request_object: d.requireRequestObject === true,
   };
 }

@@ -4,9 +4,9 @@
  * properties, ... — is the operator's, set with `svc clients update`, and a registrant's `PUT`
  * (RFC 7592 §2.2: the metadata sent replaces the client's) leaves it as it is.
  *
- * Two requirements either may set: `requireDPoP` (the registrant's `dpop_bound_access_tokens`,
- * RFC 9449 §5.2) and `requireCertificateBoundTokens` (`tls_client_certificate_bound_access_tokens`,
- * RFC 8705 §3.4). A registrant may add one and take back only what it asked for itself: a
+ * Three requirements either may set: `requireDPoP` (the registrant's `dpop_bound_access_tokens`,
+ * RFC 9449 §5.2), `requireCertificateBoundTokens` (`tls_client_certificate_bound_access_tokens`,
+ * RFC 8705 §3.4) and `requireRequestObject` (`require_signed_request_object`, RFC 9101 §10.5). A registrant may add one and take back only what it asked for itself: a
  * property records that the registrant asked for it, and an operator who names the field takes
  * it over (`operatorUpdate`).
  */
@@ -21,6 +21,7 @@ export const registrantFields = [
 const requirements = {
   requireDPoP: 'registration.dpop_bound_access_tokens',
   requireCertificateBoundTokens: 'registration.tls_client_certificate_bound_access_tokens',
+  requireRequestObject: 'registration.require_signed_request_object',
 } as const;
 
 /** Marks every registered client; what the sign-in pages read to treat it as self-asserted. */

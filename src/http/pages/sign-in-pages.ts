@@ -16,7 +16,7 @@ import type { SignInSessions } from '../../sessions/sign-in-sessions.js';
 import { readSessionCookie, sessionCookieLines } from '../session-cookie.js';
 import { pageHeaders } from '../../pages/page-headers.js';
 import { pageFailure } from './page-failure.js';
-import type { AuthorizeFlow, BrowserContext, FlowOutcome } from '../../authorize/authorize-flow.js';
+import type { AuthorizeFlow, BrowserContext, SentOutcome } from '../../authorize/authorize-flow.js';
 import type { SignInView } from '../../pages/sign-in-views.js';
 import type { createEndSession } from '../../authorize/end-session.js';
 import { formBodyReader } from '../read-form.js';
@@ -64,7 +64,7 @@ export function createSignInPages(deps: SignInPageDeps) {
     return ctx.request.is('application/x-www-form-urlencoded') ? readBody(ctx) : new Map();
   }
 
-  function send(ctx: Context, outcome: FlowOutcome, cookies: BrowserCookies | undefined, reading: CookieReading): void {
+  function send(ctx: Context, outcome: SentOutcome, cookies: BrowserCookies | undefined, reading: CookieReading): void {
     const secureOrigin = ctx.state.secureOrigin === true;
     const answer = { browserId: outcome.browserId, clear: outcome.clearCookie };
     for (const line of cookies ? sessionCookieLines(cookies, reading, answer, secureOrigin) : []) ctx.append('Set-Cookie', line);
@@ -78,11 +78,11 @@ export function createSignInPages(deps: SignInPageDeps) {
    * Two session cookies (`session-cookie.ts`) stop the request before any step: nobody is
    * signed in, consented or signed out on the strength of either.
    */
-  function handler(step: (ctx: Context, parts: SignInParts, browser: BrowserContext) => Promise<FlowOutcome>): Middleware {
+  function handler(step: (ctx: Context, parts: SignInParts, browser: BrowserContext) => Promise<SentOutcome>): Middleware {
     return async (ctx) => {
       let signIn: SignInParts | undefined;
       let reading: CookieReading = { kind: 'none' };
-      let outcome: FlowOutcome;
+      let outcome: SentOutcome;
       try {
         signIn = await signInParts();
         reading = readSessionCookie(ctx, signIn.cookies, logger, 'sign-in page');
@@ -111,7 +111,7 @@ export function createSignInPages(deps: SignInPageDeps) {
 
 export type SignInPages = ReturnType<typeof createSignInPages>;
 
-export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPaths, text: PageText, customPage?: SignInPage, branding: Branding = defaultBranding): void {
+export function sendPage(ctx: Context, outcome: SentOutcome, pagePaths: SignInPaths, text: PageText, customPage?: SignInPage, branding: Branding = defaultBranding): void {
   const pluginPage = outcome.response ? undefined : renderByPlugin(outcome.view, customPage, pagePaths, text);
   ctx.set(pageHeaders({
     // A plugin's page is its own document: our look's sources are not in it.
@@ -138,7 +138,7 @@ export function sendPage(ctx: Context, outcome: FlowOutcome, pagePaths: SignInPa
 }
 
 /** A refusal or failure page carries the request id, which the log line about it carries too. */
-function withReference(outcome: FlowOutcome, ctx: Context): SignInView {
+function withReference(outcome: SentOutcome, ctx: Context): SignInView {
   const view = outcome.view!;
   const requestId = ctx.state.requestId as string | undefined;
   return view.kind === 'message' && outcome.status >= 400 && requestId !== undefined ? { ...view, reference: requestId } : view;
@@ -177,7 +177,7 @@ function renderByPlugin(view: SignInView | undefined, page: SignInPage | undefin
   }
 }
 
-function failure(err: unknown, ctx: Context, logger: Logger): FlowOutcome {
+function failure(err: unknown, ctx: Context, logger: Logger): SentOutcome {
   // A limit (`interactionLimit`): a page a person can read, with the standard 429 and Retry-After.
   if (isOAuthError(err) && err.status === 429) {
     logger.info({ reqId: ctx.state.requestId as string | undefined, address: ctx.ip, detail: err.logDetail }, 'sign-in page: rate limited');

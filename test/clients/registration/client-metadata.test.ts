@@ -135,17 +135,18 @@ describe('metadataOf', () => {
     expect(metadataOf('c-1', { allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'api.read'], redirectUris: ['https://app.example/cb'] })).toEqual({
       client_id: 'c-1', grant_types: ['authorization_code'], response_types: ['code'], redirect_uris: ['https://app.example/cb'],
       token_endpoint_auth_method: 'client_secret_basic', scope: 'openid api.read', id_token_signed_response_alg: 'RS256', dpop_bound_access_tokens: false,
+      require_signed_request_object: false,
     });
   });
 
   it('lists offline_access in scope, the pinned method, the ID token algorithm and the bindings', () => {
     expect(metadataOf('c-2', {
       clientName: 'My App', allowedGrantTypes: ['client_credentials'], allowedScopes: ['api.read'], allowOfflineAccess: true,
-      tokenEndpointAuthMethods: ['client_secret_post'], requireDPoP: true, requireCertificateBoundTokens: true,
+      tokenEndpointAuthMethods: ['client_secret_post'], requireDPoP: true, requireCertificateBoundTokens: true, requireRequestObject: true,
     })).toEqual({
       client_id: 'c-2', client_name: 'My App', grant_types: ['client_credentials'], response_types: [], redirect_uris: [],
       token_endpoint_auth_method: 'client_secret_post', scope: 'api.read offline_access', dpop_bound_access_tokens: true,
-      tls_client_certificate_bound_access_tokens: true,
+      tls_client_certificate_bound_access_tokens: true, require_signed_request_object: true,
     });
   });
 });
@@ -154,7 +155,7 @@ describe('round trip (RFC 7592 §2.2: a client sends back the metadata it read)'
   const bodies: Record<string, Record<string, unknown>> = {
     'a full web client': {
       ...web, client_name: 'My App', grant_types: ['authorization_code', 'refresh_token'], scope: 'openid profile', token_endpoint_auth_method: 'client_secret_post',
-      id_token_signed_response_alg: 'ES256', dpop_bound_access_tokens: true,
+      id_token_signed_response_alg: 'ES256', dpop_bound_access_tokens: true, require_signed_request_object: true,
     },
     'a machine client': { grant_types: ['client_credentials'], scope: 'api.read', token_endpoint_auth_method: 'client_secret_basic' },
   };

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'koa';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { FlowOutcome } from '../../../src/authorize/authorize-flow.js';
+import type { SentOutcome as FlowOutcome } from '../../../src/authorize/authorize-flow.js';
 import type { SignInPaths } from '../../../src/pages/sign-in-templates.js';
 import { resolveConfig } from '../../../src/config/resolve.js';
 import { authorizationRequestsOf, scopeDescriptionsOf, signInPartsLoader } from '../../../src/app/page-wiring.js';
