@@ -17,6 +17,7 @@ import type { PasswordThrottle } from '../throttling/password-throttle.js';
 import type { FailedAttempts } from '../throttling/failed-attempts.js';
 import type { LoadPageParts } from '../pages/page-parts.js';
 import { paths } from '../endpoints/urls.js';
+import type { ResourceCatalog } from '../oauth/resources.js';
 import { createRequestValidator, type RequestValidator } from '../authorize/authorization-request.js';
 import { createAuthorizationCodes } from '../authorize/authorization-codes.js';
 import { createInteractions } from '../authorize/interactions.js';
@@ -53,8 +54,8 @@ export function withUpstreamSignIn(page: SignInPage | undefined, upstream: Exter
 }
 
 /** The authorization request's checks, shared by the authorization endpoint and PAR (RFC 9126 §2.1). */
-export function authorizationRequestsOf(clients: Lookup<Client>, scopeCatalog: ScopeCatalog): RequestValidator {
-  return createRequestValidator({ clients, scopeCatalog });
+export function authorizationRequestsOf(clients: Lookup<Client>, scopeCatalog: ScopeCatalog, resources?: ResourceCatalog): RequestValidator {
+  return createRequestValidator({ clients, scopeCatalog, ...(resources ? { resources } : {}) });
 }
 
 export interface SignInWiring {

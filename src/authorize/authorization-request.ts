@@ -8,6 +8,8 @@ import type { Client } from '../config/schema.js';
 import { InvalidRequest, isOAuthError, OAuthError, UnauthorizedClient } from '../oauth/errors.js';
 import { clientIdMaxLength, scopeMaxLength } from '../oauth/form-params.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
+import { repeatedValues } from '../oauth/form-params.js';
+import { noResources, type ResourceCatalog } from '../oauth/resources.js';
 import { isRegisteredRedirectUri } from './redirect-uri.js';
 import type { UntrustedReason } from '../pages/sign-in-views.js';
 import type { Lookup } from '../clients/client-directory.js';
@@ -51,6 +53,8 @@ export interface AuthorizationRequest extends ResponseTarget {
   readonly idTokenHint?: string | undefined;
   /** The `sub` of the request's valid `id_token_hint`: a session of another user must sign in again. */
   readonly hintSubject?: string | undefined;
+  /** RFC 8707: the APIs the request named with `resource` (audience identifiers), kept with the code. */
+  readonly resources?: readonly string[] | undefined;
 }
 
 /** An error before the client and redirect URI are trusted: shown on a 400 page, never redirected. */
@@ -95,6 +99,8 @@ const prompts: ReadonlySet<string> = new Set<Prompt>(['none', 'login', 'consent'
 export interface RequestValidatorDeps {
   readonly clients: Lookup<Client>;
   readonly scopeCatalog: ScopeCatalog;
+  /** The APIs `resource` may name (RFC 8707); default none. */
+  readonly resources?: ResourceCatalog;
 }
 
 export interface ValidateOptions {
@@ -158,7 +164,8 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
     if (client.requirePushedAuthorization && !options.pushed) {
       throw new InvalidRequest('This client must use pushed authorization requests.');
     }
-    const scopes = resolveRequestedScopes(client, params.get('scope'), deps.scopeCatalog);
+    // RFC 8707 §2: the APIs named, and only the requested scopes that belong to them.
+    const { scopes, resources } = (deps.resources ?? noResources).grantTarget(client, repeatedValues(params, 'resource'), resolveRequestedScopes(client, params.get('scope'), deps.scopeCatalog));
     const codeChallenge = checkPkce(params, client);
     const prompt = checkPrompt(params.get('prompt'));
     const maxAgeText = params.get('max_age');
@@ -179,6 +186,7 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
       ...uiLocalesOf(params),
       ...(dpopJkt === undefined ? {} : { dpopJkt }),
       ...(idTokenHint === undefined ? {} : { idTokenHint }),
+      ...(resources.length === 0 ? {} : { resources }),
     };
   }
 
