@@ -11,6 +11,8 @@ import { basic, postForm, startServer, type TestServer } from '../support/server
 import { alice, Browser, signInAndAuthorize, signInClients, signInConfig, webRedirect, webRequest } from '../support/sign-in.js';
 import { decideOverHttp, deviceGrantType } from '../device/helpers.js';
 
+const tokenExchange = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
 const billing = 'https://billing.example.com/';
 const reports = 'https://reports.example.com/';
 const web = basic('web', 'web-secret');
@@ -39,6 +41,11 @@ beforeAll(async () => {
       {
         clientId: 'agent', requireClientSecret: false, requireResourceIndicator: true, allowedGrantTypes: ['authorization_code'],
         allowedScopes: ['billing.read', 'reports.read'], redirectUris: ['http://127.0.0.1/agent/callback'],
+      },
+      {
+        // Fronts the billing API (named by its name; user tokens carry its URI) and calls reports behind it.
+        clientId: 'billing-gateway', clientSecrets: [{ value: hashSecret('billing-gateway-secret') }], allowedGrantTypes: ['delegation', tokenExchange],
+        allowedScopes: ['billing.read', 'reports.read'], allowedSubjectTokenAudiences: ['billing'],
       },
       {
         clientId: 'tv', requireClientSecret: false, allowedGrantTypes: [deviceGrantType, 'refresh_token'],
@@ -271,5 +278,44 @@ describe('introspection of a narrowed token', () => {
     expect(asBilling.body).toMatchObject({ active: true, aud: billing, scope: 'billing.read', client_id: 'robot' });
     const asReports = await postForm(`${server.url}/connect/introspect`, { token: issued.body.access_token as string }, { authorization: basic('reports', 'reports-secret') });
     expect(asReports.body).toEqual({ active: false });
+  });
+});
+
+describe('delegation and token exchange with resource', () => {
+  const gateway = basic('billing-gateway', 'billing-gateway-secret');
+  /** Alice's token for the billing API, which the gateway fronts. */
+  async function billingToken(): Promise<string> {
+    const res = await token({ grant_type: 'password', username: alice.username, password: alice.password, scope: 'billing.read' }, [billing], robot);
+    expect(claims(res.body).aud).toBe(billing);
+    return res.body.access_token as string;
+  }
+
+  it('delegation: a token addressed to the fronted API by its URI is accepted; resource names the API behind', async () => {
+    const res = await token({ grant_type: 'delegation', token: await billingToken(), scope: 'billing.read reports.read' }, [reports], gateway);
+    expect(res.status).toBe(200);
+    expect(claims(res.body)).toMatchObject({ aud: reports, scope: 'reports.read', sub: alice.subjectId, act: { client_id: 'robot' } });
+  });
+
+  it('delegation: an API none of the requested scopes belong to is invalid_target', async () => {
+    const res = await token({ grant_type: 'delegation', token: await billingToken(), scope: 'billing.read' }, [reports], gateway);
+    expect(res).toMatchObject({ status: 400, body: invalidTarget('None of the requested scopes belong to a requested resource.') });
+  });
+
+  it('token exchange: resource by URI narrows aud and scope', async () => {
+    const res = await token({ grant_type: tokenExchange, subject_token: await billingToken(), subject_token_type: accessTokenType, scope: 'billing.read reports.read' }, [reports], gateway);
+    expect(res.status).toBe(200);
+    expect(claims(res.body)).toMatchObject({ aud: reports, scope: 'reports.read' });
+  });
+
+  it('token exchange: audience names an API by its name or URI, and the token is for every target', async () => {
+    const byName = await token({ grant_type: tokenExchange, subject_token: await billingToken(), subject_token_type: accessTokenType, scope: 'billing.read reports.read', audience: 'billing' }, [reports], gateway);
+    expect(claims(byName.body)).toMatchObject({ aud: [billing, reports], scope: 'billing.read reports.read' });
+    const byUri = await token({ grant_type: tokenExchange, subject_token: await billingToken(), subject_token_type: accessTokenType, scope: 'billing.read reports.read', audience: reports }, [], gateway);
+    expect(claims(byUri.body)).toMatchObject({ aud: reports });
+  });
+
+  it('token exchange: an unknown resource is invalid_target', async () => {
+    const res = await token({ grant_type: tokenExchange, subject_token: await billingToken(), subject_token_type: accessTokenType }, ['https://payments.example.com/'], gateway);
+    expect(res).toMatchObject({ status: 400, body: unknownTarget });
   });
 });
