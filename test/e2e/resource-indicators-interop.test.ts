@@ -61,7 +61,7 @@ async function walk(url: URL): Promise<URL> {
   return page.location;
 }
 
-const resources = (...uris: string[]) => uris.map((u) => ['resource', u]);
+const resources = (...uris: string[]): Array<[string, string]> => uris.map((u) => ['resource', u]);
 
 describe('openid-client', () => {
   const discover = () => openid.discovery(new URL(server.url), 'web', 'web-secret', undefined, { execute: [openid.allowInsecureRequests] });

@@ -43,6 +43,10 @@ beforeAll(async () => {
         allowedScopes: ['billing.read', 'reports.read'], redirectUris: ['http://127.0.0.1/agent/callback'],
       },
       {
+        clientId: 'portal', requireClientSecret: false, requireConsent: true, allowedGrantTypes: ['authorization_code'],
+        allowedScopes: ['openid', 'billing.read', 'reports.read'], redirectUris: ['http://127.0.0.1/portal/callback'],
+      },
+      {
         // Fronts the billing API (named by its name; user tokens carry its URI) and calls reports behind it.
         clientId: 'billing-gateway', clientSecrets: [{ value: hashSecret('billing-gateway-secret') }], allowedGrantTypes: ['delegation', tokenExchange],
         allowedScopes: ['billing.read', 'reports.read'], allowedSubjectTokenAudiences: ['billing'],
@@ -216,6 +220,28 @@ describe('the authorization code flow with resource', () => {
     const page = await new Browser(server.url).get(`${server.url}/connect/authorize?${form(params, ['https://payments.example.com/'])}`);
     expect(page.status).toBe(400);
     expect(page.location).toBeUndefined();
+  });
+
+  it('shows the named APIs on the consent page, and only those', async () => {
+    const { params } = webRequest({ client_id: 'portal', redirect_uri: 'http://127.0.0.1/portal/callback', scope: 'openid billing.read reports.read' });
+    const browser = new Browser(server.url);
+    let page = await browser.get(`${server.url}/connect/authorize?${form(params, [billing])}`);
+    page = await browser.submit(page, { username: alice.username, password: alice.password });
+    expect(page.html).toContain('<h1>Allow access?</h1>');
+    expect(page.html).toContain(`<h2>Only at these services:</h2>\n<ul class="resources"><li>${billing}</li></ul>`);
+    expect(page.html).toContain('Read your invoices');
+    expect(page.html).not.toContain('Read your reports');
+    const approved = await browser.submit(page, { decision: 'approve' });
+    expect(approved.location?.searchParams.get('code')).toBeTruthy();
+  });
+
+  it('shows no list of APIs when the request named none', async () => {
+    const { params } = webRequest({ client_id: 'portal', redirect_uri: 'http://127.0.0.1/portal/callback', scope: 'openid billing.read' });
+    const browser = new Browser(server.url);
+    let page = await browser.get(`${server.url}/connect/authorize?${form(params)}`);
+    page = await browser.submit(page, { username: alice.username, password: alice.password });
+    expect(page.html).toContain('<h1>Allow access?</h1>');
+    expect(page.html).not.toContain('class="resources"');
   });
 
   it('a client that must name an API hears invalid_request at its redirect URI without one', async () => {
