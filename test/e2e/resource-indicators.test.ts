@@ -36,6 +36,10 @@ beforeAll(async () => {
         clientId: 'robot', clientSecrets: [{ value: hashSecret('robot-secret') }], allowedGrantTypes: ['client_credentials', 'password', 'refresh_token'],
         allowedScopes: ['billing.read', 'reports.read', 'api1.read'], allowOfflineAccess: true,
       },
+      {
+        clientId: 'robot-ref', clientSecrets: [{ value: hashSecret('robot-ref-secret') }], accessTokenType: 'reference', allowedGrantTypes: ['client_credentials'],
+        allowedScopes: ['billing.read', 'reports.read'],
+      },
       { clientId: 'billing-bot', clientSecrets: [{ value: hashSecret('billing-bot-secret') }], allowedGrantTypes: ['client_credentials'], allowedScopes: ['billing.read'] },
       { clientId: 'strict-bot', clientSecrets: [{ value: hashSecret('strict-bot-secret') }], requireResourceIndicator: true, allowedGrantTypes: ['client_credentials'], allowedScopes: ['billing.read'] },
       {
@@ -304,6 +308,16 @@ describe('introspection of a narrowed token', () => {
     expect(asBilling.body).toMatchObject({ active: true, aud: billing, scope: 'billing.read', client_id: 'robot' });
     const asReports = await postForm(`${server.url}/connect/introspect`, { token: issued.body.access_token as string }, { authorization: basic('reports', 'reports-secret') });
     expect(asReports.body).toEqual({ active: false });
+  });
+
+  it('reports the narrowed aud of a reference token to its API, and nothing to the other', async () => {
+    const issued = await token({ grant_type: 'client_credentials', scope: 'billing.read reports.read' }, [reports], basic('robot-ref', 'robot-ref-secret'));
+    expect(issued).toMatchObject({ status: 200, body: { scope: 'reports.read' } });
+    expect((issued.body.access_token as string).split('.')).toHaveLength(1);
+    const asReports = await postForm(`${server.url}/connect/introspect`, { token: issued.body.access_token as string }, { authorization: basic('reports', 'reports-secret') });
+    expect(asReports.body).toMatchObject({ active: true, aud: reports, scope: 'reports.read', client_id: 'robot-ref' });
+    const asBilling = await postForm(`${server.url}/connect/introspect`, { token: issued.body.access_token as string }, { authorization: basic('billing', 'billing-secret') });
+    expect(asBilling.body).toEqual({ active: false });
   });
 });
 
