@@ -9,7 +9,7 @@ import { decodeJwt } from 'jose';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 import { alice, Browser, signInAndAuthorize, signInClients, signInConfig, webRedirect, webRequest } from '../support/sign-in.js';
-import { decideOverHttp, deviceGrantType } from '../device/helpers.js';
+import { decideOverHttp, deviceGrantType, PageClient } from '../device/helpers.js';
 
 const tokenExchange = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
@@ -279,6 +279,16 @@ describe('the device flow with resource', () => {
     await decideOverHttp(server.url, started.body.verification_uri_complete as string, alice, 'approve');
     return started.body.device_code as string;
   }
+
+  it('lists the named APIs on the device consent page', async () => {
+    const started = await postForm(`${server.url}/connect/deviceauthorization`, form({ client_id: 'tv', scope: 'billing.read reports.read' }, [reports]));
+    const browser = new PageClient(server.url);
+    const entry = await browser.get(started.body.verification_uri_complete as string);
+    const signIn = await browser.submit(entry, { user_code: /id="user_code" name="user_code" value="([^"]*)"/.exec(entry.html)![1]! });
+    const consent = await browser.submit(signIn, { username: alice.username, password: alice.password });
+    expect(consent.html).toContain(`<h2>Only at these services:</h2>\n<ul class="resources"><li>${reports}</li></ul>`);
+    expect(consent.html).not.toContain('Read your invoices');
+  });
 
   it('keeps the APIs with the device code; a poll may narrow to one of them', async () => {
     const deviceCode = await approvedDevice([billing, reports], 'openid billing.read reports.read offline_access');
