@@ -1,5 +1,5 @@
 import {
-  InvalidGrant, requireSenderBinding, type Client, type ClientProblem, type ExtensionGrantValidator, type JsonValue, type PluginConfig, type PluginDependencies,
+  audienceOf, InvalidGrant, requireSenderBinding, type Client, type ClientProblem, type ExtensionGrantValidator, type JsonValue, type PluginConfig, type PluginDependencies,
 } from 'svc/sdk';
 
 /**
@@ -33,6 +33,8 @@ function requireFrontedApis(config: PluginConfig): void {
  */
 export function createDelegationGrant({ tokenValidator, logger, config }: Pick<PluginDependencies, 'tokenValidator' | 'logger' | 'config'>): ExtensionGrantValidator {
   requireFrontedApis(config);
+  // A fronted API (by name) is in a token's `aud` by its name or its `uri` (RFC 8707).
+  const identifierOf = new Map(config.apiResources.map((r) => [r.name, audienceOf(r)]));
   return {
     grantType: 'delegation',
     parameters: [{ name: 'token', maxLength: 16_384, secret: true }],
@@ -56,7 +58,7 @@ export function createDelegationGrant({ tokenValidator, logger, config }: Pick<P
         throw new InvalidGrant('The token does not represent a user.');
       }
       const fronted = ctx.request.client.allowedSubjectTokenAudiences;
-      if (!(typeof aud === 'string' ? [aud] : aud).some((a) => fronted.includes(a))) {
+      if (!(typeof aud === 'string' ? [aud] : aud).some((a) => fronted.some((name) => a === name || a === identifierOf.get(name)))) {
         logger.info({ clientId: ctx.request.client.clientId, aud, allowed: fronted }, 'delegation: token addressed to an API the client does not front');
         throw new InvalidGrant('The token was not issued to an API this client acts for.');
       }

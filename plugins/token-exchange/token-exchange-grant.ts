@@ -1,5 +1,5 @@
 import {
-  certificateBindingProblem, InvalidRequest, InvalidTarget, requireDpopBinding,
+  audienceOf, certificateBindingProblem, InvalidRequest, InvalidTarget, requireDpopBinding,
   type AccessTokenClaims, type Client, type ClientProblem, type ExtensionGrantValidator, type GrantContext, type JsonValue, type PluginConfig, type PluginDependencies,
 } from 'svc/sdk';
 
@@ -25,8 +25,9 @@ function requireExchangeableAudiences(config: PluginConfig): void {
   });
 }
 
-function addressedTo(claims: AccessTokenClaims, allowed: readonly string[]): boolean {
-  return (typeof claims.aud === 'string' ? [claims.aud] : claims.aud).some((a) => allowed.includes(a));
+/** `allowed` names APIs; a token is addressed to one by its name or its `uri` (RFC 8707 `aud`). */
+function addressedTo(claims: AccessTokenClaims, allowed: readonly string[], identifierOf: ReadonlyMap<string, string>): boolean {
+  return (typeof claims.aud === 'string' ? [claims.aud] : claims.aud).some((a) => allowed.some((name) => a === name || a === identifierOf.get(name)));
 }
 
 /**
@@ -42,12 +43,16 @@ function addressedTo(claims: AccessTokenClaims, allowed: readonly string[]): boo
  * invalid_request error code"). A subject token must be addressed to an API the
  * client may exchange tokens of (`allowedSubjectTokenAudiences`); any other is "unacceptable
  * based on policy", `invalid_request` too (§2.2.2). `audience` and `resource` name API
- * resources and narrow the new token's `aud`; an unknown one, or one the requested scopes do
- * not cover (and so one the client is not allowed), is `invalid_target`.
+ * resources and narrow the new token's `aud` to all of them. `resource` is RFC 8707's, checked
+ * by the host as at every grant (`request.resources`); `audience` (§2.1, a logical name) names an
+ * API by its name or its `uri`. An unknown audience, or one the requested scopes do not cover
+ * (and so one the client is not allowed), is `invalid_target`.
  */
 export function createTokenExchangeGrant({ tokenValidator, config, logger }: Pick<PluginDependencies, 'tokenValidator' | 'config' | 'logger'>): ExtensionGrantValidator {
   requireExchangeableAudiences(config);
-  const resourceScopes = new Map(config.apiResources.map((r) => [r.name, r.scopes]));
+  // An API by its name or its `uri`, built once.
+  const apiByTarget = new Map(config.apiResources.flatMap((r) => [[r.name, r], [audienceOf(r), r]] as const));
+  const identifierOf = new Map(config.apiResources.map((r) => [r.name, audienceOf(r)]));
 
   async function validToken(ctx: GrantContext, role: 'subject' | 'actor'): Promise<AccessTokenClaims | undefined> {
     const token = ctx.request.raw.get(`${role}_token`);
@@ -85,18 +90,20 @@ export function createTokenExchangeGrant({ tokenValidator, config, logger }: Pic
       if (ctx.request.raw.get('subject_token') === undefined) throw new InvalidRequest('The subject_token parameter is missing.');
       const subject = (await validToken(ctx, 'subject'))!;
       const exchangeable = ctx.request.client.allowedSubjectTokenAudiences;
-      if (!addressedTo(subject, exchangeable)) {
+      if (!addressedTo(subject, exchangeable, identifierOf)) {
         logger.info({ clientId: ctx.request.client.clientId, aud: subject.aud, allowed: exchangeable }, 'token exchange: subject_token addressed to an audience the client may not exchange');
         throw new InvalidRequest('The subject_token was not issued to an audience this client may exchange.');
       }
       const actor = await validToken(ctx, 'actor');
 
-      const targets = ['audience', 'resource'].map((n) => ctx.request.raw.get(n)).filter((v): v is string => v !== undefined);
-      for (const target of targets) {
-        const scopes = resourceScopes.get(target);
-        if (!scopes || !scopes.some((s) => ctx.request.requestedScopes.includes(s))) {
+      const audience = ctx.request.raw.get('audience');
+      const targets = [...ctx.request.resources];
+      if (audience !== undefined) {
+        const api = apiByTarget.get(audience);
+        if (!api || !api.scopes.some((s) => ctx.request.requestedScopes.includes(s))) {
           throw new InvalidTarget('The requested audience or resource is unknown or not covered by the requested scopes.');
         }
+        if (!targets.includes(audienceOf(api))) targets.push(audienceOf(api));
       }
 
       const claims: Record<string, JsonValue> = {};

@@ -55,6 +55,7 @@ import { buildParameterTable, hostParameters, type ParameterTable } from '../oau
 import { createPluginRegistrar, type PluginRegistry } from '../plugin-host/plugin-registry.js';
 import { standardGrants } from '../grants/index.js';
 import { discoveryDocument } from '../endpoints/discovery.js';
+import { createResourceCatalog, type ResourceCatalog } from '../oauth/resources.js';
 import { createTokenEndpoint } from '../endpoints/token.js';
 import { createIntrospectionEndpoint } from '../endpoints/introspection.js';
 import { createRevocationEndpoint } from '../endpoints/revocation.js';
@@ -149,6 +150,8 @@ export interface HostCradle extends ContainerInputs {
   /** Every client and API resource, from the config and the stores; `create-app` loads it once the plugins are built. */
   clientDirectory: ClientDirectory;
   scopeCatalog: ScopeCatalog;
+  /** The APIs a `resource` parameter may name (RFC 8707), built once from `apiResources`. */
+  resourceCatalog: ResourceCatalog;
   /** The app's one 'password' back-off, for the pages (the password grant counts in the same one). */
   passwordThrottle: PasswordThrottle;
   /** The cookie, CSRF and sign-in sessions every page shares (single sign-on across the pages). */
@@ -201,8 +204,8 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
       createPluginRegistrar({ config, urls, logger, clock, store, tokenValidator, configUsers }),
     ).singleton(),
     refreshTokens: asFunction(({ store, clock, logger }: HostCradle) => createRefreshTokenService({ store, clock, logger })).singleton(),
-    standardGrants: asFunction(({ config, refreshTokens, events, store, counters }: HostCradle) =>
-      standardGrants({ config, refreshTokens, events, store, counters }),
+    standardGrants: asFunction(({ config, refreshTokens, events, store, counters, resourceCatalog }: HostCradle) =>
+      standardGrants({ config, refreshTokens, events, store, counters, resources: resourceCatalog }),
     ).singleton(),
     logEvents: asFunction(({ config }: HostCradle) => logEvents(config.logLevel)).singleton(),
 
@@ -244,6 +247,9 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
       apiScopes: new Set(config.apiScopes.map((s) => s.name)),
       identityScopes: new Set(config.identityResources.map((r) => r.name)),
     })).singleton(),
+    resourceCatalog: asFunction(({ config }: HostCradle) =>
+      createResourceCatalog({ apiResources: config.apiResources, acceptNames: config.resourceIndicators.acceptNames }),
+    ).singleton(),
     // One throttle for every door a password comes through: the password grant counts in the same
     // 'password' back-off, so neither page is a side door for guessing.
     passwordThrottle: asFunction(({ config, counters }: HostCradle) =>
@@ -251,8 +257,8 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     ).singleton(),
     pageParts: asFunction(({ config, store, clock, pageSecret }: HostCradle) => createPageParts({ config, store, clock, secret: pageSecret })).singleton(),
     scopeDescriptions: asFunction(({ config }: HostCradle) => scopeDescriptionsOf(config)).singleton(),
-    authorizationRequests: asFunction(({ config, registry, store, clock, clientDirectory, scopeCatalog }: HostCradle) =>
-      authorizationRequestsOf(clientDirectory.clients, scopeCatalog, { config, verifiers: registry.clientSignatureVerifiers, store, clock })).singleton(),
+    authorizationRequests: asFunction(({ config, registry, store, clock, clientDirectory, scopeCatalog, resourceCatalog }: HostCradle) =>
+      authorizationRequestsOf(clientDirectory.clients, scopeCatalog, { config, verifiers: registry.clientSignatureVerifiers, store, clock }, resourceCatalog)).singleton(),
     pushedRequests: asFunction(({ store, clock }: HostCradle) => createPushedRequests({ store, clock })).singleton(),
     branding: asFunction(({ config }: HostCradle) => loadBranding(config)).singleton(),
     signInPages: asFunction((cradle: HostCradle) => {
@@ -320,7 +326,7 @@ function createHostRouter(cradle: HostCradle): Router {
   const router = createRouter(
     {
       token: createTokenEndpoint({
-        clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, store, clock, logger, events,
+        clientAuthenticator, grants: registry.grants, tokenIssuer, scopeCatalog, resources: cradle.resourceCatalog, store, clock, logger, events,
         credentialParameters: parameterTable.credentials, dpop, tokenUrl: urls.token,
         certificateBinding: certificateBinding({ bindCertificateAuthenticated: config.mtls.certificateBoundAccessTokens }),
         tracing: cradle.tracing,
@@ -336,7 +342,7 @@ function createHostRouter(cradle: HostCradle): Router {
       }),
       revocation: createRevocationEndpoint({ issuer: config.issuer, clientAuthenticator, store, logger, events }),
       deviceAuthorization: createDeviceAuthorizationEndpoint({
-        clientAuthenticator, scopeCatalog, store, clock,
+        clientAuthenticator, scopeCatalog, resources: cradle.resourceCatalog, store, clock,
         userCodes: userCodeScheme(config.deviceFlow.userCodeFormat),
         verificationUri: config.issuer + paths.devicePage,
         limits: {

@@ -17,6 +17,7 @@ import type { PasswordThrottle } from '../throttling/password-throttle.js';
 import type { FailedAttempts } from '../throttling/failed-attempts.js';
 import type { LoadPageParts } from '../pages/page-parts.js';
 import { paths } from '../endpoints/urls.js';
+import type { ResourceCatalog } from '../oauth/resources.js';
 import { createRequestValidator, type RequestValidator } from '../authorize/authorization-request.js';
 import { createAuthorizationCodes } from '../authorize/authorization-codes.js';
 import { createInteractions } from '../authorize/interactions.js';
@@ -56,13 +57,15 @@ export function withUpstreamSignIn(page: SignInPage | undefined, upstream: Exter
 
 /**
  * The authorization request's checks, shared by the authorization endpoint and PAR (RFC 9126 §2.1).
- * Signed request objects (RFC 9101) are read when a plugin can verify client signatures.
+ * Signed request objects (RFC 9101) are read when a plugin can verify client signatures; `resource`
+ * (RFC 8707) names the APIs of `resources`.
  */
-export function authorizationRequestsOf(clients: Lookup<Client>, scopeCatalog: ScopeCatalog, requestObjects?: RequestObjectDeps): RequestValidator {
+export function authorizationRequestsOf(clients: Lookup<Client>, scopeCatalog: ScopeCatalog, requestObjects?: RequestObjectDeps, resources?: ResourceCatalog): RequestValidator {
   return createRequestValidator({
     clients, scopeCatalog,
     ...(requestObjects && requestObjects.verifiers.length > 0 ? { requestObjects: createRequestObjectReader(requestObjects) } : {}),
     requireRequestObjects: requestObjects?.config.requestObjects.required,
+    ...(resources ? { resources } : {}),
   });
 }
 

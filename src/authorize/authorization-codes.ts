@@ -22,6 +22,8 @@ export interface CodeGrant {
   readonly authTime: number;
   /** RFC 9449 §10: the thumbprint of the DPoP key the code may be redeemed with; none, any. */
   readonly dpopJkt?: string;
+  /** RFC 8707: the APIs the request named with `resource` (audience identifiers); none, every API of the scopes. */
+  readonly resources?: readonly string[];
 }
 
 export interface StoredCode {

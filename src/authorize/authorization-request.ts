@@ -9,6 +9,8 @@ import { InvalidRequest, isOAuthError, OAuthError, UnauthorizedClient } from '..
 import type { RequestObjectReader } from './request-object.js';
 import { clientIdMaxLength, scopeMaxLength } from '../oauth/form-params.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
+import { repeatedValues } from '../oauth/form-params.js';
+import { noResources, type ResourceCatalog } from '../oauth/resources.js';
 import { isRegisteredRedirectUri } from './redirect-uri.js';
 import type { UntrustedReason } from '../pages/sign-in-views.js';
 import type { Lookup } from '../clients/client-directory.js';
@@ -64,6 +66,8 @@ export interface AuthorizationRequest extends ResponseTarget {
   readonly idTokenHint?: string | undefined;
   /** The `sub` of the request's valid `id_token_hint`: a session of another user must sign in again. */
   readonly hintSubject?: string | undefined;
+  /** RFC 8707: the APIs the request named with `resource` (audience identifiers), kept with the code. */
+  readonly resources?: readonly string[] | undefined;
 }
 
 /** An error before the client and redirect URI are trusted: shown on a 400 page, never redirected. */
@@ -112,6 +116,8 @@ export interface RequestValidatorDeps {
   readonly requestObjects?: RequestObjectReader | undefined;
   /** `requestObjects.required`: every client must send a signed request object (RFC 9101 §10.5). */
   readonly requireRequestObjects?: boolean | undefined;
+  /** The APIs `resource` may name (RFC 8707); default none. */
+  readonly resources?: ResourceCatalog;
 }
 
 export interface ValidateOptions {
@@ -188,7 +194,8 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
     if ((client.requireRequestObject || deps.requireRequestObjects === true) && options.signed !== true) {
       throw new InvalidRequest('This client must send a signed request object (request).');
     }
-    const scopes = resolveRequestedScopes(client, params.get('scope'), deps.scopeCatalog);
+    // RFC 8707 §2: the APIs named, and only the requested scopes that belong to them.
+    const { scopes, resources } = (deps.resources ?? noResources).grantTarget(client, repeatedValues(params, 'resource'), resolveRequestedScopes(client, params.get('scope'), deps.scopeCatalog));
     const codeChallenge = checkPkce(params, client);
     const prompt = checkPrompt(params.get('prompt'));
     const maxAgeText = params.get('max_age');
@@ -209,6 +216,7 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
       ...uiLocalesOf(params),
       ...(dpopJkt === undefined ? {} : { dpopJkt }),
       ...(idTokenHint === undefined ? {} : { idTokenHint }),
+      ...(resources.length === 0 ? {} : { resources }),
     };
   }
 

@@ -37,8 +37,9 @@ export interface Interactions {
 
 /**
  * The request as stored: `[redirectUri, scopes, state, nonce, codeChallenge, prompt, maxAge,
- * loginHint, uiLocales, dpopJkt, responseMode]`: lists space-joined (RFC 6749 §3.3: a scope has no
- * space), `maxAge` as text, the number `0` for absent (or empty, or `query`), trailing `0`s cut.
+ * loginHint, uiLocales, dpopJkt, responseMode, resources]`: lists space-joined (RFC 6749 §3.3: a
+ * scope has no space), resources joined by a line break (an API name may hold a space, none a line
+ * break), `maxAge` as text, the number `0` for absent (or empty, or `query`), trailing `0`s cut.
  * The response mode is its index in `storedModes` (`1` was `form_post` before JARM, and still is).
  */
 type StoredRequest = ReadonlyArray<string | number>;
@@ -55,6 +56,7 @@ function storedRequest(r: AuthorizationRequest): StoredRequest {
   const values: Array<string | number> = [
     r.redirectUri, r.scopes.join(' ') || 0, r.state ?? 0, r.nonce ?? 0, r.codeChallenge ?? 0, r.prompt.join(' ') || 0,
     r.maxAge === undefined ? 0 : String(r.maxAge), r.loginHint ?? 0, r.uiLocales ?? 0, r.dpopJkt ?? 0, Math.max(0, storedModes.indexOf(r.responseMode)),
+    r.resources?.join('\n') || 0,
   ];
   while (values.at(-1) === 0) values.pop();
   return values;
@@ -66,6 +68,7 @@ function requestOf(clientId: string, q: StoredRequest): AuthorizationRequest {
   const maxAge = text(6);
   const uiLocales = text(8);
   const dpopJkt = text(9);
+  const resources = text(11);
   return {
     clientId,
     redirectUri: q[0] as string,
@@ -79,6 +82,7 @@ function requestOf(clientId: string, q: StoredRequest): AuthorizationRequest {
     loginHint: text(7),
     ...(uiLocales === undefined ? {} : { uiLocales }),
     ...(dpopJkt === undefined ? {} : { dpopJkt }),
+    ...(resources === undefined ? {} : { resources: resources.split('\n') }),
   };
 }
 

@@ -17,6 +17,7 @@
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { ClientSignatureVerifier, Clock } from '../sdk/contracts.js';
 import { InvalidRequestObject } from '../oauth/errors.js';
+import { joinRepeated, repeatableParameters } from '../oauth/form-params.js';
 import { isJwsAlgorithm, MalformedJws, parseCompactJws, type CompactJws, type JwsAlgorithm } from '../sdk/jws.js';
 import { timeOrderedKey } from '../sdk/store-keys.js';
 import { isDuplicateKeyError, type Store } from '../store/store.js';
@@ -129,7 +130,10 @@ export function createRequestObjectReader(deps: RequestObjectDeps): RequestObjec
       if (name === 'request' || name === 'request_uri') refuse(`the object contains ${name}`);
       if (typeof value === 'string') params.set(name, value);
       else if (typeof value === 'number' || typeof value === 'boolean') params.set(name, String(value));
-      else if (!ignoredObjects.has(name)) refuse(`parameter ${show(name)} is ${value === null ? 'null' : Array.isArray(value) ? 'an array' : 'an object'}`, 'A parameter in the request object is not a string.');
+      // RFC 8707 §2 with RFC 9101: several `resource` values are a JSON array of strings.
+      else if (repeatableParameters.has(name) && Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string' && v !== '' && !v.includes('\n'))) {
+        params.set(name, joinRepeated(value as string[]));
+      } else if (!ignoredObjects.has(name)) refuse(`parameter ${show(name)} is ${value === null ? 'null' : Array.isArray(value) ? 'an array' : 'an object'}`, 'A parameter in the request object is not a string.');
     }
     return params;
   }

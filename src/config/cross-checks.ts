@@ -78,6 +78,11 @@ function checkModel(raw: Raw, add: Add): ModelNames {
     });
   });
   const resourceNames = unique(apiResources, 'name', 'apiResources', add);
+  // RFC 8707: one URI names one API, and the `aud` it becomes must not be another API's name.
+  unique(apiResources, 'uri', 'apiResources', add);
+  apiResources.forEach((r, i) => {
+    if (typeof r.uri === 'string' && resourceNames.has(r.uri) && r.uri !== r.name) add(['apiResources', i, 'uri'], `"${r.uri}" is the name of another API resource; a token's aud would name both`);
+  });
   // RFC 9701: an API's introspection answers are signed with a key the service keeps.
   const signing = isObject(raw.signing) ? raw.signing : {};
   const held = [

@@ -108,6 +108,8 @@ export const clientSchema = fields({
   authorizationCodeLifetime: wholeNumber(1, 600, 'Authorization code lifetime in seconds.').default(300),
   requireDPoP: flag('Every token request must carry a DPoP proof (RFC 9449), so every access token of the client is bound to its key. IdentityServer\'s name.').default(false),
   allowedIdentityTokenSigningAlgorithms: textList('The algorithm of this client\'s ID tokens: the first entry, which must be one of `signing.idTokenAlgorithms`. Empty: RS256, OpenID Connect Core\'s default.').default(() => []),
+  // The MCP authorization profile: every token names the one API it is for.
+  requireResourceIndicator: flag('Authorization, device authorization and token requests must name the API they are for with `resource` (RFC 8707), so every access token of this client is addressed to named APIs only, as the Model Context Protocol\'s authorization profile asks.').default(false),
 }, { expected: 'a client object' });
 
 const description = () => checkedBy<LocalizedText>(
@@ -120,12 +122,22 @@ export const apiScopeSchema = fields({
   description: description(),
 }, { expected: '{ name, description? }' });
 
+const resourceUriMessage = (iss: { input?: unknown }): string =>
+  `expected an absolute URI without a fragment such as "https://billing.example.com/" (RFC 8707 §2), got ${describeValue(iss.input)}`;
+
+/** RFC 8707 §2: a resource indicator is an absolute URI (RFC 3986 §4.3) without a fragment. */
+export function isResourceIndicator(value: string): boolean {
+  return URL.canParse(value) && !value.includes('#') && !/\s/.test(value);
+}
+
 export const apiResourceSchema = fields({
-  name: text({ max: 100, description: 'The resource\'s name: the `aud` of tokens for its scopes, and its id at introspection.' }),
+  name: text({ max: 100, description: 'The resource\'s name: its id at introspection, and the `aud` of tokens for its scopes unless it has a `uri`.' }),
+  uri: z.string({ error: resourceUriMessage }).max(2000, { error: resourceUriMessage }).refine(isResourceIndicator, { error: resourceUriMessage })
+    .describe('Its resource indicator (RFC 8707): an absolute URI without a fragment, e.g. `"https://billing.example.com/"`. Clients name the API by it in `resource`, and it is the `aud` of tokens for the API in place of `name`.').optional(),
   scopes: textList('Its API scopes, each defined in `apiScopes`.'),
   secrets: secrets('Secrets the API uses to authenticate at the introspection endpoint.'),
   introspectionSigningAlgorithm: text({ description: 'The algorithm of the API\'s JWT introspection answers (RFC 9701 `introspection_signed_response_alg`): one the service signs with (`signing.accessTokenAlgorithm` or `signing.idTokenAlgorithms`). Default RS256.' }).optional(),
-}, { expected: '{ name, scopes, secrets?, introspectionSigningAlgorithm? }' });
+}, { expected: '{ name, uri?, scopes, secrets?, introspectionSigningAlgorithm? }' });
 
 export const identityResourceSchema = fields({
   name: text({ description: 'e.g. `"openid"`, `"profile"`, `"email"`.' }),

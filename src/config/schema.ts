@@ -298,6 +298,10 @@ export const userConfigSchema = fields({
   clients: list(clientSchema, 'The clients.').default(() => []),
   apiScopes: list(apiScopeSchema, 'The API scopes clients may request.').default(() => []),
   apiResources: list(apiResourceSchema, 'The APIs tokens are addressed to, with their scopes.').default(() => []),
+  resourceIndicators: fields({
+    // IdentityServer names its API resources and takes the name as `resource`; RFC 8707 §2 wants an absolute URI.
+    acceptNames: flag('A `resource` parameter may also name an API by its `name` (IdentityServer\'s way) rather than only by its `uri`; the token\'s `aud` is still the API\'s `uri` when it has one.').default(false),
+  }, { expected: 'an object { acceptNames? }', description: 'Resource indicators (RFC 8707): how the `resource` parameter names an API (docs/guides/resource-indicators.md).' }).prefault({}),
   identityResources: list(identityResourceSchema, 'OpenID Connect identity resources; with any, `openid` is required.').default(() => []),
   users: list(userSchema, 'Users of the password grant and the sign-in page.').default(() => []),
   signing: signingSchema.prefault({}),

@@ -27,6 +27,8 @@ export interface DeviceFlow {
   readonly flowId: string;
   readonly clientId: string;
   readonly scopes: readonly string[];
+  /** RFC 8707: the APIs the device named with `resource` (audience identifiers); none, every API of the scopes. */
+  readonly resources?: readonly string[];
   readonly status: FlowStatus;
   /** Set on approval. */
   readonly subject?: string;
@@ -64,6 +66,7 @@ export interface DeviceFlowStore {
   start(input: {
     clientId: string;
     scopes: readonly string[];
+    resources?: readonly string[];
     lifetimeSeconds: number;
     intervalSeconds: number;
     userCodes: UserCodeScheme;
@@ -118,11 +121,11 @@ export function createDeviceFlowStore({ store, clock }: { store: Store; clock: C
   }
 
   return {
-    async start({ clientId, scopes, lifetimeSeconds, intervalSeconds, userCodes }) {
+    async start({ clientId, scopes, resources, lifetimeSeconds, intervalSeconds, userCodes }) {
       const now = clock.now();
       const expiresAt = now + lifetimeSeconds * 1000;
       const flowId = randomBytes(16).toString('base64url');
-      const userCode = await addUserCode({ flowId, clientId, scopes, status: 'pending', expiresAt }, userCodes, now);
+      const userCode = await addUserCode({ flowId, clientId, scopes, ...(resources === undefined ? {} : { resources }), status: 'pending', expiresAt }, userCodes, now);
       const deviceCode = newHandle();
       const state: DeviceCodeState = { flowId, userCodeDigest: userCodeDigest(userCode), expiresAt, interval: intervalSeconds };
       await store.add({

@@ -135,7 +135,7 @@ export function createVerificationPage(deps: VerificationPageDeps) {
       status: 200,
       view: {
         kind: 'consent', csrf: csrfFor(browserId), userCode: userCodes.display(found.userCode),
-        clientName: clientName(found.client), scopes, username: user.username,
+        clientName: clientName(found.client), scopes, resources: found.flow.value.resources, username: user.username,
       },
     };
   }

@@ -11,6 +11,8 @@ import { UnauthorizedClient } from '../oauth/errors.js';
 import type { WindowLimit } from '../throttling/rate-limits.js';
 import { tooManyRequests } from '../throttling/too-many-requests.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
+import { repeatedValues } from '../oauth/form-params.js';
+import { noResources, type ResourceCatalog } from '../oauth/resources.js';
 import { createDeviceFlowStore } from '../device/device-flow-store.js';
 import type { UserCodeScheme } from '../device/user-code.js';
 import { deviceCodeGrantType } from '../grants/device-code.js';
@@ -29,6 +31,8 @@ export interface DeviceAuthorizationResponse {
 export interface DeviceAuthorizationDeps {
   clientAuthenticator: ClientAuthenticator;
   scopeCatalog: ScopeCatalog;
+  /** The APIs `resource` may name (RFC 8707); default none. */
+  resources?: ResourceCatalog;
   store: Store;
   clock: Clock;
   userCodes: UserCodeScheme;
@@ -71,12 +75,14 @@ export function createDeviceAuthorizationEndpoint(deps: DeviceAuthorizationDeps)
     // With no `scope`, the device asks for everything the client is allowed, identity scopes
     // included (issue 6): the user sees and approves the whole list on the page.
     const scope = request.params.get('scope');
-    const scopes = scope === undefined ? [...client.allowedScopes] : resolveRequestedScopes(client, scope, deps.scopeCatalog);
+    const asked = scope === undefined ? [...client.allowedScopes] : resolveRequestedScopes(client, scope, deps.scopeCatalog);
+    // RFC 8707: the APIs the device names are kept with the flow, with only their scopes.
+    const { scopes, resources } = (deps.resources ?? noResources).grantTarget(client, repeatedValues(request.params, 'resource'), asked);
     const lifetime = client.deviceCodeLifetime;
     // The interval announced is the one the token endpoint enforces (RFC 8628 §3.5).
     const interval = client.pollingInterval;
     const started = await flows.start({
-      clientId: client.clientId, scopes, lifetimeSeconds: lifetime, intervalSeconds: interval, userCodes: deps.userCodes,
+      clientId: client.clientId, scopes, ...(resources.length > 0 ? { resources } : {}), lifetimeSeconds: lifetime, intervalSeconds: interval, userCodes: deps.userCodes,
     });
     deps.events?.raise({ type: 'device.authorized', clientId: client.clientId, scopes }, request.requestId);
     const userCode = deps.userCodes.display(started.userCode);

@@ -12,6 +12,7 @@ import type { AccessTokenClaims, Clock, JsonValue, TokenValidator } from '../sdk
 import type { ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { InvalidRequest } from '../oauth/errors.js';
 import { boundJkt } from '../sdk/dpop.js';
+import { audienceOf } from '../sdk/resources.js';
 import type { WindowLimit } from '../throttling/rate-limits.js';
 import { tooManyRequests } from '../throttling/too-many-requests.js';
 import type { FormRequest } from './form-request.js';
@@ -29,9 +30,11 @@ export type IntrospectionAnswer =
 
 /** The token's scopes that belong to the caller; none when its audience leaves the caller out. */
 function scopesFor(api: ApiResource, claims: AccessTokenClaims): string[] {
-  // A token whose audience was narrowed (RFC 8693 `audience`) is not for an API left out of `aud`.
+  // A token whose audience was narrowed (RFC 8693 `audience`, RFC 8707 `resource`) is not for an
+  // API left out of `aud`. An API is in `aud` by its identifier (`audienceOf`: its `uri` when it
+  // has one), or by its name in a token issued before it had a `uri`.
   const audiences: readonly unknown[] = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-  if (!audiences.includes(api.name) || typeof claims.scope !== 'string') return [];
+  if (!(audiences.includes(audienceOf(api)) || audiences.includes(api.name)) || typeof claims.scope !== 'string') return [];
   return claims.scope.split(' ').filter((s) => api.scopes.includes(s));
 }
 

@@ -11,6 +11,9 @@ import type { ClientAuthenticator } from '../client-authentication/client-authen
 import { InvalidRequest, isOAuthError, UnauthorizedClient, UnsupportedGrantType } from '../oauth/errors.js';
 import { answerSpentGrant, runGrant, type GrantOutcome } from '../grants/grant-runner.js';
 import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
+import { repeatedValues } from '../oauth/form-params.js';
+import { noResources, type ResourceCatalog } from '../oauth/resources.js';
+import { accessTarget } from '../oauth/access-target.js';
 import type { PreparedIssuance, TokenIssuer, TokenResponse } from '../oauth/token-issuer.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
@@ -24,6 +27,8 @@ export interface TokenEndpointDeps {
   grants: ReadonlyMap<string, ExtensionGrantValidator>;
   tokenIssuer: TokenIssuer;
   scopeCatalog: ScopeCatalog;
+  /** The APIs `resource` may name (RFC 8707); default none, so any `resource` is `invalid_target`. */
+  resources?: ResourceCatalog;
   store: Store;
   clock: Clock;
   logger: Logger;
@@ -41,6 +46,7 @@ export interface TokenEndpointDeps {
 
 export function createTokenEndpoint(deps: TokenEndpointDeps) {
   const tracing = deps.tracing ?? tracingOff;
+  const resources = deps.resources ?? noResources;
   function checkGrantType(request: FormRequest): ExtensionGrantValidator {
     const grantType = request.params.get('grant_type');
     if (grantType === undefined) throw new InvalidRequest('The grant_type parameter is missing.');
@@ -80,23 +86,26 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     // One confirmation for both kinds of binding (RFC 7800): a DPoP key and a TLS client certificate.
     const cnf: Confirmation | undefined = proof || certificate ? { ...(proof ? { jkt: proof.jkt } : {}), ...certificate } : undefined;
     const requestedScopes = resolveRequestedScopes(client, request.params.get('scope'), deps.scopeCatalog);
+    // RFC 8707 §2: the APIs the token is for, checked before any grant runs.
+    const requestedResources = resources.resolve(client, repeatedValues(request.params, 'resource'));
     const raw = new Map(request.params);
     for (const name of deps.credentialParameters) raw.delete(name);
-    const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), raw, remoteAddress: request.remoteAddress, dpop: proof,
+    const validated: ValidatedTokenRequest = { client, grantType: grant.grantType, requestedScopes, scopeRequested: request.params.has('scope'), resources: requestedResources, raw, remoteAddress: request.remoteAddress, dpop: proof,
       certificateThumbprint: request.clientCertificate?.thumbprint };
     const attributes = { 'oauth.grant_type': grant.grantType, 'oauth.client_id': client.clientId };
     const outcome = await tracing.span(`grant ${grant.grantType}`, attributes, () => runGrant(grant, validated, deps.logger));
+    const target = accessTarget(resources, validated, outcome);
     // RFC 9449 §11.1: the replay check, before anything is issued or spent.
     await verified?.spend();
     const response = await tracing.span('token_issuance', attributes, async () => {
       const issuance = await deps.tokenIssuer.prepare({
         client, grantType: grant.grantType, grant: outcome.success, scopes: outcome.scopes, customResponse: outcome.customResponse,
-        ...(cnf ? { cnf } : {}),
+        ...(target ? { target } : {}), ...(cnf ? { cnf } : {}),
       });
       return commit(grant, validated, outcome, issuance);
     });
     deps.events?.raise(
-      { type: 'token.issued', clientId: client.clientId, grantType: grant.grantType, subject: outcome.success.subject.id, scopes: outcome.scopes },
+      { type: 'token.issued', clientId: client.clientId, grantType: grant.grantType, subject: outcome.success.subject.id, scopes: target?.scopes ?? outcome.scopes },
       request.requestId,
     );
     return response;

@@ -21,6 +21,7 @@ import type { Store } from '../store/store.js';
 import type { EventService } from '../events/event-service.js';
 import { createAuthorizationCodes } from '../authorize/authorization-codes.js';
 import { familyOfSpentGrant, revokeFamily } from '../oauth/grant-family.js';
+import { noResources, type ResourceCatalog } from '../oauth/resources.js';
 
 export const authorizationCodeGrantType = 'authorization_code';
 
@@ -28,7 +29,7 @@ const invalidCode = (): OAuthError => new InvalidGrant('The authorization code i
 /** RFC 7636 §4.1: 43 to 128 characters of the unreserved set. */
 const verifierShape = /^[A-Za-z0-9._~-]{43,128}$/;
 
-export function createAuthorizationCodeGrant({ store, clock, logger, events }: { store: Store; clock: Clock; logger: Logger; events?: EventService }): ExtensionGrantValidator {
+export function createAuthorizationCodeGrant({ store, clock, logger, events, resources = noResources }: { store: Store; clock: Clock; logger: Logger; events?: EventService; resources?: ResourceCatalog }): ExtensionGrantValidator {
   const codes = createAuthorizationCodes({ store, clock });
 
   async function redeemedAgain(code: string, request: ValidatedTokenRequest): Promise<OAuthError> {
@@ -67,6 +68,9 @@ export function createAuthorizationCodeGrant({ store, clock, logger, events }: {
     return {
       subject: { kind: 'user', id: found.subject, authTime: grant.authTime },
       scopes: grant.scopes,
+      // RFC 8707 §2.2: a code granted for several APIs may be redeemed for some of them; its
+      // refresh token keeps them all.
+      ...(grant.resources === undefined ? {} : { audience: resources.within(grant.resources, request.resources)!, grantedAudience: grant.resources }),
       consumes: code,
       idToken: { nonce: grant.nonce, sid: grant.sid },
     };

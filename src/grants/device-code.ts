@@ -19,6 +19,7 @@ import type { Store } from '../store/store.js';
 import { createDeviceFlowStore, type DeviceFlowStore } from '../device/device-flow-store.js';
 import { recordPoll } from '../device/polling-interval.js';
 import { familyOfSpentGrant, revokeFamily } from '../oauth/grant-family.js';
+import { noResources, type ResourceCatalog } from '../oauth/resources.js';
 
 export const deviceCodeGrantType = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -28,7 +29,7 @@ const alreadyUsed = (): OAuthError => new InvalidGrant('The device code has alre
 const invalidCode = (): OAuthError => new InvalidGrant('The device code is invalid.');
 const expired = (): OAuthError => new ExpiredToken('The device code has expired.');
 
-export function createDeviceCodeGrant({ store, clock, logger }: { store: Store; clock: Clock; logger: Logger }): ExtensionGrantValidator {
+export function createDeviceCodeGrant({ store, clock, logger, resources = noResources }: { store: Store; clock: Clock; logger: Logger; resources?: ResourceCatalog }): ExtensionGrantValidator {
   const flows = createDeviceFlowStore({ store, clock });
 
   /** A poll for a code that was redeemed at `redeemedAt`. */
@@ -45,7 +46,10 @@ export function createDeviceCodeGrant({ store, clock, logger }: { store: Store; 
     async validate(ctx) {
       const deviceCode = ctx.request.raw.get('device_code');
       if (deviceCode === undefined) throw new InvalidRequest('The device_code parameter is required.');
-      ctx.result = await poll(flows, clock, deviceCode, ctx.request.client, redeemedAgain);
+      const success = await poll(flows, clock, deviceCode, ctx.request.client, redeemedAgain);
+      // RFC 8707: the APIs named at device authorization, or some of them when the poll names any.
+      const granted = success.grantedAudience;
+      ctx.result = granted === undefined ? success : { ...success, audience: resources.within(granted, ctx.request.resources)! };
     },
     async spent(deviceCode, request) {
       const found = await flows.getDeviceCode(deviceCode);
@@ -88,7 +92,10 @@ async function poll(
     if (flow.status === 'denied') throw new AccessDenied('The user denied the request.');
     if (flow.subject === undefined || flow.authTime === undefined) throw new InvalidGrant();
     // One redemption, atomically across nodes: the token endpoint spends the code with the tokens.
-    return { subject: { kind: 'user', id: flow.subject, authTime: flow.authTime }, scopes: flow.scopes, consumes: deviceCode };
+    return {
+      subject: { kind: 'user', id: flow.subject, authTime: flow.authTime }, scopes: flow.scopes, consumes: deviceCode,
+      ...(flow.resources === undefined ? {} : { grantedAudience: flow.resources }),
+    };
   }
   throw new SlowDown('Polling too fast; slow down.');
 }

@@ -9,6 +9,7 @@ import type { EventService } from '../events/event-service.js';
 import type { Store } from '../store/store.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { Counters } from '../throttling/counters.js';
+import type { ResourceCatalog } from '../oauth/resources.js';
 import { createAuthorizationCodeGrant } from './authorization-code.js';
 import { createClientCredentialsGrant } from './client-credentials.js';
 import { createDeviceCodeGrant } from './device-code.js';
@@ -22,17 +23,19 @@ export interface StandardGrantServices {
   readonly store: Store;
   /** Where the password grant's throttle counts: the app's one 'password' back-off. */
   readonly counters: Counters;
+  /** The APIs `resource` names (RFC 8707): codes, device codes and refresh tokens narrow within theirs. */
+  readonly resources?: ResourceCatalog;
 }
 
-export function standardGrants({ config, refreshTokens, events, store, counters }: StandardGrantServices): Plugin {
+export function standardGrants({ config, refreshTokens, events, store, counters, resources }: StandardGrantServices): Plugin {
   return {
     name: 'standard-grants',
     extensionGrants: [
       createClientCredentialsGrant,
       (deps) => createPasswordGrant({ ...deps, events, counters, passwordThrottle: config.passwordThrottle }),
-      () => createRefreshTokenGrant({ refreshTokens }),
-      ({ clock, logger }) => createDeviceCodeGrant({ store, clock, logger }),
-      ({ clock, logger }) => createAuthorizationCodeGrant({ store, clock, logger, events }),
+      () => createRefreshTokenGrant({ refreshTokens, ...(resources ? { resources } : {}) }),
+      ({ clock, logger }) => createDeviceCodeGrant({ store, clock, logger, ...(resources ? { resources } : {}) }),
+      ({ clock, logger }) => createAuthorizationCodeGrant({ store, clock, logger, events, ...(resources ? { resources } : {}) }),
     ],
   };
 }

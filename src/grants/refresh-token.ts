@@ -1,15 +1,17 @@
 import { InvalidGrant, InvalidRequest, type ExtensionGrantValidator } from '../sdk/index.js';
 import type { RefreshTokenService } from '../oauth/refresh-tokens.js';
 import { parseScope } from '../oauth/scopes.js';
+import { noResources, type ResourceCatalog } from '../oauth/resources.js';
 
 /**
  * RFC 6749 §6: a refresh token buys a new access token and, by rotation, a new refresh token
- * of the same family. A narrower `scope` may be asked for, never a wider one; the family keeps
- * its original scope and audience. The presented token is spent by the host when it stores the
+ * of the same family. A narrower `scope` may be asked for, never a wider one, and with `resource`
+ * (RFC 8707 §2.2) a token for some of the family's APIs, never another; the family keeps its
+ * original scope and audience. The presented token is spent by the host when it stores the
  * new ones (`consumes`), so a failed request leaves it usable. The service's `invalid_grant` and
  * `invalid_scope` errors are the grant's answers as they are.
  */
-export function createRefreshTokenGrant({ refreshTokens }: { refreshTokens: RefreshTokenService }): ExtensionGrantValidator {
+export function createRefreshTokenGrant({ refreshTokens, resources = noResources }: { refreshTokens: RefreshTokenService; resources?: ResourceCatalog }): ExtensionGrantValidator {
   return {
     grantType: 'refresh_token',
     parameters: [{ name: 'refresh_token', maxLength: 100, secret: true }],
@@ -33,7 +35,8 @@ export function createRefreshTokenGrant({ refreshTokens }: { refreshTokens: Refr
       }
       ctx.result = {
         subject: redeemed.subject,
-        ...(redeemed.audience === undefined ? {} : { audience: redeemed.audience }),
+        // RFC 8707 §2.2: each refresh may ask for a token for some of the family's APIs, never others.
+        ...(redeemed.audience === undefined ? {} : { audience: resources.within(redeemed.audience, ctx.request.resources)! }),
         scopes: requested ?? redeemed.scopes,
         claims: redeemed.claims,
         sessionId: redeemed.familyId,

@@ -36,6 +36,25 @@ export const hostParameters: readonly ParameterDeclaration[] = [
 /** Cap for any other parameter. */
 export const defaultParameterCap = 2048;
 
+/**
+ * Parameters that may be sent more than once: RFC 8707 §2's `resource`, one per API. Their values
+ * are kept in the one map entry joined by a newline, which no absolute URI contains (RFC 3986);
+ * read them with `repeatedValues`.
+ */
+export const repeatableParameters: ReadonlySet<string> = new Set(['resource']);
+const repeatSeparator = '\n';
+
+/** A repeatable parameter's values as one map entry (what the form parser makes of `resource=a&resource=b`). */
+export function joinRepeated(values: readonly string[]): string {
+  return values.join(repeatSeparator);
+}
+
+/** Every value of a repeatable parameter, in the order sent; none when it was not sent. */
+export function repeatedValues(params: ReadonlyMap<string, string>, name: string): string[] {
+  const joined = params.get(name);
+  return joined === undefined ? [] : joined.split(repeatSeparator);
+}
+
 /** Every declared parameter's cap, and which are credentials; built once at start-up. */
 export interface ParameterTable {
   readonly caps: ReadonlyMap<string, number>;
@@ -66,8 +85,8 @@ export const hostParameterTable: ParameterTable = buildParameterTable(hostParame
 
 /**
  * Parses `application/x-www-form-urlencoded` text. Rejects a parameter given twice
- * (RFC 6749 §3.2) and values over their cap; drops empty values, which RFC 6749 §3.1 says are
- * treated as omitted.
+ * (RFC 6749 §3.2) unless it is repeatable (`repeatableParameters`), and values over their cap;
+ * drops empty values, which RFC 6749 §3.1 says are treated as omitted.
  */
 export function parseFormParams(body: string, maxParameters: number, table: ParameterTable = hostParameterTable): Map<string, string> {
   const params = new Map<string, string>();
@@ -75,7 +94,7 @@ export function parseFormParams(body: string, maxParameters: number, table: Para
   let count = 0;
   for (const [name, value] of new URLSearchParams(body)) {
     if (++count > maxParameters) throw new InvalidRequest(`Too many parameters (at most ${maxParameters}).`);
-    if (seen.has(name)) {
+    if (seen.has(name) && !repeatableParameters.has(name)) {
       throw new InvalidRequest(`${describeParameter(name, table)} is included more than once.`, { logDetail: `parameter ${logName(name)} given twice` });
     }
     seen.add(name);
@@ -85,7 +104,16 @@ export function parseFormParams(body: string, maxParameters: number, table: Para
         logDetail: `parameter ${logName(name)} has ${value.length} characters`,
       });
     }
-    if (value !== '') params.set(name, value);
+    if (value === '') continue;
+    if (!repeatableParameters.has(name)) {
+      params.set(name, value);
+      continue;
+    }
+    // A line break inside one value becomes a space, which no URI holds either: the value stays
+    // one (malformed) value for its endpoint to refuse, rather than splitting into two.
+    const one = value.replaceAll(repeatSeparator, ' ');
+    const earlier = params.get(name);
+    params.set(name, earlier === undefined ? one : earlier + repeatSeparator + one);
   }
   return params;
 }

@@ -63,7 +63,8 @@ export function createRefreshTokenService({ store, clock, logger }: { store: Sto
     return {
       key: familyKey(familyId), type: 'refresh_family', clientId: client.clientId, subjectId: grant.subject.id,
       sessionId: familyId, createdAt: now, expiresAt: now + client.absoluteRefreshTokenLifetime * 1000, consumedAt: undefined,
-      data: JSON.stringify({ scopes, audience: grant.audience } satisfies FamilyData),
+      // RFC 8707 §2.2: the family holds everything granted; each access token may be for less.
+      data: JSON.stringify({ scopes, audience: grant.grantedAudience ?? grant.audience } satisfies FamilyData),
     };
   }
 

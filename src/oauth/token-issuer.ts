@@ -19,6 +19,8 @@ import { newHandle, newTokenId } from './handles.js';
 import { familyOfSpentGrant, newFamilyId } from './grant-family.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
 import { signToken } from './keys/signing-key.js';
+import { audienceOf } from '../sdk/resources.js';
+import type { AccessTarget } from './access-target.js';
 
 /** Claims a grant can never set: the issuer owns them. */
 const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'cnf']);
@@ -41,7 +43,10 @@ export interface IssueRequest {
   /** The grant type of the request (kept with a refresh token). */
   grantType: string;
   grant: GrantSuccess;
+  /** The grant's scopes: the refresh token's and the ID token's, and the access token's unless `target` narrows them. */
   scopes: readonly string[];
+  /** RFC 8707: the APIs the access token is for and its scopes, when the request named resources. */
+  target?: AccessTarget;
   customResponse?: Readonly<Record<string, JsonValue>>;
   /**
    * The key the access token is bound to (RFC 7800 `cnf`): `jkt` for DPoP (RFC 9449 §6),
@@ -75,15 +80,21 @@ export interface TokenIssuerDeps {
 }
 
 export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens, tracing = tracingOff }: TokenIssuerDeps): TokenIssuer {
+  // Each API by its audience identifier (RFC 8707: its `uri`, else its name), and any name or
+  // identifier a grant's `audience` may use mapped to that identifier.
   const resourcesByScope = new Map<string, string[]>();
+  const identifierOf = new Map<string, string>();
   for (const r of config.apiResources) {
-    for (const s of r.scopes) resourcesByScope.set(s, [...(resourcesByScope.get(s) ?? []), r.name]);
+    const id = audienceOf(r);
+    identifierOf.set(r.name, id).set(id, id);
+    for (const s of r.scopes) resourcesByScope.set(s, [...(resourcesByScope.get(s) ?? []), id]);
   }
   // RFC 9068 §2.2 requires `aud`; tokens with no API scope get the issuer's own resource audience.
   const fallbackAudience = `${config.issuer}/resources`;
   const alg = config.signing.accessTokenAlgorithm;
 
-  function audienceFor(scopes: readonly string[], only: readonly string[] | undefined): string | string[] {
+  function audienceFor(scopes: readonly string[], limit: readonly string[] | undefined): string | string[] {
+    const only = limit?.map((a) => identifierOf.get(a) ?? a);
     const aud = new Set<string>();
     for (const s of scopes) for (const r of resourcesByScope.get(s) ?? []) if (!only || only.includes(r)) aud.add(r);
     if (aud.size === 0) return fallbackAudience;
@@ -91,9 +102,10 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
   }
 
   function buildAccessToken(
-    { client, grant, scopes, cnf }: IssueRequest,
+    { client, grant, scopes: grantScopes, target, cnf }: IssueRequest,
     familyId: string | undefined,
   ): { token: string | Promise<string>; expiresIn: number; record?: PersistedGrant } {
+    const scopes = target?.scopes ?? grantScopes;
     const now = Math.floor(clock.now() / 1000);
     const expiresIn = client.accessTokenLifetime;
     const claims: Record<string, JsonValue> = {};
@@ -101,7 +113,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     Object.assign(claims, {
       iss: config.issuer,
       sub: grant.subject.id,
-      aud: audienceFor(scopes, grant.audience),
+      aud: audienceFor(scopes, target?.audience ?? grant.audience),
       client_id: client.clientId,
       scope: scopes.join(' '),
       iat: now,
@@ -151,7 +163,8 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
       access_token: accessToken,
       token_type: request.cnf?.jkt === undefined ? 'Bearer' : 'DPoP',
       expires_in: access.expiresIn,
-      scope: scopes.join(' '),
+      // RFC 6749 §5.1: the access token's scope, narrowed to its APIs when `resource` named them.
+      scope: (request.target?.scopes ?? scopes).join(' '),
     };
     if (refreshable) {
       // A public client's refresh token is bound like its access token: to the DPoP key (RFC 9449

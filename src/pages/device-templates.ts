@@ -151,6 +151,8 @@ ${view.scopes.length > 0
     ? html`<h2>${t.scopesHeading}</h2>
 <ul class="scopes">${view.scopes.map((scope) => scopeItem(scope, text))}</ul>`
     : ''}
+${view.resources?.length ? html`<h2>${t.resourcesHeading}</h2>
+<ul class="resources">${view.resources.map((r) => html`<li>${r}</li>`)}</ul>` : ''}
 <form method="post" action="${action}">
 ${hidden('step', 'consent')}${hidden('csrf', view.csrf)}${hidden('user_code', view.userCode)}
 <div class="actions"><button type="submit" name="decision" value="approve">${t.approve}</button><button type="submit" class="secondary" name="decision" value="deny">${t.deny}</button></div>

@@ -51,6 +51,8 @@ export type PageView =
       readonly userCode: string;
       readonly clientName: string;
       readonly scopes: readonly ScopeLine[];
+      /** RFC 8707: the APIs the device named with `resource`; empty when none. */
+      readonly resources?: readonly string[] | undefined;
       readonly username: string;
     }
   | { readonly kind: 'done'; readonly approved: boolean; readonly clientName: string }

@@ -120,6 +120,8 @@ ${view.unverified ? html`<p class="notice" role="alert">${a.unverifiedClient(htm
 ${view.returnTo === undefined ? '' : html`<p>${a.returnsTo(html`${view.returnTo}`)}</p>`}
 ${view.scopes.length > 0 ? html`<h2>${t.scopesHeading}</h2>
 <ul class="scopes">${view.scopes.map((scope) => scopeItem(scope, text))}</ul>` : ''}
+${view.resources?.length ? html`<h2>${t.resourcesHeading}</h2>
+<ul class="resources">${view.resources.map((r) => html`<li>${r}</li>`)}</ul>` : ''}
 <form method="post" action="${paths.interaction}">
 ${hidden('step', 'consent')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}
 <div class="actions"><button type="submit" name="decision" value="approve">${t.approve}</button><button type="submit" class="secondary" name="decision" value="deny">${t.deny}</button></div>

@@ -57,6 +57,8 @@ export type SignInView =
       readonly clientId: string;
       readonly clientName: string;
       readonly scopes: readonly ScopeLine[];
+      /** RFC 8707: the APIs the request named with `resource`, by their identifiers; empty when none. */
+      readonly resources?: readonly string[] | undefined;
       readonly username: string;
       /** The client registered itself (RFC 7591 §5): the page says the operator has not verified it. */
       readonly unverified: boolean;

@@ -191,6 +191,13 @@ export interface ValidatedTokenRequest {
   readonly requestedScopes: readonly string[];
   /** Whether `scope` was sent at all. */
   readonly scopeRequested: boolean;
+  /**
+   * The APIs the request named with `resource` (RFC 8707 §2), checked by the host (each known,
+   * usable by the client) and given as their audience identifiers (`audienceOf`: the API's
+   * `uri`, else its name), each once; empty when none was sent. Unless the grant sets
+   * `GrantSuccess.audience`, the access token is for exactly these APIs, with only their scopes.
+   */
+  readonly resources: readonly string[];
   /** Every form parameter, custom ones included; credential parameters (see `ParameterDeclaration`) removed. */
   readonly raw: ReadonlyMap<string, string>;
   /** The caller's network address, when known (for rate limits); behind a proxy in `trustedProxies`, the client's forwarded one. */
@@ -223,8 +230,18 @@ export interface GrantSuccess {
   readonly scopes?: readonly string[];
   /** Extra access token claims; registered claims (`iss`, `sub`, `aud`, `exp`, ...) cannot be overridden. */
   readonly claims?: Readonly<Record<string, JsonValue>>;
-  /** Limits the access token's `aud` to these API resource names (RFC 8693 `audience`). */
+  /**
+   * Limits the access token's `aud` to these API resources, by audience identifier or name
+   * (RFC 8693 `audience`, RFC 8707 `resource`). It must hold every one of `request.resources`
+   * (else `invalid_target`); left out, the token is for `request.resources` when sent, else for
+   * every API of its scopes.
+   */
   readonly audience?: readonly string[];
+  /**
+   * RFC 8707 §2.2: the APIs a refresh token issued with this success covers, when more than this
+   * access token's `audience` (a code granted for two APIs redeemed for one). Default `audience`.
+   */
+  readonly grantedAudience?: readonly string[];
   /** Refresh token family to continue (refresh grant only). */
   readonly sessionId?: string;
   /**

@@ -16,5 +16,6 @@ export {
 export { defineConfig } from './define-config.js';
 export { isNumericDate, MAX_NUMERIC_DATE } from './numeric-date.js';
 export { timeOrderedKey } from './store-keys.js';
+export { audienceOf } from './resources.js';
 export { accessTokenHash, boundJkt, dpopBindingProblem, requireDpopBinding, type Confirmation, type DpopProofSummary } from './dpop.js';
 export { boundCertificate, certificateBindingProblem, requireCertificateBinding, requireSenderBinding } from './sender-binding.js';

@@ -50,6 +50,8 @@ export interface Client {
   readonly requireDPoP: boolean;
   /** ID tokens are signed with the first of these; empty: RS256. */
   readonly allowedIdentityTokenSigningAlgorithms: readonly string[];
+  /** Every authorization, device authorization and token request must name its APIs with `resource` (RFC 8707). */
+  readonly requireResourceIndicator: boolean;
 }
 
 /** A text in one language, or per language by BCP 47 tag: `{ en: 'Read your e-mail address', de: 'Ihre E-Mail-Adresse lesen' }`. */
@@ -65,6 +67,11 @@ export interface ApiScope {
 
 export interface ApiResource {
   readonly name: string;
+  /**
+   * Its resource indicator (RFC 8707 §2): an absolute URI without a fragment. When set, tokens
+   * for the API carry it as `aud` in place of `name` (`audienceOf`).
+   */
+  readonly uri?: string | undefined;
   readonly scopes: readonly string[];
   readonly secrets: readonly Secret[];
   /** RFC 9701: the algorithm of its JWT introspection answers; RS256 when absent. */

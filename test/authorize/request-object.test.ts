@@ -10,6 +10,7 @@ import { createRequestObjectReader, type RequestObjectReader } from '../../src/a
 import { createRequestValidator, RedirectableError, UntrustedRequestError } from '../../src/authorize/authorization-request.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
+import { repeatedValues } from '../../src/oauth/form-params.js';
 import { signCompactJws, type OAuthError } from '../../src/sdk/index.js';
 import { createRequestObjectVerifier } from '../../plugins/private-key-jwt/request-object-verifier.js';
 
@@ -73,6 +74,12 @@ describe('a signed request object', () => {
       client_id: 'app', response_type: 'code', redirect_uri: 'https://app.example/cb', scope: 'openid', state: 'inner-state',
       code_challenge: 'a'.repeat(43), code_challenge_method: 'S256', max_age: '60',
     });
+  });
+
+  it('carries several resources (RFC 8707) as a JSON array, read as the repeated parameter', async () => {
+    const params = await read(signed({ ...goodClaims(), resource: ['https://a.example/', 'https://b.example/'] }), app);
+    expect(repeatedValues(params, 'resource')).toEqual(['https://a.example/', 'https://b.example/']);
+    await expect(read(signed({ ...goodClaims(), resource: ['https://a.example/', 7] }), app)).rejects.toMatchObject({ code: 'invalid_request_object' });
   });
 
   it('is accepted without typ, or typed JWT (RFC 9101 §10.8 leaves it to the server)', async () => {

@@ -52,6 +52,9 @@ export interface ConfigSettings {
 
 export { freePort } from '../support/free-port.js';
 
+/** The API the resource indicator row names (RFC 8707), the same URI at both servers. */
+export const reportsResource = 'urn:bench:reports';
+
 export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<BenchFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const secret = (): string => randomBytes(18).toString('base64url');
@@ -71,7 +74,8 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
     redirectUris: [webRedirect],
   };
   const clients = [
-    { clientId: 'm2m', clientSecrets: shared(secrets.m2m), allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'] },
+    // reports.read: the resource indicator row (RFC 8707) asks for a token for the reports API alone.
+    { clientId: 'm2m', clientSecrets: shared(secrets.m2m), allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read', 'reports.read'] },
     {
       clientId: 'm2m-reference',
       clientSecrets: shared(secrets.reference),
@@ -160,11 +164,13 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
           ...(settings.signingThreads ? { threads: settings.signingThreads } : {}),
           idTokenAlgorithms: ['RS256', 'ES256'],
         },
-        apiScopes: [{ name: 'api1.read' }, { name: 'backend.read' }],
+        apiScopes: [{ name: 'api1.read' }, { name: 'backend.read' }, { name: 'reports.read' }],
         identityResources: [{ name: 'openid', claims: ['sub'] }],
         apiResources: [
           { name: 'api1', scopes: ['api1.read'], secrets: shared(secrets.api1) },
           { name: 'backend', scopes: ['backend.read'] },
+          // Named by its resource indicator (RFC 8707), as node-oidc-provider's beside it.
+          { name: 'reports', uri: reportsResource, scopes: ['reports.read'] },
         ],
         users: [{ subjectId: user.subjectId, username: user.username, password: passwordHash }],
         clients: [...clients, deviceClient].map(shortLived),

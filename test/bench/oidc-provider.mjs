@@ -19,6 +19,8 @@ const settings = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const issuer = `http://127.0.0.1:${settings.port}`;
 const alg = settings.accessTokenAlgorithm;
 const jwtResource = 'urn:bench:api1';
+// The API the resource indicator row names (fixture.ts `reportsResource`): a JWT for it alone.
+const reportsResource = 'urn:bench:reports';
 const webScope = 'openid api1.read offline_access';
 const webApps = ['webapp', 'webapp-es256'];
 const clockTolerance = 15; // its default
@@ -51,7 +53,7 @@ const provider = new Provider(issuer, {
   adapter,
   clockTolerance,
   clients: [
-    { ...confidential, client_id: 'm2m', client_secret: settings.secrets.m2m },
+    { ...confidential, client_id: 'm2m', client_secret: settings.secrets.m2m, scope: 'api1.read reports.read' },
     { ...confidential, client_id: 'm2m-reference', client_secret: settings.secrets.reference },
     {
       ...confidential,
@@ -70,7 +72,7 @@ const provider = new Provider(issuer, {
     webApp('webapp-es256', 'ES256'),
   ],
   jwks: { keys: [await signingKey('ES256'), await signingKey('RS256')] },
-  scopes: ['openid', 'offline_access', 'api1.read'],
+  scopes: ['openid', 'offline_access', 'api1.read', 'reports.read'],
   cookies: { keys: [settings.secrets.m2m] },
   // The user of the web app; the ID token carries only `sub`, as ours (identity resource openid).
   findAccount: (_ctx, sub) => (sub === settings.webapp.accountId ? { accountId: sub, claims: () => ({ sub }) } : undefined),
@@ -89,7 +91,9 @@ const provider = new Provider(issuer, {
       // With `openid` granted it would otherwise issue an opaque token for its userinfo endpoint
       // unless the token request names the resource; ours issues the API's JWT either way.
       useGrantedResource: () => true,
-      getResourceServerInfo: () => ({ scope: 'api1.read', audience: 'api1', accessTokenFormat: 'jwt', jwt: { sign: { alg } } }),
+      getResourceServerInfo: (_ctx, resource) => (resource === reportsResource
+        ? { scope: 'reports.read', audience: reportsResource, accessTokenFormat: 'jwt', jwt: { sign: { alg } } }
+        : { scope: 'api1.read', audience: 'api1', accessTokenFormat: 'jwt', jwt: { sign: { alg } } }),
     },
   },
 });

@@ -4,7 +4,7 @@
  */
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import type { BenchFixture } from './fixture.js';
-import { deviceGrantType, webRedirect } from './fixture.js';
+import { deviceGrantType, reportsResource, webRedirect } from './fixture.js';
 import { Browser, formsOf, type Page } from '../support/sign-in.js';
 import type { LoadSpec } from './measure.js';
 import { join } from 'node:path';
@@ -396,6 +396,24 @@ const onSqlite: readonly Scenario[] = [
     oidcProvider: { setup: 'es256', quoted: 3500 },
     async prepare({ fixture }) {
       return { spec: clientCredentials(fixture, 'm2m') };
+    },
+  },
+  {
+    // RFC 8707: the token names one API with `resource`; node-oidc-provider's resourceIndicators
+    // feature does the same (test/bench/oidc-provider.mjs). The difference to cc-es256 is the
+    // cost of resolving the resource and narrowing the scope.
+    id: 'cc-resource',
+    title: 'client_credentials + Basic + resource → JWT ES256 for one API',
+    server: 'es256',
+    oidcProvider: { setup: 'es256' },
+    async prepare({ fixture }) {
+      return {
+        spec: {
+          ...clientCredentials(fixture, 'm2m'),
+          body: `grant_type=client_credentials&scope=reports.read&resource=${encodeURIComponent(reportsResource)}`,
+          success: (body) => (body.includes('"scope":"reports.read"') ? 'token for the API' : 'unexpected'),
+        },
+      };
     },
   },
   {

@@ -8,8 +8,8 @@
  * PKCE while the test signs in on the pages, gets a token and calls a tool. The other MCP server
  * refuses that token.
  *
- * Today the API resources are named by the MCP servers' URLs, so a token for the scope `mcp1`
- * is addressed to the first server; the SDK's `resource` parameter is sent along.
+ * Each MCP server is an API resource whose `uri` is its URL: the SDK sends that URL as RFC 8707's
+ * `resource`, and the token's `aud` is exactly it.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -137,7 +137,7 @@ beforeAll(async () => {
   service = await startServer(await signInConfig({
     clients: [],
     apiScopes: [{ name: 'mcp1', description: 'Use the first MCP server' }, { name: 'mcp2', description: 'Use the second MCP server' }],
-    apiResources: [{ name: first.url, scopes: ['mcp1'] }, { name: second.url, scopes: ['mcp2'] }],
+    apiResources: [{ name: 'mcp-first', uri: first.url, scopes: ['mcp1'] }, { name: 'mcp-second', uri: second.url, scopes: ['mcp2'] }],
     registration: { enabled: true, policy: 'open', allowedScopes: ['mcp1', 'mcp2'] },
     clientIdMetadataDocuments: { enabled: true, allowedAddresses: ['127.0.0.1'], trustedCertificates: documents.caFile, allowedScopes: ['mcp1', 'mcp2'] },
   }));

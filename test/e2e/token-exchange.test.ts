@@ -11,7 +11,8 @@ import { handlePattern } from '../support/handle-pattern.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer(baseConfig);
+  // `resource=api1` names an API by its name, IdentityServer's way (RFC 8707 wants a URI).
+  server = await startServer({ ...baseConfig, resourceIndicators: { acceptNames: true } });
 });
 afterAll(() => server.close());
 
@@ -188,7 +189,7 @@ describe('audience and resource', () => {
   it('answers invalid_target for a resource none of the requested scopes belong to', async () => {
     const res = await exchange({ subject_token: (await userToken(server)).access_token, subject_token_type: accessTokenType, scope: 'backend.read', resource: 'api1' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid_target', error_description: 'The requested audience or resource is unknown or not covered by the requested scopes.' });
+    expect(res.body).toEqual({ error: 'invalid_target', error_description: 'None of the requested scopes belong to a requested resource.' });
   });
 });
 

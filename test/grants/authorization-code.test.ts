@@ -11,6 +11,7 @@ import { checkConfig } from '../../src/config/load.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { InvalidGrant, InvalidRequest } from '../../src/sdk/errors.js';
 import { grantContext, recordingLogger } from '../fixtures/grant-plugins/grant-context.js';
+import { createResourceCatalog } from '../../src/oauth/resources.js';
 
 const config = checkConfig(
   {
@@ -79,5 +80,50 @@ describe('authorization_code grant', () => {
     await expect(grant.spent!(code, request)).resolves.toMatchObject({ code: 'invalid_grant', description: 'The authorization code is invalid or expired.' });
     const ctx = grantContext(web, 'authorization_code', { code, redirect_uri: 'https://web.example/cb', code_verifier: verifier });
     await expect(grant.validate(ctx)).rejects.toMatchObject({ code: 'invalid_grant' });
+  });
+});
+
+describe('authorization_code grant with resource indicators (RFC 8707 §2.2)', () => {
+  const billing = 'https://billing.example/';
+  const reports = 'https://reports.example/';
+  const resources = createResourceCatalog({
+    apiResources: checkConfig({
+      apiScopes: [{ name: 'billing.read' }, { name: 'reports.read' }],
+      apiResources: [{ name: 'billing', uri: billing, scopes: ['billing.read'] }, { name: 'reports', uri: reports, scopes: ['reports.read'] }],
+    }, process.cwd()).apiResources,
+    acceptNames: false,
+  });
+  async function codeFor(granted: string[] | undefined) {
+    const clock = { now: () => 1_900_000_000_000 };
+    const store = createMemoryStore(clock);
+    const code = await createAuthorizationCodes({ store, clock }).issue({
+      clientId: 'web', subject: 'alice', lifetimeSeconds: 300,
+      grant: { redirectUri: 'https://web.example/cb', codeChallenge: challenge, scopes: ['billing.read', 'reports.read'], nonce: undefined, sid: 'sid-1', authTime: 1_899_999_000, ...(granted ? { resources: granted } : {}) },
+    });
+    const grant = createAuthorizationCodeGrant({ store, clock, logger: recordingLogger(), resources });
+    const redeem = async (asked: string[]) => {
+      const ctx = grantContext(web, 'authorization_code', { code, redirect_uri: 'https://web.example/cb', code_verifier: verifier }, [], { resources: asked });
+      await grant.validate(ctx);
+      return ctx.result;
+    };
+    return redeem;
+  }
+
+  it('answers with the code\'s APIs, or those asked for among them; the refresh token keeps them all', async () => {
+    const redeem = await codeFor([billing, reports]);
+    expect(await redeem([])).toMatchObject({ audience: [billing, reports], grantedAudience: [billing, reports] });
+    expect(await redeem([reports])).toMatchObject({ audience: [reports], grantedAudience: [billing, reports] });
+  });
+
+  it('refuses an API outside the code with invalid_target', async () => {
+    const redeem = await codeFor([billing]);
+    await expect(redeem([reports])).rejects.toMatchObject({ code: 'invalid_target', description: 'A requested resource was not part of the grant.' });
+  });
+
+  it('leaves a code issued without resource to the host: no audience of its own', async () => {
+    const redeem = await codeFor(undefined);
+    const result = await redeem([reports]);
+    expect(result).not.toHaveProperty('audience');
+    expect(result).not.toHaveProperty('grantedAudience');
   });
 });

@@ -22,7 +22,7 @@ function setup() {
   async function poll(deviceCode: string | undefined, clientId = 'tv'): Promise<GrantSuccess | { error: string; description: string } | undefined> {
     const raw = new Map(deviceCode === undefined ? [] : [['device_code', deviceCode]]);
     const ctx: GrantContext = {
-      request: { client: client(clientId), grantType: deviceCodeGrantType, requestedScopes: [], scopeRequested: false, raw },
+      request: { client: client(clientId), grantType: deviceCodeGrantType, requestedScopes: [], scopeRequested: false, resources: [], raw },
       result: undefined,
       customResponse: {},
     };
@@ -84,7 +84,7 @@ describe('device_code grant', () => {
       consume: { key: deviceCode, now: clock.now() },
       add: [{ key: 'issued-token', type: 'reference_token', clientId: 'tv', subjectId: 'alice', sessionId: family, createdAt: clock.now(), expiresAt: clock.now() + 60_000, consumedAt: undefined, data: '{}' }],
     });
-    const request = { client: client('tv'), grantType: deviceCodeGrantType, requestedScopes: [], scopeRequested: false, raw: new Map() };
+    const request = { client: client('tv'), grantType: deviceCodeGrantType, requestedScopes: [], scopeRequested: false, resources: [], raw: new Map() };
 
     clock.advance(4);
     expect(await grant.spent!(deviceCode, request)).toMatchObject({ code: 'invalid_grant', description: 'The device code has already been used.' });

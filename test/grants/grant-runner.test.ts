@@ -20,7 +20,7 @@ const config = resolveConfig({
 const client: Client = config.clients[0]!;
 
 function request(overrides: Partial<ValidatedTokenRequest> = {}): ValidatedTokenRequest {
-  return { client, grantType: 'urn:test:magic', requestedScopes: ['api.read'], scopeRequested: true, raw: new Map(), ...overrides };
+  return { client, grantType: 'urn:test:magic', requestedScopes: ['api.read'], scopeRequested: true, resources: [], raw: new Map(), ...overrides };
 }
 
 interface Line { level: string; obj: Record<string, unknown>; msg: string | undefined }

@@ -6,6 +6,7 @@ import { InvalidGrant, InvalidScope } from '../../src/oauth/errors.js';
 import { StoreUnavailableError } from '../../src/store/store.js';
 import type { RedeemedRefreshToken, RefreshTokenService } from '../../src/oauth/refresh-tokens.js';
 import { grantContext, settle } from '../fixtures/grant-plugins/grant-context.js';
+import { createResourceCatalog } from '../../src/oauth/resources.js';
 
 const config = checkConfig(
   { apiScopes: [{ name: 'a' }, { name: 'b' }], clients: [{ clientId: 'web', requireClientSecret: false, allowedGrantTypes: ['refresh_token'], allowedScopes: ['a', 'b'], allowOfflineAccess: true }] },
@@ -110,5 +111,43 @@ describe('refresh_token grant: a public client refresh token bound to its client
   it('refuses another certificate and no certificate with invalid_grant', async () => {
     expect(await run('stranger-thumbprint')).toEqual(refused);
     expect(await run(undefined)).toEqual(refused);
+  });
+});
+
+describe('refresh_token grant with resource indicators (RFC 8707 §2.2)', () => {
+  const billing = 'https://billing.example/';
+  const reports = 'https://reports.example/';
+  const resources = createResourceCatalog({
+    apiResources: checkConfig({
+      apiScopes: [{ name: 'a' }, { name: 'b' }],
+      apiResources: [{ name: 'billing', uri: billing, scopes: ['a'] }, { name: 'reports', uri: reports, scopes: ['b'] }],
+    }, process.cwd()).apiResources,
+    acceptNames: false,
+  });
+  const run = async (family: string[] | undefined, asked: string[]) => {
+    const grant = createRefreshTokenGrant({
+      resources,
+      refreshTokens: {
+        prepare: async () => ({ handle: 'unused', records: [] }),
+        refuseSpent: async () => new InvalidGrant('The refresh token is invalid.'),
+        redeem: async () => ({ ...redeemed, audience: family }),
+      },
+    });
+    const ctx = grantContext(client, 'refresh_token', { refresh_token: 'rt' }, [], { resources: asked });
+    await settle(grant, ctx);
+    return ctx.result;
+  };
+
+  it('gives a token for one of the family\'s APIs, or all of them when none is named', async () => {
+    expect(await run([billing, reports], [reports])).toMatchObject({ audience: [reports], sessionId: 'fam-1' });
+    expect(await run([billing, reports], [])).toMatchObject({ audience: [billing, reports] });
+  });
+
+  it('refuses an API outside the family with invalid_target, never widening', async () => {
+    expect(await run([billing], [reports])).toEqual({ error: 'invalid_target', description: 'A requested resource was not part of the grant.' });
+  });
+
+  it('leaves a family without APIs to the host: no audience of its own', async () => {
+    expect(await run(undefined, [reports])).not.toHaveProperty('audience');
   });
 });

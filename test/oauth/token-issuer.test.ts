@@ -102,6 +102,28 @@ describe('JWT access tokens (RFC 9068)', () => {
     expect(claims.aud).toBe('https://stock.example');
   });
 
+  it('carry the target of a resource request (RFC 8707): its APIs as aud, its scopes in the token and the response', async () => {
+    const { response } = await issue({ subject: alice }, ['openid', 'orders.read', 'stock.read'], { target: { audience: ['https://stock.example'], scopes: ['openid', 'stock.read'] } });
+    expect(response.scope).toBe('openid stock.read');
+    expect(await accessClaims(response.access_token)).toMatchObject({ aud: 'https://stock.example', scope: 'openid stock.read' });
+  });
+
+  it('name an API with a uri by its uri, whether a grant limits the audience by its name or its uri', async () => {
+    const withUri = createTokenIssuer({
+      config: resolveConfig({
+        issuer: ISSUER, apiScopes: [{ name: 'billing.read' }, { name: 'stock.read' }],
+        apiResources: [{ name: 'billing', uri: 'https://billing.example/', scopes: ['billing.read'] }, { name: 'stock', scopes: ['stock.read'] }],
+      }, '/'),
+      keyRing: keyRingOf(keys), store, clock: { now: () => NOW }, refreshTokens, idTokens: { issue: async () => 'unused' },
+    });
+    const token = async (audience?: string[]) => accessClaims((await withUri.prepare({
+      client: web, grantType: 'client_credentials', grant: { subject: { kind: 'client', id: 'web' }, ...(audience ? { audience } : {}) }, scopes: ['billing.read', 'stock.read'],
+    })).response.access_token);
+    expect((await token()).aud).toEqual(['https://billing.example/', 'stock']);
+    expect((await token(['billing'])).aud).toBe('https://billing.example/');
+    expect((await token(['https://billing.example/'])).aud).toBe('https://billing.example/');
+  });
+
   it("carry a grant's extra claims but never let them override a registered claim", async () => {
     const grant: GrantSuccess = { subject: alice, claims: { tenant: 'acme', sub: 'mallory', iss: 'https://evil.example', exp: 9_999_999_999, scope: 'admin', cnf: { jkt: 'x' } } };
     const claims = await accessClaims((await issue(grant, ['orders.read'])).response.access_token);
@@ -142,6 +164,16 @@ describe('refresh tokens and ID tokens', () => {
     expect(records.map((r) => r.type).sort()).toEqual(['refresh_family', 'refresh_token']);
     const { payload } = await jwtVerify(response.id_token!, keys.get('RS256')!.publicKey, { issuer: ISSUER, audience: 'web', currentDate: new Date(NOW) });
     expect(payload).toMatchObject({ sub: 'alice-sub', nonce: 'n1', auth_time: NOW_S - 30, at_hash: expect.any(String) });
+  });
+
+  it('keep the whole grant in the family when the access token is for one of its APIs (RFC 8707 §2.2)', async () => {
+    const { records } = await issue(
+      { subject: alice, audience: ['https://stock.example'], grantedAudience: ['https://orders.example', 'https://stock.example'] },
+      ['orders.read', 'stock.read', 'offline_access'],
+      { target: { audience: ['https://stock.example'], scopes: ['stock.read', 'offline_access'] } },
+    );
+    const family = records.find((r) => r.type === 'refresh_family')!;
+    expect(JSON.parse(family.data)).toEqual({ scopes: ['orders.read', 'stock.read', 'offline_access'], audience: ['https://orders.example', 'https://stock.example'] });
   });
 
   it('do not come without offline_access and openid', async () => {

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseFormParams } from '../../src/oauth/form-params.js';
+import { parseFormParams, repeatableParameters, repeatedValues } from '../../src/oauth/form-params.js';
 import { isOAuthError } from '../../src/oauth/errors.js';
 import { createBasicParser } from '../../plugins/shared-secret/basic-parser.js';
 import { createPostBodyParser } from '../../plugins/shared-secret/post-body-parser.js';
@@ -49,11 +49,23 @@ describe('form parameters', () => {
     );
   });
 
-  it('never lets a repeated name through', () => {
+  it('never lets a repeated name through, but for a repeatable one', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), (name, a, b) => {
+      fc.property(fc.string({ minLength: 1 }).filter((n) => !repeatableParameters.has(n)), fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), (name, a, b) => {
         const body = `${encodeURIComponent(name)}=${encodeURIComponent(a)}&${encodeURIComponent(name)}=${encodeURIComponent(b)}`;
         expect(() => parseFormParams(body, 50)).toThrow(/more than once/);
+      }),
+    );
+  });
+});
+
+describe('a repeatable parameter (RFC 8707 resource)', () => {
+  it('gives back every non-empty value in order, each one value whatever it holds', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string(), { maxLength: 10 }), (values) => {
+        const body = values.map((v) => `resource=${encodeURIComponent(v)}`).join('&');
+        const expected = values.filter((v) => v !== '').map((v) => v.replaceAll('\n', ' '));
+        expect(repeatedValues(parseFormParams(body, 50), 'resource')).toEqual(expected);
       }),
     );
   });

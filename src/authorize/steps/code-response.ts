@@ -28,6 +28,7 @@ export function createCodeResponse(deps: {
       grant: {
         redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes: request.scopes, nonce: request.nonce, sid: session.sid, authTime: session.authTime,
         ...(request.dpopJkt === undefined ? {} : { dpopJkt: request.dpopJkt }),
+        ...(request.resources === undefined ? {} : { resources: request.resources }),
       },
     });
     if (state.interactionId) await deps.interactions.finish(state.interactionId);

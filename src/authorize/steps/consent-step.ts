@@ -51,7 +51,7 @@ export function createConsentStep(deps: {
         redirectUri: request.redirectUri,
         ...languageOf(request),
         view: {
-          kind: 'consent', interaction: id, csrf: continuation.tokenFor(state.browserId!, id), clientId: client.clientId, clientName: clientName(client), scopes: scopeLines(request.scopes),
+          kind: 'consent', interaction: id, csrf: continuation.tokenFor(state.browserId!, id), clientId: client.clientId, clientName: clientName(client), scopes: scopeLines(request.scopes), resources: request.resources,
           username: user?.username ?? session.subject, unverified, returnTo: showTarget ? redirectTargetOf(request.redirectUri) : undefined,
         },
       });

@@ -37,6 +37,7 @@ export const de: PageText = {
     intro: (client) => html`<strong>${client}</strong> bittet um Zugriff auf Ihr Konto.`,
     checkCode: 'Prüfen Sie, ob Ihr Gerät diesen Code anzeigt:',
     scopesHeading: 'Die Anwendung darf dann:',
+    resourcesHeading: 'Nur bei diesen Diensten:',
     approve: 'Erlauben',
     deny: 'Ablehnen',
     signedInAs: (username) => html`Angemeldet als <strong>${username}</strong>.`,

@@ -32,6 +32,7 @@ export const en: PageText = {
     intro: (client) => html`<strong>${client}</strong> is asking for access to your account.`,
     checkCode: 'Check that your device shows this code:',
     scopesHeading: 'It will be able to:',
+    resourcesHeading: 'Only at these services:',
     approve: 'Approve',
     deny: 'Deny',
     signedInAs: (username) => html`Signed in as <strong>${username}</strong>.`,

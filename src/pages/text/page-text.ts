@@ -51,6 +51,8 @@ export interface PageText {
     readonly intro: (client: SafeHtml) => SafeHtml;
     readonly checkCode: string;
     readonly scopesHeading: string;
+    /** Before the APIs a request named with `resource` (RFC 8707), when it named any. */
+    readonly resourcesHeading: string;
     readonly approve: string;
     readonly deny: string;
     readonly signedInAs: (username: SafeHtml) => SafeHtml;

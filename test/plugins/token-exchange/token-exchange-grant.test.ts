@@ -35,8 +35,8 @@ const tokens = {
 function setup() {
   const tokenValidator = fakeTokenValidator(tokens);
   const grant = createTokenExchangeGrant({ tokenValidator, config, logger: recordingLogger() });
-  const run = async (raw: Record<string, string>, scopes = ['api1.read', 'backend.read'], certificateThumbprint?: string) => {
-    const ctx = grantContext(client, grantType, { grant_type: grantType, ...raw }, scopes, { certificateThumbprint });
+  const run = async (raw: Record<string, string>, scopes = ['api1.read', 'backend.read'], certificateThumbprint?: string, resources: string[] = []) => {
+    const ctx = grantContext(client, grantType, { grant_type: grantType, ...raw }, scopes, { certificateThumbprint, resources });
     await settle(grant, ctx);
     return ctx;
   };
@@ -77,8 +77,9 @@ describe('the token-exchange plugin', () => {
 
   it('narrows the audience to audience and resource', async () => {
     expect((await setup().run({ subject_token: 'user', subject_token_type: at, audience: 'backend' })).result).toMatchObject({ audience: ['backend'] });
-    expect((await setup().run({ subject_token: 'user', subject_token_type: at, audience: 'backend', resource: 'api1' })).result)
-      .toMatchObject({ audience: ['backend', 'api1'] });
+    // `resource` comes checked by the host (`request.resources`); the token is for every target.
+    expect((await setup().run({ subject_token: 'user', subject_token_type: at, audience: 'backend' }, undefined, undefined, ['api1'])).result)
+      .toMatchObject({ audience: ['api1', 'backend'] });
     expect((await setup().run({ subject_token: 'user', subject_token_type: at })).result).not.toHaveProperty('audience');
   });
 
@@ -102,8 +103,8 @@ describe('the token-exchange plugin', () => {
     expect(ctx.customResponse).toEqual({});
   });
 
-  it('answers invalid_target for a resource none of the requested scopes belong to', async () => {
-    const ctx = await setup().run({ subject_token: 'user', subject_token_type: at, resource: 'api1' }, ['backend.read']);
+  it('answers invalid_target for an audience none of the requested scopes belong to', async () => {
+    const ctx = await setup().run({ subject_token: 'user', subject_token_type: at, audience: 'api1' }, ['backend.read']);
     expect(ctx.result).toMatchObject({ error: 'invalid_target' });
   });
 
