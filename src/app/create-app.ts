@@ -41,6 +41,7 @@ import { loadCookieSecret } from '../pages/cookie-secret.js';
 import { sampleSecretsInUse } from '../config/sample-secrets.js';
 import { systemClock } from './system-clock.js';
 import { closableServer } from './close-server.js';
+import { listenAdmin } from '../admin/listener.js';
 import { serviceVersion } from './version.js';
 import type { TracerProvider } from '@opentelemetry/api';
 import { createTracing, tracingOff, type Tracing } from '../tracing/tracing.js';
@@ -70,7 +71,12 @@ export interface App {
   readonly metrics: Metrics | undefined;
   /** Starts listening; resolves with the bound URL. */
   listen(port?: number, host?: string): Promise<{ server: Server; url: string }>;
-  /** Stops timers, closes the server (finishing in-flight requests) and the store. */
+  /**
+   * Starts the admin API's own listener (`admin` in the config; issue 39), by default on
+   * `admin.port` and `admin.host`; resolves with its URL. Refused when `admin` is not configured.
+   */
+  listenAdmin(port?: number, host?: string): Promise<{ url: string }>;
+  /** Stops timers, closes the servers (finishing in-flight requests) and the store. */
   close(): Promise<void>;
 }
 
@@ -212,6 +218,7 @@ function assemble(container: ServiceContainer, registry: PluginRegistry, tls: Tl
   });
 
   let closeServer: (() => Promise<void>) | undefined;
+  let closeAdmin: (() => Promise<void>) | undefined;
   return {
     config,
     koa,
@@ -241,11 +248,17 @@ function assemble(container: ServiceContainer, registry: PluginRegistry, tls: Tl
         });
       });
     },
+    async listenAdmin(port, host) {
+      if (!config.admin) throw new Error('the admin API is off: set admin.port in the config');
+      const admin = await listenAdmin(container.resolve('adminApi'), port ?? config.admin.port, host ?? config.admin.host, config.connections);
+      closeAdmin = closableServer(admin.server);
+      return { url: admin.url };
+    },
     async close() {
       keyRing.stop();
       clientDirectory.stop();
       sweeper.stop();
-      await closeServer?.();
+      await Promise.all([closeServer?.(), closeAdmin?.()]);
       // After the drain: the requests in flight may still be waiting on a signing thread.
       await keyRing.close();
       await counters.close();

@@ -238,6 +238,12 @@ const registrationSchema = fields({
   registrationAccessTokenLifetime: wholeNumber(60, 10 * 365 * 86_400, 'Seconds a registration access token (RFC 7592 §3) opens its client\'s configuration endpoint; every `PUT` answers a new one (90 days).').default(90 * 86_400),
 }, { description: 'Dynamic client registration (RFC 7591, RFC 7592) at `/connect/register`, with an initial access token made by `svc clients registration-token`.' });
 
+// Off: an admin API is opened by choice; on loopback unless the operator names another address (issue 39).
+const adminSchema = fields({
+  port: wholeNumber(0, 65535, 'The port of the admin API (docs/guides/admin-api.md), its own listener: never the public `port`. 0 picks a free port.'),
+  host: text({ description: 'The address the admin API listens on.' }).default('127.0.0.1'),
+}, { expected: 'an object { port, host? }', description: 'The admin API (docs/guides/admin-api.md): clients, API resources, users, signing keys and grants over HTTP, for a token of this service with scope `admin` or `admin.read`. Off unless set.' });
+
 /** The whole config; the order of the fields is the order of the messages and of the reference. */
 export const userConfigSchema = fields({
   issuer: url('issuer').describe('Issuer identifier URL. Default `http://localhost:<port>`.').optional(),
@@ -299,6 +305,7 @@ export const userConfigSchema = fields({
   dpop: dpopSchema.prefault({}),
   clientStores: clientStoresSchema.prefault({}),
   registration: registrationSchema.prefault({}),
+  admin: adminSchema.optional(),
   passwordRules: checkedBy<PasswordRulesConfig>(
     // The checker names whole paths (`passwordRules.minLength`); the field's own issues are relative to it.
     (add, value) => checkPasswordRulesConfig({ add: (path, message) => add(path.replace(/^passwordRules\.?/, ''), message) }, value),
@@ -346,6 +353,7 @@ export type MtlsConfig = z.input<typeof mtlsSchema>;
 export type DpopConfig = z.input<typeof dpopSchema>;
 export type ClientStoresConfig = z.input<typeof clientStoresSchema>;
 export type RegistrationConfig = z.input<typeof registrationSchema>;
+export type AdminConfig = z.input<typeof adminSchema>;
 
 export type TraceExporterName = 'otlp' | 'console';
 
