@@ -3,6 +3,7 @@
  * tokens from its own token endpoint (client credentials), every answer held to the OpenAPI
  * document the listener serves (`admin-client.ts`), and every call audited.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
 import { hashSecret } from '../../src/sdk/hash.js';
@@ -63,6 +64,8 @@ describe('the admin listener', () => {
   it('serves an OpenAPI 3.1 document', () => {
     expect(api.document.openapi).toMatch(/^3\.1\./);
     expect(Object.keys(api.document.paths as object)).toContain('/clients/{clientId}');
+    // The document the listener serves is the one in docs/ (`npm run admin-openapi`).
+    expect(api.document).toEqual(JSON.parse(readFileSync(new URL('../../docs/admin-api.openapi.json', import.meta.url), 'utf8')));
   });
 });
 
