@@ -13,12 +13,20 @@ import { problemSchema } from './schemas.js';
 
 type Json = Record<string, unknown>;
 
-function jsonSchema(schema: z.ZodType): Json {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
-  return rest;
+/**
+ * A declaration as JSON Schema. Schemas declared with a `meta` id (the resources' views) come
+ * out under `$defs`: they go to the document's `components.schemas`, once, and are referred to.
+ */
+function jsonSchemaIn(components: Record<string, Json>) {
+  return (schema: z.ZodType): Json => {
+    const { $schema: _dialect, $defs, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+    const toComponents = (value: unknown): Json => JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
+    for (const [name, def] of Object.entries(($defs ?? {}) as Record<string, Json>)) components[name] = toComponents(def);
+    return toComponents(rest);
+  };
 }
 
-function parametersOf(schema: z.ZodObject | undefined, where: 'path' | 'query'): Json[] {
+function parametersOf(jsonSchema: (schema: z.ZodType) => Json, schema: z.ZodObject | undefined, where: 'path' | 'query'): Json[] {
   if (!schema) return [];
   const object = jsonSchema(schema) as { properties?: Record<string, Json>; required?: string[] };
   return Object.entries(object.properties ?? {}).map(([name, property]) => {
@@ -43,6 +51,8 @@ function problemsOf(operation: AdminOperation): ProblemStatus[] {
 /** `version`: the service's (package.json), which the composition root knows. */
 export function openApiDocument(operations: readonly AdminOperation[], version: string): Json {
   const paths: Record<string, Record<string, Json>> = {};
+  const schemas: Record<string, Json> = {};
+  const jsonSchema = jsonSchemaIn(schemas);
   for (const operation of operations) {
     const responses: Json = {};
     for (const [status, answer] of Object.entries(operation.responses)) {
@@ -54,8 +64,8 @@ export function openApiDocument(operations: readonly AdminOperation[], version: 
     }
     for (const status of problemsOf(operation)) responses[status] = problemRef(status);
     const parameters = [
-      ...parametersOf(operation.params, 'path'),
-      ...parametersOf(operation.query, 'query'),
+      ...parametersOf(jsonSchema, operation.params, 'path'),
+      ...parametersOf(jsonSchema, operation.query, 'query'),
       ...(operation.ifMatch ? [{ $ref: '#/components/parameters/IfMatch' }] : []),
     ];
     (paths[operation.path] ??= {})[operation.method] = {
@@ -92,7 +102,7 @@ export function openApiDocument(operations: readonly AdminOperation[], version: 
       headers: {
         ETag: { description: 'The representation\'s entity tag, for If-Match.', schema: { type: 'string' } },
       },
-      schemas: { Problem: problem },
+      schemas: { ...Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : 1))), Problem: problem },
       responses: Object.fromEntries(Object.entries(problemKinds).map(([status, kind]) => [`problem${status}`, {
         description: kind.title,
         content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },

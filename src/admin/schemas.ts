@@ -29,7 +29,7 @@ export const problemSchema = z.object({
 }).describe('RFC 9457 problem details.');
 
 /** A count of what a revocation removed. */
-export const revokedSchema = z.strictObject({ revoked: z.int().min(0).describe('How many stored grants were removed.') });
+export const revokedSchema = z.strictObject({ revoked: z.int().min(0).describe('How many stored grants were removed.') }).meta({ id: 'Revoked' });
 
 /** A path segment naming a resource: what a client id or name may be. */
 export const idParam = z.string().min(1).max(200);

@@ -44,6 +44,14 @@ function templateOf(document: Json, path: string): string | undefined {
   return undefined;
 }
 
+/** The schema with every `$ref` into the document replaced by what it names (the document has no cycles). */
+function inline(document: Json, value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => inline(document, v));
+  if (typeof value !== 'object' || value === null) return value;
+  const resolved = resolve(document, value as Json);
+  return Object.fromEntries(Object.entries(resolved).map(([k, v]) => [k, inline(document, v)]));
+}
+
 function resolve(document: Json, value: Json): Json {
   const ref = value.$ref;
   if (typeof ref !== 'string') return value;
@@ -59,7 +67,7 @@ export async function adminClient(url: string): Promise<AdminClient> {
   function validatorFor(key: string, schema: Json): z.ZodType {
     let validator = validators.get(key);
     if (!validator) {
-      validator = z.fromJSONSchema(resolve(document, schema) as never);
+      validator = z.fromJSONSchema(inline(document, schema) as never);
       validators.set(key, validator);
     }
     return validator;

@@ -28,7 +28,7 @@ const grantView = z.strictObject({
   audience: z.array(z.string()).optional(),
   createdAt: time,
   expiresAt: time.describe('The family\'s absolute end.'),
-});
+}).meta({ id: 'Grant' });
 
 const sessionView = z.strictObject({
   id: z.string().describe('The session\'s id in this API (not its cookie, which is never shown).'),
@@ -38,7 +38,7 @@ const sessionView = z.strictObject({
   clients: z.array(z.string()).describe('Clients that received a code in it.'),
   createdAt: time,
   expiresAt: time,
-});
+}).meta({ id: 'Session' });
 
 const who = {
   subjectId: z.string().min(1).max(200).optional().describe('A user\'s subject id.'),

@@ -31,7 +31,7 @@ const secretView = z.strictObject({
   description: z.string().optional(),
   createdAt: time,
   expiresAt: time.optional(),
-});
+}).meta({ id: 'Secret' });
 
 export const newSecretBody = z.strictObject({
   type: z.string().min(1).optional().describe('`"SharedSecret"` (default: generated, its value answered once), `"X509CertificateBase64"` (a PEM or base64 DER certificate in `value`), or a plugin\'s type with its `value`.'),
@@ -47,7 +47,7 @@ export const newSecretView = z.strictObject({
   value: z.string().optional().describe('A generated SharedSecret, in plain: shown in this answer only.'),
   expiresAt: time.optional(),
   thumbprint: z.string().optional().describe('A certificate\'s SHA-256 thumbprint (`x5t#S256`).'),
-});
+}).meta({ id: 'NewSecret' });
 
 interface KindSpec {
   kind: RecordKind;
@@ -58,6 +58,20 @@ interface KindSpec {
   idName: string;
   noun: string;
   definition: z.ZodObject;
+  /** Built once (module level): its id names it in the document's components. */
+  view: z.ZodObject;
+}
+
+/** A stored client or API resource as the API shows it: the definition, and what the store adds. */
+function viewOf(idName: string, definition: z.ZodObject, id: string) {
+  return definition.extend({
+    [idName]: z.string(),
+    disabled: z.boolean(),
+    createdAt: time,
+    updatedAt: time,
+    lastUsedAt: time.optional().describe('When a node last authenticated it (written at most once a minute).'),
+    secrets: z.array(secretView),
+  }).meta({ id });
 }
 
 function secretsOf(record: StoredRecord) {
@@ -65,28 +79,20 @@ function secretsOf(record: StoredRecord) {
 }
 
 function operationsOf(spec: KindSpec, deps: RecordRoutesDeps): AdminOperation[] {
-  const { kind, base, tag, idName, noun, definition } = spec;
+  const { kind, base, tag, idName, noun, definition, view } = spec;
   const { admin } = deps;
-  const view = definition.extend({
-    [idName]: z.string(),
-    disabled: z.boolean(),
-    createdAt: time,
-    updatedAt: time,
-    lastUsedAt: time.optional().describe('When a node last authenticated it (written at most once a minute).'),
-    secrets: z.array(secretView),
-  });
   const createBody = definition.extend({ [idName]: idParam, disabled: z.boolean().optional() });
   const replaceBody = definition.extend({ disabled: z.boolean().optional() });
   const params = z.strictObject({ [idName]: idParam });
   const secretParams = z.strictObject({ [idName]: idParam, secretId: z.string().min(1).max(100) });
   const label = (id: string) => `${noun} "${id}"`;
 
-  const viewOf = (r: StoredRecord) => defined({
+  const representationOf = (r: StoredRecord) => defined({
     ...r.definition, [idName]: r.id, disabled: r.disabled, createdAt: isoTime(r.createdAt), updatedAt: isoTime(r.updatedAt),
     lastUsedAt: isoTimeOrUndefined(r.lastUsedAt), secrets: secretsOf(r),
   });
   // Not the last use: a client that authenticates would otherwise change its tag every minute.
-  const tagOf = (r: StoredRecord) => etagOf({ ...viewOf(r), lastUsedAt: undefined });
+  const tagOf = (r: StoredRecord) => etagOf({ ...representationOf(r), lastUsedAt: undefined });
 
   async function existing(id: string): Promise<StoredRecord> {
     const found = await admin.show(kind, id).catch((err: unknown) => {
@@ -106,7 +112,7 @@ function operationsOf(spec: KindSpec, deps: RecordRoutesDeps): AdminOperation[] 
       responses: { 200: { description: `A page of ${noun}s.`, schema: pageOf(view, `The ${noun}s.`) } },
       async handle({ query }) {
         const page = pageOfList(await admin.list(kind), (r) => r.id, readPage(query));
-        return { status: 200, body: defined({ items: page.items.map(viewOf), next: page.next }) };
+        return { status: 200, body: defined({ items: page.items.map(representationOf), next: page.next }) };
       },
     }),
     defineOperation({
@@ -116,7 +122,7 @@ function operationsOf(spec: KindSpec, deps: RecordRoutesDeps): AdminOperation[] 
       responses: { 200: { description: `The ${noun}.`, schema: view, etag: true } },
       async handle(input) {
         const record = await existing(idOf(input.params));
-        return { status: 200, body: viewOf(record), etag: tagOf(record) };
+        return { status: 200, body: representationOf(record), etag: tagOf(record) };
       },
     }),
     defineOperation({
@@ -141,7 +147,7 @@ function operationsOf(spec: KindSpec, deps: RecordRoutesDeps): AdminOperation[] 
           return {
             status: 201, etag: tagOf(record), location: `${base}/${encodeURIComponent(key)}`,
             body: defined({
-              [kind === 'client' ? 'client' : 'apiResource']: viewOf(record),
+              [kind === 'client' ? 'client' : 'apiResource']: representationOf(record),
               secret: secret && defined({ id: secret.id, type: 'SharedSecret', value: secret.value, expiresAt: isoTimeOrUndefined(secret.expiresAt) }),
             }),
           };
@@ -163,7 +169,7 @@ function operationsOf(spec: KindSpec, deps: RecordRoutesDeps): AdminOperation[] 
           if (disabled !== undefined && disabled !== record.disabled) await admin.setDisabled(kind, id, disabled);
           await deps.changed();
           const now = await existing(id);
-          return { status: 200, body: viewOf(now), etag: tagOf(now) };
+          return { status: 200, body: representationOf(now), etag: tagOf(now) };
         });
       },
     }),
@@ -241,11 +247,19 @@ function certificateText(value: string): string | Buffer {
 
 export const clientDefinition = clientSchema.omit({ clientId: true, clientSecrets: true });
 export const apiResourceDefinition = apiResourceSchema.omit({ name: true, secrets: true });
+const clients: KindSpec = {
+  kind: 'client', base: '/clients', tag: 'clients', idName: 'clientId', noun: 'client', definition: clientDefinition,
+  view: viewOf('clientId', clientDefinition, 'Client'),
+};
+const apiResources: KindSpec = {
+  kind: 'apiResource', base: '/api-resources', tag: 'api-resources', idName: 'name', noun: 'API resource', definition: apiResourceDefinition,
+  view: viewOf('name', apiResourceDefinition, 'ApiResource'),
+};
 
 export function clientRoutes(deps: RecordRoutesDeps): AdminOperation[] {
-  return operationsOf({ kind: 'client', base: '/clients', tag: 'clients', idName: 'clientId', noun: 'client', definition: clientDefinition }, deps);
+  return operationsOf(clients, deps);
 }
 
 export function apiResourceRoutes(deps: RecordRoutesDeps): AdminOperation[] {
-  return operationsOf({ kind: 'apiResource', base: '/api-resources', tag: 'api-resources', idName: 'name', noun: 'API resource', definition: apiResourceDefinition }, deps);
+  return operationsOf(apiResources, deps);
 }

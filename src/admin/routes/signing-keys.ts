@@ -27,7 +27,7 @@ const keyView = z.strictObject({
   activatesAt: time,
   retiresAt: time.optional(),
   protection: z.string().describe('How the private key is kept in the store (which key-encryption key, or none).'),
-});
+}).meta({ id: 'SigningKey' });
 
 const params = z.strictObject({ kid: z.string().min(1).max(200) });
 

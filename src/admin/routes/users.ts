@@ -29,7 +29,7 @@ const userView = z.strictObject({
   updatedAt: time,
   lastSignInAt: time.optional(),
   upstreamIdentities: z.array(z.strictObject({ provider: z.string(), subject: z.string() })),
-});
+}).meta({ id: 'User' });
 
 const createBody = z.strictObject({
   username: z.string().min(1).max(256),
