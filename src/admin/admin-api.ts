@@ -23,12 +23,13 @@ import type { AdminOperation } from './operation.js';
 import { openApiDocument } from './openapi.js';
 import { problemResponses } from './problem.js';
 import { grantRoutes } from './routes/grants.js';
+import { registrationPolicyRoutes } from './routes/registration-policy.js';
 import { apiResourceRoutes, clientRoutes } from './routes/registered-records.js';
 import { signingKeyRoutes } from './routes/signing-keys.js';
 import { userRoutes } from './routes/users.js';
 
 export interface AdminApiDeps {
-  config: Pick<ResolvedConfig, 'clients' | 'apiResources' | 'limits' | 'signing'>;
+  config: Pick<ResolvedConfig, 'clients' | 'apiResources' | 'limits' | 'signing' | 'registration'>;
   store: Store;
   clock: Clock;
   logger: Logger;
@@ -57,6 +58,7 @@ export function adminOperations(deps: AdminApiDeps): AdminOperation[] {
     ...userRoutes({ users: deps.userAdmin, serialize }),
     ...signingKeyRoutes({ store, keyRing: deps.keyRing, protector: deps.protector, clock, logger: deps.logger, propagationTime: config.signing.propagationTime, serialize }),
     ...grantRoutes({ store, clock }),
+    ...registrationPolicyRoutes({ config }),
   ];
 }
 

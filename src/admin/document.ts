@@ -10,7 +10,7 @@ const none = undefined as never;
 
 export function adminApiDocument(version: string): Record<string, unknown> {
   const deps: AdminApiDeps = {
-    config: { clients: [], apiResources: [], limits: { bodyBytes: 0 }, signing: { propagationTime: 0 } } as never,
+    config: { clients: [], apiResources: [], limits: { bodyBytes: 0 }, signing: { propagationTime: 0 }, registration: {} } as never,
     store: none, clock: none, logger: none, events: none, tokenValidator: none, dpop: none, keyRing: none, protector: none,
     clientAdmin: none, userAdmin: none, refreshClients: none, version,
   };

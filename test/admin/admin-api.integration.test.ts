@@ -398,6 +398,15 @@ describe('signing keys', () => {
   });
 });
 
+describe('registration policy', () => {
+  it('reads the config\'s registration policy, every default filled in', async () => {
+    const res = await api.call('GET', '/registration-policy', { token: auditor });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ enabled: false, redirectUris: 'https' });
+    expect((await api.call('PUT', '/registration-policy', { token: ops, body: {} })).status).toBe(405);
+  });
+});
+
 describe('audit', () => {
   it('raises an admin.request event for every call, with the operator, never a body', async () => {
     const marker = `audit-${Date.now()}`;
