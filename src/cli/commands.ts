@@ -201,6 +201,7 @@ const registryDetails = (noun: 'clients' | 'apis'): string => {
     ...(noun === 'clients' ? [['', "or --from-config: copy the config file's entry, stored secret hashes and all"] as [string, string]] : []),
     ['', 'a generated secret is printed once; only its SHA-256 hash is stored'],
     ['list', `the ${noun === 'clients' ? 'clients' : 'API resources'} in the database (never a secret or hash)`],
+    ['', `or svc --server <admin URL> ${noun} list: through a running service's admin API (token in SVC_ADMIN_TOKEN)`],
     [`show ${id}`, "one entry with its secrets' ids, types and expiries"],
     [`update ${id}`, 'replace the fields the options name (same options as add)'],
     [`disable|enable ${id}`, 'refuse or allow its authentication again'],

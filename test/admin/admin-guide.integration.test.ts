@@ -1,5 +1,5 @@
 /**
- * docs/guides/admin-api.md, "A first call", runs verbatim (curl and jq in bash) against a real
+ * Every shell block of docs/guides/admin-api.md runs verbatim (curl and jq in bash) against a real
  * service set up as the guide says: its config lines are the ones this test starts it with.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,14 +38,16 @@ describe('docs/guides/admin-api.md', () => {
     expect(setup).toContain(`{ clientId: 'ops', clientSecrets: [{ value: '${opsHash}' }], allowedGrantTypes: ['client_credentials'], allowedScopes: ['admin'] }`);
   });
 
-  it('"A first call" runs verbatim: a token, the list, a new client\'s secret, a change with If-Match', async () => {
-    const blocks = shellBlocks(docSection(guide, '## A first call', '## The resources'));
-    expect(blocks).toHaveLength(2);
+  it('runs verbatim: a token, the list, a new client\'s secret, a change with If-Match, the CLI through the API', async () => {
+    const blocks = shellBlocks(docSection(guide, '# The admin API'));
+    expect(blocks).toHaveLength(3);
     const script = blocks.join('\n').replaceAll('http://127.0.0.1:5001', adminUrl);
     const out = (await runReadmeScript(script, { url: server.url, cwd: repoRoot })).trim().split('\n');
     expect(JSON.parse(out[0]!)).toEqual({ items: [] });
     expect(out[1]).toMatch(/^[\w-]{43}$/);
     expect(out[2]).toBe('Billing');
+    expect(out[3]).toMatch(/^client_id +name +grant types/);
+    expect(out[4]).toMatch(/^billing +Billing +client_credentials +api1\.read +1 live of 1 +enabled +- +database$/);
     expect(server.logs.some((l) => (l.event as { type?: string; clientId?: string } | undefined)?.type === 'admin.request' && (l.event as { clientId?: string }).clientId === 'ops')).toBe(true);
   });
 });
