@@ -6,11 +6,16 @@
  */
 import type { Context, Next } from 'koa';
 import { ClientAdminError } from '../clients/client-admin.js';
+import { OAuthError } from '../oauth/errors.js';
 import type { Logger } from '../sdk/contracts.js';
 import { isStoreUnavailableError } from '../store/store.js';
 import { UserAdminError } from '../users/user-admin.js';
 
-/** The problems the admin API answers, by status; `type` is a stable URI per kind (RFC 9457 §3.1.1). */
+/**
+ * The problems the admin API answers, by status. `type` is a stable URI per kind (RFC 9457
+ * §3.1.1): a tag URI (RFC 4151), which names without pointing anywhere, as no page of ours
+ * lives at a fixed address; docs/guides/admin-api.md lists them.
+ */
 export const problemKinds = {
   400: { slug: 'invalid-request', title: 'The request is not valid' },
   401: { slug: 'unauthenticated', title: 'An admin access token is required' },
@@ -28,7 +33,7 @@ export const problemKinds = {
 
 export type ProblemStatus = keyof typeof problemKinds;
 
-export const problemTypeBase = 'https://svc.dev/problems/';
+export const problemTypeBase = 'tag:svc-token-service,2026:problem:';
 
 export interface ProblemBody {
   readonly type: string;
@@ -61,10 +66,11 @@ function asProblem(err: unknown): AdminProblem | undefined {
   if (err instanceof AdminProblem) return err;
   if (err instanceof ClientAdminError || err instanceof UserAdminError) return new AdminProblem(400, err.message);
   if (isStoreUnavailableError(err)) return new AdminProblem(503, 'The store is unavailable; try again.');
+  // The body reader's refusals: an unreadable body (an OAuth error, as on the public port), one too large.
+  if (err instanceof OAuthError) return new AdminProblem(err.status === 413 ? 413 : 400, err.description);
   const status = (err as { status?: unknown; expose?: unknown }).status;
-  // Koa's and the body reader's client errors (a body too large, an unreadable one).
-  if ((err as { expose?: unknown }).expose === true && (status === 400 || status === 413 || status === 415)) {
-    return new AdminProblem(status, (err as Error).message);
+  if ((err as { expose?: unknown }).expose === true && typeof status === 'number' && status >= 400 && status < 500) {
+    return new AdminProblem(status in problemKinds ? status as ProblemStatus : 400, (err as Error).message);
   }
   return undefined;
 }

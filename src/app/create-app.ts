@@ -42,6 +42,8 @@ import { sampleSecretsInUse } from '../config/sample-secrets.js';
 import { systemClock } from './system-clock.js';
 import { closableServer } from './close-server.js';
 import { listenAdmin } from '../admin/listener.js';
+import { adminSetupWarnings } from '../admin/setup-warnings.js';
+import { adminApiResource } from '../admin/authentication.js';
 import { serviceVersion } from './version.js';
 import type { TracerProvider } from '@opentelemetry/api';
 import { createTracing, tracingOff, type Tracing } from '../tracing/tracing.js';
@@ -250,8 +252,10 @@ function assemble(container: ServiceContainer, registry: PluginRegistry, tls: Tl
     },
     async listenAdmin(port, host) {
       if (!config.admin) throw new Error('the admin API is off: set admin.port in the config');
-      const admin = await listenAdmin(container.resolve('adminApi'), port ?? config.admin.port, host ?? config.admin.host, config.connections);
+      const bindHost = host ?? config.admin.host;
+      const admin = await listenAdmin(container.resolve('adminApi'), port ?? config.admin.port, bindHost, config.connections);
       closeAdmin = closableServer(admin.server);
+      for (const line of adminSetupWarnings(bindHost, clientDirectory.apiResources.get(adminApiResource))) logger.warn({ host: bindHost }, line);
       return { url: admin.url };
     },
     async close() {

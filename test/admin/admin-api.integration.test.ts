@@ -59,6 +59,19 @@ describe('the admin listener', () => {
     const res = await fetch(`${server.url}/clients`, { headers: { authorization: `Bearer ${ops}` } });
     expect(res.status).toBe(404);
     expect(api.url).not.toBe(server.url);
+    // Set up as the guide says: on loopback, with the svc-admin resource, nothing to warn of.
+    expect(server.logText()).not.toContain('the admin API listens on');
+    expect(server.logText()).not.toContain('no token can call the admin API');
+  });
+
+  it('warns at start when no API resource lets a token reach it', async () => {
+    const bare = await startServer({ admin: { port: 0 } });
+    try {
+      await bare.app.listenAdmin(0, '127.0.0.1');
+      expect(bare.logText()).toContain('no API resource \\"svc-admin\\" with scope \\"admin\\" or \\"admin.read\\": no token can call the admin API');
+    } finally {
+      await bare.close();
+    }
   });
 
   it('serves an OpenAPI 3.1 document', () => {
@@ -74,7 +87,7 @@ describe('authentication', () => {
     const res = await api.call('GET', '/clients');
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="svc-admin"/);
-    expect(res.body).toMatchObject({ status: 401, type: 'https://svc.dev/problems/unauthenticated' });
+    expect(res.body).toMatchObject({ status: 401, type: 'tag:svc-token-service,2026:problem:unauthenticated' });
   });
 
   it('refuses a token that is not valid', async () => {
@@ -165,7 +178,7 @@ describe('clients', () => {
     // A second operator still holding the first read:
     const second = await api.call('PUT', '/clients/editable', { token: ops, ifMatch: etag, body: { ...definition, clientName: 'B' } });
     expect(second.status).toBe(412);
-    expect(second.body).toMatchObject({ status: 412, type: 'https://svc.dev/problems/stale-etag' });
+    expect(second.body).toMatchObject({ status: 412, type: 'tag:svc-token-service,2026:problem:stale-etag' });
     expect((await api.call('GET', '/clients/editable', { token: ops })).body.clientName).toBe('A');
   });
 
@@ -213,6 +226,13 @@ describe('clients', () => {
     expect((await api.call('POST', '/clients', { token: ops, rawBody: 'clientId=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
     expect((await api.call('POST', '/clients', { token: ops, rawBody: '{', headers: { 'content-type': 'application/json' } })).status).toBe(400);
     expect((await api.call('PATCH', '/clients/bad', { token: ops, body: {} })).status).toBe(405);
+    const tooLarge = await api.call('POST', '/clients', { token: ops, body: { clientId: 'big', ...definition, clientName: 'x'.repeat(70_000) } });
+    expect(tooLarge.status).toBe(413);
+    const unreadable = await api.call('POST', '/clients', { token: ops, rawBody: 'not gzip', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    expect(unreadable.status).toBe(400);
+    const bodyWhereNone = await api.call('DELETE', '/clients/bad', { token: ops, ifMatch: '*', rawBody: '{}', headers: { 'content-type': 'application/json' } });
+    expect(bodyWhereNone.status).toBe(400);
+    expect(bodyWhereNone.body.detail).toBe('DELETE /clients/{clientId} takes no body.');
   });
 
   it('refuses a client the service would refuse (unknown scope) and a duplicate or config-defined id', async () => {
