@@ -443,6 +443,57 @@ describe('audit', () => {
   });
 });
 
+/** A valid body for each operation that takes one (the sweep below checks the list is whole). */
+const validBodies: Record<string, unknown> = {
+  'create-client': { clientId: 'sweep-client', allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'] },
+  'replace-client': { allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'] },
+  'add-client-secret': {},
+  'create-api-resource': { name: 'sweep-api', scopes: ['api1.read'] },
+  'replace-api-resource': { scopes: ['api1.read'] },
+  'add-api-resource-secret': {},
+  'create-user': { username: 'sweep-user' },
+  'change-user': { emailVerified: true },
+  'set-user-password': { password: 'sweep-password-1' },
+  'rotate-signing-keys': {},
+  'revoke-grants': { subjectId: 'sweep-nobody' },
+};
+/** Lists keyed by a user: an unknown subject has no sessions (200, empty), which is no error. */
+const noNotFound = new Set(['list-user-sessions']);
+
+describe('every operation refuses what it must', () => {
+  type Op = { operationId: string; 'x-svc-access': string; requestBody?: unknown; parameters?: Array<{ in?: string; name?: string; $ref?: string }> };
+  const operations = () => Object.entries(api.document.paths as Record<string, Record<string, Op>>)
+    .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+  const concrete = (path: string) => path.replace(/\{\w+\}/g, 'sweep-none');
+
+  it('401 without a token, 403 for a change with admin.read, 400 for a body field the document does not have', async () => {
+    for (const { method, path, op } of operations()) {
+      const url = concrete(path);
+      const body = op.requestBody ? validBodies[op.operationId] : undefined;
+      if (op.requestBody) expect(body, `a valid body for ${op.operationId}`).toBeDefined();
+      expect((await api.call(method, url, { body })).status, `${method} ${path} without a token`).toBe(401);
+      if (op['x-svc-access'] === 'write') expect((await api.call(method, url, { token: auditor, body, ifMatch: '*' })).status, `${method} ${path} with admin.read`).toBe(403);
+      if (op.requestBody) {
+        const res = await api.call(method, url, { token: ops, ifMatch: '*', body: { ...(body as object), notInTheDocument: 1 } });
+        expect(res.status, `${method} ${path} with an unknown field`).toBe(400);
+      }
+    }
+  });
+
+  it('428 without If-Match wherever the document asks for it, 404 for what does not exist', async () => {
+    for (const { method, path, op } of operations()) {
+      const url = concrete(path);
+      const body = op.requestBody ? validBodies[op.operationId] : undefined;
+      const ifMatch = (op.parameters ?? []).some((p) => p.$ref === '#/components/parameters/IfMatch');
+      if (ifMatch) expect((await api.call(method, url, { token: ops, body })).status, `${method} ${path} without If-Match`).toBe(428);
+      const hasPathParameters = (op.parameters ?? []).some((p) => p.in === 'path');
+      if (hasPathParameters && !noNotFound.has(op.operationId)) {
+        expect((await api.call(method, url, { token: ops, body, ifMatch: '*' })).status, `${method} ${path} for nothing`).toBe(404);
+      }
+    }
+  });
+});
+
 describe('the document and the handlers agree', () => {
   it('every operation in the document was reached by these tests', () => {
     const operations = Object.entries(api.document.paths as Record<string, Record<string, unknown>>)

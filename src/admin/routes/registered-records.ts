@@ -86,6 +86,7 @@ function operationsOf(spec: KindSpec, deps: RecordRoutesDeps): AdminOperation[] 
   const params = z.strictObject({ [idName]: idParam });
   const secretParams = z.strictObject({ [idName]: idParam, secretId: z.string().min(1).max(100) });
   const label = (id: string) => `${noun} "${id}"`;
+  const slug = noun.toLowerCase().replace(/ /g, '-');
 
   const representationOf = (r: StoredRecord) => defined({
     ...r.definition, [idName]: r.id, disabled: r.disabled, createdAt: isoTime(r.createdAt), updatedAt: isoTime(r.updatedAt),
@@ -116,7 +117,7 @@ function operationsOf(spec: KindSpec, deps: RecordRoutesDeps): AdminOperation[] 
       },
     }),
     defineOperation({
-      operationId: `get-${noun.replace(/ /g, '-')}`, method: 'get', path: `${base}/{${idName}}`, tag, access: 'read',
+      operationId: `get-${slug}`, method: 'get', path: `${base}/{${idName}}`, tag, access: 'read',
       summary: `Reads one ${noun}.`,
       params,
       responses: { 200: { description: `The ${noun}.`, schema: view, etag: true } },
@@ -126,7 +127,7 @@ function operationsOf(spec: KindSpec, deps: RecordRoutesDeps): AdminOperation[] 
       },
     }),
     defineOperation({
-      operationId: `create-${noun.replace(/ /g, '-')}`, method: 'post', path: base, tag, access: 'write',
+      operationId: `create-${slug}`, method: 'post', path: base, tag, access: 'write',
       summary: `Adds a ${noun}, checked as a node checks it; a confidential one gets a generated secret, answered once.`,
       body: createBody,
       responses: {
@@ -155,7 +156,7 @@ function operationsOf(spec: KindSpec, deps: RecordRoutesDeps): AdminOperation[] 
       },
     }),
     defineOperation({
-      operationId: `replace-${noun.replace(/ /g, '-')}`, method: 'put', path: `${base}/{${idName}}`, tag, access: 'write', ifMatch: true,
+      operationId: `replace-${slug}`, method: 'put', path: `${base}/{${idName}}`, tag, access: 'write', ifMatch: true,
       summary: `Replaces a ${noun}'s definition (its id and secrets stay); needs If-Match.`,
       params, body: replaceBody,
       responses: { 200: { description: `The ${noun} as it is now.`, schema: view, etag: true } },
@@ -174,7 +175,7 @@ function operationsOf(spec: KindSpec, deps: RecordRoutesDeps): AdminOperation[] 
       },
     }),
     defineOperation({
-      operationId: `delete-${noun.replace(/ /g, '-')}`, method: 'delete', path: `${base}/{${idName}}`, tag, access: 'write', ifMatch: true,
+      operationId: `delete-${slug}`, method: 'delete', path: `${base}/{${idName}}`, tag, access: 'write', ifMatch: true,
       summary: `Removes a ${noun} and its secrets; needs If-Match.`,
       params,
       responses: { 204: { description: 'Removed.' } },
@@ -189,7 +190,7 @@ function operationsOf(spec: KindSpec, deps: RecordRoutesDeps): AdminOperation[] 
       },
     }),
     defineOperation({
-      operationId: `add-${noun.replace(/ /g, '-')}-secret`, method: 'post', path: `${base}/{${idName}}/secrets`, tag, access: 'write',
+      operationId: `add-${slug}-secret`, method: 'post', path: `${base}/{${idName}}/secrets`, tag, access: 'write',
       summary: 'Adds a secret: a generated SharedSecret (its value answered once), a certificate, or a plugin\'s type.',
       params, body: newSecretBody,
       responses: { 201: { description: 'The new secret; `value` only for a generated SharedSecret.', schema: newSecretView } },
@@ -221,7 +222,7 @@ function operationsOf(spec: KindSpec, deps: RecordRoutesDeps): AdminOperation[] 
       },
     }),
     defineOperation({
-      operationId: `remove-${noun.replace(/ /g, '-')}-secret`, method: 'delete', path: `${base}/{${idName}}/secrets/{secretId}`, tag, access: 'write', ifMatch: true,
+      operationId: `remove-${slug}-secret`, method: 'delete', path: `${base}/{${idName}}/secrets/{secretId}`, tag, access: 'write', ifMatch: true,
       summary: `Removes a secret; If-Match carries the ${noun}'s ETag (the secret is part of it).`,
       params: secretParams,
       responses: { 204: { description: 'Removed.' } },
