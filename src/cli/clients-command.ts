@@ -135,7 +135,7 @@ interface ConfigEntry {
 }
 
 /** `list`'s table (or JSON): the config's entries, then the database's, from the store or through the admin API. */
-function printList(kind: RecordKind, records: readonly StoredRecord[], fromConfig: readonly ConfigEntry[], json: boolean): void {
+function printList(kind: RecordKind, records: readonly StoredRecord[], fromConfig: readonly ConfigEntry[], json: boolean, where = 'in the config or the database'): void {
   const now = Date.now();
   const liveOf = (secrets: readonly { expiresAt?: number | undefined; expiration?: number | undefined }[]): string =>
     `${secrets.filter((x) => { const end = x.expiresAt ?? x.expiration; return end === undefined || end > now; }).length} live of ${secrets.length}`;
@@ -145,7 +145,7 @@ function printList(kind: RecordKind, records: readonly StoredRecord[], fromConfi
       ...(kind === 'client' ? { clientName: c.name ?? null, allowedGrantTypes: c.grants, allowedScopes: c.scopes } : { scopes: c.scopes }),
     }));
     out(`${JSON.stringify([...configViews, ...records.map((r) => ({ ...recordView(r), source: 'database' }))])}\n`);
-  } else if (records.length === 0 && fromConfig.length === 0) out(`no ${kind === 'client' ? 'clients' : 'API resources'} in the config or the database\n`);
+  } else if (records.length === 0 && fromConfig.length === 0) out(`no ${kind === 'client' ? 'clients' : 'API resources'} ${where}\n`);
   else {
     const header = kind === 'client'
       ? ['client_id', 'name', 'grant types', 'scopes', 'secrets', 'state', 'last used', 'source']
@@ -183,7 +183,7 @@ function recordOf(kind: RecordKind, item: Record<string, unknown>): StoredRecord
 async function listThroughApi(kind: RecordKind, url: string, json: boolean): Promise<number> {
   const server = adminServer(url);
   const items = await readAll<Record<string, unknown>>(server, kind === 'client' ? '/clients' : '/api-resources');
-  printList(kind, items.map((item) => recordOf(kind, item)), [], json);
+  printList(kind, items.map((item) => recordOf(kind, item)), [], json, 'in the database (the config file\'s own are not shown through --server)');
   return 0;
 }
 

@@ -68,6 +68,15 @@ describe('svc --server <admin URL> clients list', () => {
     expect(JSON.parse(through.stdout)).toEqual(local.filter((c) => c.source === 'database'));
   });
 
+  it('lists API resources the same way, and says where it looked when there are none', async () => {
+    const none = await remote('apis', 'list');
+    expect(none).toMatchObject({ code: 0, stdout: 'no API resources in the database (the config file\'s own are not shown through --server)\n' });
+    const added = await runCliWith({}, 'apis', 'add', 'orders', '--scope', 'api1.read', '--config', configFile);
+    expect(added.code, added.stderr).toBe(0);
+    const listed = await remote('apis', 'list');
+    expect(listed.stdout.trim().split('\n').map(cells)).toEqual([['name', 'scopes', 'secrets', 'state', 'last used', 'source'], ['orders', 'api1.read', '1 live of 1', 'enabled', '-', 'database']]);
+  });
+
   it('says what to do without a token, with a token the API refuses, for an action it cannot do yet, or where nothing listens', async () => {
     const noToken = await runCliWith({ env: { SVC_ADMIN_TOKEN: '' } }, '--server', adminUrl, 'clients', 'list');
     expect(noToken).toMatchObject({ code: 1, stderr: 'svc: --server needs an admin access token in SVC_ADMIN_TOKEN (client credentials for svc-admin; see docs/guides/admin-api.md).\n' });
