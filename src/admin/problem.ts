@@ -28,6 +28,7 @@ export const problemKinds = {
   415: { slug: 'unsupported-media-type', title: 'The request body must be application/json' },
   428: { slug: 'if-match-required', title: 'If-Match is required' },
   500: { slug: 'server-error', title: 'The service failed' },
+  501: { slug: 'not-implemented', title: 'The method is not one the admin API knows' },
   503: { slug: 'unavailable', title: 'The store is unavailable' },
 } as const;
 
@@ -90,6 +91,7 @@ export function problemResponses(logger: Logger) {
       await next();
       if (ctx.body === undefined && ctx.status === 404) throw new AdminProblem(404, `No resource at ${ctx.path}.`);
       if (ctx.body === undefined && ctx.status === 405) throw new AdminProblem(405, `${ctx.method} is not allowed on ${ctx.path}.`, { headers: { Allow: ctx.response.get('Allow') } });
+      if (ctx.body === undefined && ctx.status === 501) throw new AdminProblem(501, `${ctx.method} is not a method the admin API answers.`);
     } catch (err) {
       const problem = asProblem(err);
       if (problem) return writeProblem(ctx, problem);

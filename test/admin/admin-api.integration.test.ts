@@ -226,6 +226,9 @@ describe('clients', () => {
     expect((await api.call('POST', '/clients', { token: ops, rawBody: 'clientId=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
     expect((await api.call('POST', '/clients', { token: ops, rawBody: '{', headers: { 'content-type': 'application/json' } })).status).toBe(400);
     expect((await api.call('PATCH', '/clients/bad', { token: ops, body: {} })).status).toBe(405);
+    const unknownMethod = await fetch(`${api.url}/clients`, { method: 'PROPFIND', headers: { authorization: `Bearer ${ops}` } });
+    expect(unknownMethod.status).toBe(501);
+    expect(unknownMethod.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     const tooLarge = await api.call('POST', '/clients', { token: ops, body: { clientId: 'big', ...definition, clientName: 'x'.repeat(70_000) } });
     expect(tooLarge.status).toBe(413);
     const unreadable = await api.call('POST', '/clients', { token: ops, rawBody: 'not gzip', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
