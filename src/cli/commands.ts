@@ -124,10 +124,11 @@ export const commands: Command[] = [
     details:
       `${configHelp}\n` +
       '  rewrap re-encrypts every stored signing key under the first of signing.keyEncryptionKeys;\n' +
-      '  after it, an older key-encryption key can be removed from the config.',
+      '  after it, an older key-encryption key can be removed from the config.\n' +
+      '  svc --server <admin URL> keys list: the same table through a running service\'s admin API.',
     options: config,
     positionals: 1,
-    run: async (values, positionals) => (await import('./keys-command.js')).keysCommand(positionals[0], text(values.config)),
+    run: async (values, positionals) => (await import('./keys-command.js')).keysCommand(positionals[0], text(values.config), text(values.server)),
   },
   {
     name: 'create-client-key',

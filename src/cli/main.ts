@@ -15,7 +15,7 @@ function fail(message: string): number {
 }
 
 /** Commands that can act on a running service through its admin API (`svc --server <URL> ...`). */
-const remoteCommands = new Set(['clients', 'apis']);
+const remoteCommands = new Set(['clients', 'apis', 'keys']);
 
 export async function main(argv: string[]): Promise<number> {
   // `svc --server <admin URL> <command> ...` (issue 39): through the admin API instead of the database.
@@ -41,7 +41,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = commands.find((c) => c.name === name);
   if (!command) return fail(`unknown command "${name}"${didYouMean(name, commands.map((c) => c.name))}\n\n${overview()}`);
-  if (server !== undefined && !remoteCommands.has(command.name)) return fail(`--server works with ${[...remoteCommands].join(' and ')} so far; run svc ${command.name} on the config's database.`);
+  if (server !== undefined && !remoteCommands.has(command.name)) return fail(`--server works with ${[...remoteCommands].join(', ')} so far; run svc ${command.name} on the config's database.`);
 
   let parsed;
   try {

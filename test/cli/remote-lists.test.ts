@@ -1,7 +1,8 @@
 /**
- * `svc --server <admin URL> clients list` (issue 39): the same command through a running
- * service's admin API prints the same rows for the database's clients as the command on the
- * database itself (the config file's own entries it cannot see), in the table and in --json.
+ * `svc --server <admin URL> clients|apis|keys list` (issue 39): the same command through a
+ * running service's admin API prints the same rows for the database's clients as the command on
+ * the database itself (the config file's own entries it cannot see), in the table and in --json,
+ * and the same signing key table.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,6 @@ import type { UserConfig } from '../../src/config/schema.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { basic, freePort, postForm, startServer, type TestServer } from '../support/server.js';
 import { runCliWith } from '../support/svc-process.js';
-import { testKeyFiles } from '../support/test-keys.js';
 
 let dir: string;
 let configFile: string;
@@ -23,7 +23,6 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-remote-list-'));
   const config: UserConfig = {
     store: `sqlite:${join(dir, 'svc.db')}`,
-    signing: { keys: testKeyFiles(dir) },
     apiScopes: [{ name: 'admin' }, { name: 'admin.read' }, { name: 'api1.read' }],
     apiResources: [{ name: 'svc-admin', scopes: ['admin', 'admin.read'] }, { name: 'api1', scopes: ['api1.read'] }],
     clients: [{ clientId: 'ops', clientSecrets: [{ value: hashSecret('ops-secret') }], allowedGrantTypes: ['client_credentials'], allowedScopes: ['admin.read'] }],
@@ -77,13 +76,23 @@ describe('svc --server <admin URL> clients list', () => {
     expect(listed.stdout.trim().split('\n').map(cells)).toEqual([['name', 'scopes', 'secrets', 'state', 'last used', 'source'], ['orders', 'api1.read', '1 live of 1', 'enabled', '-', 'database']]);
   });
 
+  it('prints the signing keys as svc keys list does', async () => {
+    const local = await runCliWith({}, 'keys', 'list', '--config', configFile);
+    const through = await remote('keys', 'list');
+    expect(through.code, through.stderr).toBe(0);
+    expect(through.stdout).toBe(local.stdout);
+    expect(through.stdout).toMatch(/^kid +alg +created +activates +retires +protection\n/);
+    expect(through.stdout.trim().split('\n').length).toBeGreaterThan(1);
+    expect((await remote('keys', 'rewrap')).stderr).toBe('svc: svc --server works with keys list; rewrap re-encrypts the store itself: run svc keys rewrap with --config.\n');
+  });
+
   it('says what to do without a token, with a token the API refuses, for an action it cannot do yet, or where nothing listens', async () => {
     const noToken = await runCliWith({ env: { SVC_ADMIN_TOKEN: '' } }, '--server', adminUrl, 'clients', 'list');
     expect(noToken).toMatchObject({ code: 1, stderr: 'svc: --server needs an admin access token in SVC_ADMIN_TOKEN (client credentials for svc-admin; see docs/guides/admin-api.md).\n' });
     const refused = await runCliWith({ env: { SVC_ADMIN_TOKEN: 'not-a-token' } }, '--server', adminUrl, 'clients', 'list');
     expect(refused).toMatchObject({ code: 1, stderr: 'svc: the admin API refused (401): The access token is missing, expired or revoked.\n' });
     expect((await remote('clients', 'show', 'billing')).stderr).toBe('svc: svc --server works with clients list so far; run svc clients show with --config on the database.\n');
-    expect((await remote('users', 'list')).stderr).toBe('svc: --server works with clients and apis so far; run svc users on the config\'s database.\n');
+    expect((await remote('users', 'list')).stderr).toBe('svc: --server works with clients, apis, keys so far; run svc users on the config\'s database.\n');
     const port = await freePort();
     const nothing = await runCliWith({ env: { SVC_ADMIN_TOKEN: token } }, '--server', `http://127.0.0.1:${port}`, 'clients', 'list');
     expect(nothing.stderr).toBe(`svc: cannot reach the admin API at http://127.0.0.1:${port}: nothing listens there (is admin.port set, and the service running?).\n`);
