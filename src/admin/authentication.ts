@@ -39,11 +39,11 @@ export function createAdminAuthentication({ tokenValidator, dpop, baseUrl }: {
 }) {
   const algs = dpop.algorithms.join(' ');
 
-  function refused(detail: string, scheme: Scheme = 'Bearer'): AdminProblem {
+  function refused(detail: string, scheme: Scheme = 'Bearer', extraHeaders: Readonly<Record<string, string>> = {}): AdminProblem {
     const challenge = scheme === 'DPoP'
       ? `DPoP error="invalid_token", algs="${algs}"`
       : 'Bearer realm="svc-admin", error="invalid_token"';
-    return new AdminProblem(401, detail, { headers: { 'WWW-Authenticate': challenge } });
+    return new AdminProblem(401, detail, { headers: { ...extraHeaders, 'WWW-Authenticate': challenge } });
   }
 
   function tokenOf(ctx: Context): { token: string; scheme: Scheme } {
@@ -66,7 +66,8 @@ export function createAdminAuthentication({ tokenValidator, dpop, baseUrl }: {
     try {
       proof = await dpop.check({ headers: header === undefined ? undefined : [header].flat(), method: ctx.method, url: baseUrl() + ctx.path, accessToken: token }, 'resource');
     } catch (err) {
-      if (err instanceof OAuthError) throw refused(`The DPoP proof is invalid: ${err.description}`, 'DPoP');
+      // With `dpop.requireNonce`, the refusal carries the nonce to retry with (RFC 9449 §9): pass it on.
+      if (err instanceof OAuthError) throw refused(`The DPoP proof is invalid: ${err.description}`, 'DPoP', err.headers['DPoP-Nonce'] === undefined ? {} : { 'DPoP-Nonce': err.headers['DPoP-Nonce'] });
       throw err;
     }
     if (proof === undefined) throw refused('The access token is DPoP-bound: send a DPoP proof.', 'DPoP');

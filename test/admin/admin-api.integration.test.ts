@@ -128,6 +128,32 @@ describe('authentication', () => {
   });
 });
 
+describe('DPoP with nonces (dpop.requireNonce)', () => {
+  it('answers a proof without the nonce 401 with a fresh DPoP-Nonce, and the proof with it passes', async () => {
+    const nonced = await startServer({ ...adminTestConfig, dpop: { requireNonce: true } });
+    try {
+      const { url } = await nonced.app.listenAdmin(0, '127.0.0.1');
+      const key = await dpopKey();
+      const tokenUrl = `${nonced.url}/connect/token`;
+      const ask = (nonce?: string) => postForm(tokenUrl, { grant_type: 'client_credentials' }, {
+        authorization: basic('ops-dpop', 'ops-dpop-secret'), dpop: key.proof({ htu: tokenUrl, ...(nonce ? { nonce } : {}) }),
+      });
+      const first = await ask();
+      const issued = await ask(first.headers.get('dpop-nonce')!);
+      expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+      const token = issued.body.access_token as string;
+      const call = (nonce?: string) => fetch(`${url}/clients`, { headers: { authorization: `DPoP ${token}`, dpop: key.proof({ htm: 'GET', htu: `${url}/clients`, accessToken: token, ...(nonce ? { nonce } : {}) }) } });
+      const withoutNonce = await call();
+      expect(withoutNonce.status).toBe(401);
+      const nonce = withoutNonce.headers.get('dpop-nonce');
+      expect(nonce).toMatch(/^[\w.-]+$/);
+      expect((await call(nonce!)).status).toBe(200);
+    } finally {
+      await nonced.close();
+    }
+  });
+});
+
 describe('clients', () => {
   const definition = { allowedGrantTypes: ['client_credentials'], allowedScopes: ['api1.read'] };
 
