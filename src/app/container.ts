@@ -93,6 +93,9 @@ import { addOperationRoutes } from '../http/operations.js';
 import { createDpopProofValidator, type DpopProofValidator } from '../sender-binding/dpop-proof-validator.js';
 import { createDpopNonces } from '../sender-binding/dpop-nonces.js';
 import { createKeyProtector, type KeyProtector } from '../oauth/keys/key-protection.js';
+import { createUserAdmin } from '../users/user-admin.js';
+import { createAdminApi, type AdminApi } from '../admin/admin-api.js';
+import { serviceVersion } from './version.js';
 
 /** What the app is made from: opened (and closed) by `createApp` itself. */
 export interface ContainerInputs {
@@ -169,6 +172,8 @@ export interface HostCradle extends ContainerInputs {
   /** DPoP proofs (RFC 9449) at the token endpoint and UserInfo. */
   dpop: DpopProofValidator;
   router: Router;
+  /** The admin API's app (issue 39), made only when `admin` is configured and its listener starts. */
+  adminApi: AdminApi;
 }
 
 export type ServiceContainer = AwilixContainer<HostCradle>;
@@ -312,6 +317,16 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
       }),
     })).singleton(),
     router: asFunction(createHostRouter).singleton(),
+    adminApi: asFunction((cradle: HostCradle) => {
+      const { config, store, clock, logger, events, tokenValidator, dpop, keyRing, keyProtector, registry } = cradle;
+      return createAdminApi({
+        config, store, clock, logger, events, tokenValidator, dpop, keyRing, protector: keyProtector, version: serviceVersion,
+        // The same operations as `svc clients`, `svc apis` and `svc users`.
+        clientAdmin: createClientAdmin({ records: store.clientRecords, checker: createEntryChecker(config, registry), config, clock }),
+        userAdmin: createUserAdmin({ records: store.users, store, configUsers: config.users, rules: config.passwordRules, clock }),
+        refreshClients: () => cradle.clientDirectory.refresh(),
+      });
+    }).singleton(),
   });
   return container;
 }

@@ -43,6 +43,9 @@ import { loadCookieSecret } from '../pages/cookie-secret.js';
 import { sampleSecretsInUse } from '../config/sample-secrets.js';
 import { systemClock } from './system-clock.js';
 import { closableServer } from './close-server.js';
+import { listenAdmin } from '../admin/listener.js';
+import { adminSetupWarnings } from '../admin/setup-warnings.js';
+import { adminApiResource } from '../admin/authentication.js';
 import { serviceVersion } from './version.js';
 import type { TracerProvider } from '@opentelemetry/api';
 import { createTracing, tracingOff, type Tracing } from '../tracing/tracing.js';
@@ -72,7 +75,12 @@ export interface App {
   readonly metrics: Metrics | undefined;
   /** Starts listening; resolves with the bound URL. */
   listen(port?: number, host?: string): Promise<{ server: Server; url: string }>;
-  /** Stops timers, closes the server (finishing in-flight requests) and the store. */
+  /**
+   * Starts the admin API's own listener (`admin` in the config; issue 39), by default on
+   * `admin.port` and `admin.host`; resolves with its URL. Refused when `admin` is not configured.
+   */
+  listenAdmin(port?: number, host?: string): Promise<{ url: string }>;
+  /** Stops timers, closes the servers (finishing in-flight requests) and the store. */
   close(): Promise<void>;
 }
 
@@ -226,6 +234,7 @@ function assemble(container: ServiceContainer, registry: PluginRegistry, tls: Tl
   }, config.cleanupInterval * 1000).unref() : undefined;
 
   let closeServer: (() => Promise<void>) | undefined;
+  let closeAdmin: (() => Promise<void>) | undefined;
   return {
     config,
     koa,
@@ -255,12 +264,20 @@ function assemble(container: ServiceContainer, registry: PluginRegistry, tls: Tl
         });
       });
     },
+    async listenAdmin(port, host) {
+      if (!config.admin) throw new Error('the admin API is off: set admin.port in the config');
+      const bindHost = host ?? config.admin.host;
+      const admin = await listenAdmin(container.resolve('adminApi'), port ?? config.admin.port, bindHost, config.connections);
+      closeAdmin = closableServer(admin.server);
+      for (const line of adminSetupWarnings(bindHost, clientDirectory.apiResources.get(adminApiResource))) logger.warn({ host: bindHost }, line);
+      return { url: admin.url };
+    },
     async close() {
       keyRing.stop();
       clientDirectory.stop();
       sweeper.stop();
       if (unusedSweep) clearInterval(unusedSweep);
-      await closeServer?.();
+      await Promise.all([closeServer?.(), closeAdmin?.()]);
       // After the drain: the requests in flight may still be waiting on a signing thread.
       await keyRing.close();
       await counters.close();

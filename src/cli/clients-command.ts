@@ -19,6 +19,7 @@ import type { RecordKind, StoredRecord, StoredSecret } from '../store/client-rec
 import { createStore } from '../store/create-store.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { Store } from '../store/store.js';
+import { adminServer, readAll } from './admin-api-client.js';
 import { table } from './table.js';
 import { fieldsFromFlags, inFlagWords } from './field-flags.js';
 import { CliError } from './user-facing-error.js';
@@ -114,6 +115,68 @@ function definitionOf(kind: RecordKind, values: Values): Record<string, unknown>
   return def;
 }
 
+/** An entry of the config file, as `list` shows it (never its secrets' hashes). */
+interface ConfigEntry {
+  readonly id: string;
+  readonly name: string | undefined;
+  readonly grants: readonly string[];
+  readonly scopes: readonly string[];
+  readonly secrets: readonly { expiresAt?: number | undefined }[];
+}
+
+/** `list`'s table (or JSON): the config's entries, then the database's, from the store or through the admin API. */
+function printList(kind: RecordKind, records: readonly StoredRecord[], fromConfig: readonly ConfigEntry[], json: boolean, where = 'in the config or the database'): void {
+  const now = Date.now();
+  const liveOf = (secrets: readonly { expiresAt?: number | undefined; expiration?: number | undefined }[]): string =>
+    `${secrets.filter((x) => { const end = x.expiresAt ?? x.expiration; return end === undefined || end > now; }).length} live of ${secrets.length}`;
+  if (json) {
+    const configViews = fromConfig.map((c) => ({
+      [kind === 'client' ? 'clientId' : 'name']: c.id, source: 'config',
+      ...(kind === 'client' ? { clientName: c.name ?? null, allowedGrantTypes: c.grants, allowedScopes: c.scopes } : { scopes: c.scopes }),
+    }));
+    out(`${JSON.stringify([...configViews, ...records.map((r) => ({ ...recordView(r), source: 'database' }))])}\n`);
+  } else if (records.length === 0 && fromConfig.length === 0) out(`no ${kind === 'client' ? 'clients' : 'API resources'} ${where}\n`);
+  else {
+    const header = kind === 'client'
+      ? ['client_id', 'name', 'grant types', 'scopes', 'secrets', 'state', 'last used', 'source']
+      : ['name', 'scopes', 'secrets', 'state', 'last used', 'source'];
+    const configRows = fromConfig.map((c) => kind === 'client'
+      ? [c.id, c.name ?? '-', c.grants.join(','), c.scopes.join(','), liveOf(c.secrets), 'enabled', '-', 'config']
+      : [c.id, c.scopes.join(','), liveOf(c.secrets), 'enabled', '-', 'config']);
+    out(table([header, ...configRows, ...records.map((r) => {
+      const common = [liveOf(r.secrets), r.disabled ? 'disabled' : 'enabled', iso(r.lastUsedAt), 'database'];
+      const d = r.definition as { clientName?: string; allowedGrantTypes?: string[]; allowedScopes?: string[]; scopes?: string[] };
+      return kind === 'client'
+        ? [r.id, d.clientName ?? '-', (d.allowedGrantTypes ?? []).join(','), (d.allowedScopes ?? []).join(','), ...common]
+        : [r.id, (d.scopes ?? []).join(','), ...common];
+    })]));
+  }
+}
+
+/** An item of the admin API's `/clients` or `/api-resources` as the store's record (`list` prints both alike). */
+function recordOf(kind: RecordKind, item: Record<string, unknown>): StoredRecord {
+  const { [kind === 'client' ? 'clientId' : 'name']: id, disabled, createdAt, updatedAt, lastUsedAt, secrets, ...definition } = item;
+  const ms = (value: unknown): number | undefined => (typeof value === 'string' ? Date.parse(value) : undefined);
+  return {
+    kind, id: String(id), definition, disabled: disabled === true, createdAt: ms(createdAt) ?? 0, updatedAt: ms(updatedAt) ?? 0, lastUsedAt: ms(lastUsedAt),
+    secrets: (secrets as Array<Record<string, unknown>>).map((x) => ({
+      id: String(x.id), type: String(x.type), value: '', description: typeof x.description === 'string' ? x.description : undefined, createdAt: ms(x.createdAt) ?? 0, expiresAt: ms(x.expiresAt),
+    })),
+  };
+}
+
+/**
+ * `svc --server <admin URL> clients list` (issue 39): the same table through a running service's
+ * admin API. It shows what the API manages, the database's entries; the service's config file is
+ * not read from here.
+ */
+async function listThroughApi(kind: RecordKind, url: string, json: boolean): Promise<number> {
+  const server = adminServer(url);
+  const items = await readAll<Record<string, unknown>>(server, kind === 'client' ? '/clients' : '/api-resources');
+  printList(kind, items.map((item) => recordOf(kind, item)), [], json, 'in the database (the config file\'s own are not shown through --server)');
+  return 0;
+}
+
 const usage = (noun: string): string =>
   `use one of: add, list, show, update, disable, enable, remove, secret add|expire|remove${noun === 'clients' ? ', test-auth, registration-token' : ''} (svc ${noun} --help)`;
 
@@ -130,6 +193,12 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
   const known = ['add', 'list', 'show', 'update', 'disable', 'enable', 'remove', 'secret', ...(kind === 'client' ? ['test-auth', 'registration-token'] : [])];
   if (!known.includes(action)) throw new CliError(`unknown action "${action}": ${usage(noun)}`);
   if (action === 'secret' && !['add', 'expire', 'remove'].includes(args[0] ?? '')) throw new CliError(`svc ${noun} secret takes add, expire or remove.`);
+
+  const server = str(values.server);
+  if (server !== undefined) {
+    if (action !== 'list') throw new CliError(`svc --server works with ${noun} list so far; run svc ${noun} ${action} with --config on the database.`);
+    return listThroughApi(kind, server, json);
+  }
 
   const ctx = await open(str(values.config));
   try {
@@ -159,35 +228,10 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
       case 'list': {
         // Every source the service reads, each entry marked by where it comes from (issue 39):
         // the config file's entries first (never their secrets or hashes), then the database's.
-        const records = await admin.list(kind);
-        const now = Date.now();
         const fromConfig = kind === 'client'
           ? ctx.config.clients.map((c) => ({ id: c.clientId, name: c.clientName, grants: c.allowedGrantTypes, scopes: c.allowedScopes, secrets: c.clientSecrets }))
           : ctx.config.apiResources.map((r) => ({ id: r.name, name: undefined, grants: [], scopes: r.scopes, secrets: r.secrets }));
-        const liveOf = (secrets: readonly { expiresAt?: number | undefined; expiration?: number | undefined }[]): string =>
-          `${secrets.filter((x) => { const end = x.expiresAt ?? x.expiration; return end === undefined || end > now; }).length} live of ${secrets.length}`;
-        if (json) {
-          const configViews = fromConfig.map((c) => ({
-            [kind === 'client' ? 'clientId' : 'name']: c.id, source: 'config',
-            ...(kind === 'client' ? { clientName: c.name ?? null, allowedGrantTypes: c.grants, allowedScopes: c.scopes } : { scopes: c.scopes }),
-          }));
-          out(`${JSON.stringify([...configViews, ...records.map((r) => ({ ...recordView(r), source: 'database' }))])}\n`);
-        } else if (records.length === 0 && fromConfig.length === 0) out(`no ${kind === 'client' ? 'clients' : 'API resources'} in the config or the database\n`);
-        else {
-          const header = kind === 'client'
-            ? ['client_id', 'name', 'grant types', 'scopes', 'secrets', 'state', 'last used', 'source']
-            : ['name', 'scopes', 'secrets', 'state', 'last used', 'source'];
-          const configRows = fromConfig.map((c) => kind === 'client'
-            ? [c.id, c.name ?? '-', c.grants.join(','), c.scopes.join(','), liveOf(c.secrets), 'enabled', '-', 'config']
-            : [c.id, c.scopes.join(','), liveOf(c.secrets), 'enabled', '-', 'config']);
-          out(table([header, ...configRows, ...records.map((r) => {
-            const common = [liveOf(r.secrets), r.disabled ? 'disabled' : 'enabled', iso(r.lastUsedAt), 'database'];
-            const d = r.definition as { clientName?: string; allowedGrantTypes?: string[]; allowedScopes?: string[]; scopes?: string[] };
-            return kind === 'client'
-              ? [r.id, d.clientName ?? '-', (d.allowedGrantTypes ?? []).join(','), (d.allowedScopes ?? []).join(','), ...common]
-              : [r.id, (d.scopes ?? []).join(','), ...common];
-          })]));
-        }
+        printList(kind, await admin.list(kind), fromConfig, json);
         return 0;
       }
       case 'show': {

@@ -125,10 +125,11 @@ export const commands: Command[] = [
     details:
       `${configHelp}\n` +
       '  rewrap re-encrypts every stored signing key under the first of signing.keyEncryptionKeys;\n' +
-      '  after it, an older key-encryption key can be removed from the config.',
+      '  after it, an older key-encryption key can be removed from the config.\n' +
+      '  svc --server <admin URL> keys list: the same table through a running service\'s admin API.',
     options: config,
     positionals: 1,
-    run: async (values, positionals) => (await import('./keys-command.js')).keysCommand(positionals[0], text(values.config)),
+    run: async (values, positionals) => (await import('./keys-command.js')).keysCommand(positionals[0], text(values.config), text(values.server)),
   },
   {
     name: 'create-client-key',
@@ -219,6 +220,7 @@ const registryDetails = (noun: 'clients' | 'apis'): string => {
     ...(noun === 'clients' ? [['', "or --from-config: copy the config file's entry, stored secret hashes and all"] as [string, string]] : []),
     ['', 'a generated secret is printed once; only its SHA-256 hash is stored'],
     ['list', `the ${noun === 'clients' ? 'clients' : 'API resources'} in the database (never a secret or hash)`],
+    ['', `or svc --server <admin URL> ${noun} list: through a running service's admin API (token in SVC_ADMIN_TOKEN)`],
     [`show ${id}`, "one entry with its secrets' ids, types and expiries"],
     [`update ${id}`, 'replace the fields the options name (same options as add)'],
     [`disable|enable ${id}`, 'refuse or allow its authentication again'],

@@ -11,6 +11,7 @@ import { createKeyProtector } from '../oauth/keys/key-protection.js';
 import { rewrapCookieSecret } from '../pages/cookie-secret.js';
 import { createStore } from '../store/create-store.js';
 import type { SigningKeyRecord } from '../store/store.js';
+import { adminServer, readAll } from './admin-api-client.js';
 import { CliError } from './user-facing-error.js';
 
 const iso = (ms: number | undefined): string => (ms === undefined ? '-' : new Date(ms).toISOString());
@@ -23,9 +24,22 @@ function table(records: readonly SigningKeyRecord[], protectionOf: (r: SigningKe
   return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
 }
 
-export async function keysCommand(action: string | undefined, configPath: string | undefined): Promise<number> {
+/** `svc --server <admin URL> keys list` (issue 39): the same table from the admin API's `/signing-keys`. */
+async function listThroughApi(url: string): Promise<number> {
+  const items = await readAll<{ kid: string; alg: string; createdAt: string; activatesAt: string; retiresAt?: string; protection: string }>(adminServer(url), '/signing-keys');
+  const records = items.map((k) => ({ kid: k.kid, alg: k.alg, privateJwk: '', createdAt: Date.parse(k.createdAt), activatesAt: Date.parse(k.activatesAt), retiresAt: k.retiresAt === undefined ? undefined : Date.parse(k.retiresAt) }));
+  const protection = new Map(items.map((k) => [k.kid, k.protection]));
+  process.stdout.write(records.length === 0 ? 'no signing keys in the store yet (the service creates them at its first start)\n' : table(records, (r) => protection.get(r.kid) ?? '-'));
+  return 0;
+}
+
+export async function keysCommand(action: string | undefined, configPath: string | undefined, server?: string): Promise<number> {
   if (action !== undefined && action !== 'list' && action !== 'rewrap') {
     throw new CliError(`unknown keys action "${action}": use "svc keys list" or "svc keys rewrap".`);
+  }
+  if (server !== undefined) {
+    if (action === 'rewrap') throw new CliError('svc --server works with keys list; rewrap re-encrypts the store itself: run svc keys rewrap with --config.');
+    return listThroughApi(server);
   }
   const { config } = await loadConfig({ path: configPath });
   const protector = createKeyProtector(config.signing.keyEncryptionKeys);

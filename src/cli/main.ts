@@ -14,7 +14,17 @@ function fail(message: string): number {
   return 1;
 }
 
+/** Commands that can act on a running service through its admin API (`svc --server <URL> ...`). */
+const remoteCommands = new Set(['clients', 'apis', 'keys']);
+
 export async function main(argv: string[]): Promise<number> {
+  // `svc --server <admin URL> <command> ...` (issue 39): through the admin API instead of the database.
+  let server: string | undefined;
+  if (argv[0] === '--server' || argv[0]?.startsWith('--server=')) {
+    server = argv[0] === '--server' ? argv[1] : argv[0].slice('--server='.length);
+    if (server === undefined || server === '') return fail('--server needs the admin API\'s URL, e.g. svc --server http://127.0.0.1:5001 clients list');
+    argv = argv.slice(argv[0] === '--server' ? 2 : 1);
+  }
   const [name, ...rest] = argv;
   if (name === undefined) {
     process.stderr.write(overview());
@@ -31,6 +41,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = commands.find((c) => c.name === name);
   if (!command) return fail(`unknown command "${name}"${didYouMean(name, commands.map((c) => c.name))}\n\n${overview()}`);
+  if (server !== undefined && !remoteCommands.has(command.name)) return fail(`--server works with ${[...remoteCommands].join(', ')} so far; run svc ${command.name} on the config's database.`);
 
   let parsed;
   try {
@@ -51,7 +62,7 @@ export async function main(argv: string[]): Promise<number> {
     return fail(`${command.name} takes ${command.positionals ? `at most ${command.positionals} argument` : 'no arguments'}\n\n${commandHelp(command)}`);
   }
   try {
-    return await command.run(values, positionals);
+    return await command.run(server === undefined ? values : { ...values, server }, positionals);
   } catch (err) {
     return fail(describeFailure(err, command.name));
   }

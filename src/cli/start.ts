@@ -47,6 +47,11 @@ async function serve(config: ResolvedConfig, filepath: string): Promise<number> 
     { url, issuer: config.issuer, config: filepath, store: config.store.split(':')[0], ...(worker ? { worker } : {}) },
     'svc listening',
   );
+  // Issue 39: the admin API on a listener of its own, never the public port.
+  if (config.admin) {
+    const admin = await app.listenAdmin();
+    app.logger.info({ url: admin.url }, 'admin API listening');
+  }
   return new Promise((resolve) => {
     let stopping = false;
     stop = (reason) => {

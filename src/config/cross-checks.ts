@@ -202,6 +202,10 @@ function checkOperations(raw: Raw, add: Add): void {
   if (isObject(raw.tls) && typeof raw.issuer === 'string' && raw.issuer.startsWith('http:')) {
     add(['issuer'], `the service terminates TLS itself (tls is set): expected an https issuer, got ${describeValue(raw.issuer)}`, ['tls']);
   }
+  // Issue 39: the admin API never shares the public listener.
+  if (isObject(raw.admin) && typeof raw.admin.port === 'number' && raw.admin.port !== 0 && raw.admin.port === (typeof raw.port === 'number' ? raw.port : 5000)) {
+    add(['admin', 'port'], `must differ from port (${raw.admin.port}): the admin API has a listener of its own`);
+  }
   if (isObject(raw.registration) && raw.registration.enabled === true && isObject(raw.clientStores) && raw.clientStores.database === false) {
     add(['registration', 'enabled'], 'registered clients live in the database store: set clientStores.database to true, or leave registration off');
   }

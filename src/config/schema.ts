@@ -280,6 +280,12 @@ const clientIdMetadataDocumentsSchema = fields({
   maxCacheSeconds: wholeNumber(1, 7 * 86_400, 'Seconds a document is kept at most, whatever its `Cache-Control` says; also what a document without caching headers gets.').default(3600),
 }, { description: 'Client ID Metadata Documents (issue 36; docs/guides/mcp.md): clients named by the https URL of their own metadata.' });
 
+// Off: an admin API is opened by choice; on loopback unless the operator names another address (issue 39).
+const adminSchema = fields({
+  port: wholeNumber(0, 65535, 'The port of the admin API (docs/guides/admin-api.md), its own listener: never the public `port`. 0 picks a free port.'),
+  host: text({ description: 'The address the admin API listens on.' }).default('127.0.0.1'),
+}, { expected: 'an object { port, host? }', description: 'The admin API (docs/guides/admin-api.md): clients, API resources, users, signing keys and grants over HTTP, for a token of this service with scope `admin` or `admin.read`. Off unless set.' });
+
 /** The whole config; the order of the fields is the order of the messages and of the reference. */
 export const userConfigSchema = fields({
   issuer: url('issuer').describe('Issuer identifier URL. Default `http://localhost:<port>`.').optional(),
@@ -347,6 +353,7 @@ export const userConfigSchema = fields({
   clientStores: clientStoresSchema.prefault({}),
   registration: registrationSchema.prefault({}),
   clientIdMetadataDocuments: clientIdMetadataDocumentsSchema.prefault({}),
+  admin: adminSchema.optional(),
   passwordRules: checkedBy<PasswordRulesConfig>(
     // The checker names whole paths (`passwordRules.minLength`); the field's own issues are relative to it.
     (add, value) => checkPasswordRulesConfig({ add: (path, message) => add(path.replace(/^passwordRules\.?/, ''), message) }, value),
@@ -396,6 +403,7 @@ export type RequestObjectsConfig = z.input<typeof requestObjectsSchema>;
 export type ClientStoresConfig = z.input<typeof clientStoresSchema>;
 export type RegistrationConfig = z.input<typeof registrationSchema>;
 export type ClientIdMetadataDocumentsConfig = z.input<typeof clientIdMetadataDocumentsSchema>;
+export type AdminConfig = z.input<typeof adminSchema>;
 
 export type TraceExporterName = 'otlp' | 'console';
 

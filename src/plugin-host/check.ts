@@ -51,7 +51,7 @@ const eventTypes: ReadonlySet<string> = new Set(Object.keys({
   'user.sign_in_failed': true, 'consent.given': true, 'consent.denied': true, 'code.issued': true, 'code.redeemed': true,
   'user.signed_out': true,
   'logout.notified': true, 'client.disabled_used': true, 'client.expired_secret_used': true,
-  'api.disabled_used': true, 'api.expired_secret_used': true, 'plugin.loaded': true,
+  'api.disabled_used': true, 'api.expired_secret_used': true, 'admin.request': true, 'plugin.loaded': true,
 } satisfies Record<ServiceEventType, true>));
 
 /** A contribution's `parameters`, when given: `{ name, maxLength, credential? }` each, no name twice. */

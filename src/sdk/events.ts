@@ -44,6 +44,8 @@ export type ServiceEvent =
   | { type: 'user.signed_out'; subject: string; clientId: string | undefined }
   /** OIDC Back-Channel Logout 1.0: a client was told of a sign-out (`delivered`), or could not be (`reason`, never the token). */
   | { type: 'logout.notified'; clientId: string; subject: string; delivered: boolean; reason?: string }
+  /** A call to the admin API (issue 39): who (the token's client, once known), what, and how it ended; never a body. */
+  | { type: 'admin.request'; clientId: string | undefined; method: string; path: string; status: number }
   | { type: 'plugin.loaded'; plugin: string; source: string; grantTypes: readonly string[]; authenticationMethods: readonly string[] };
 
 export type ServiceEventType = ServiceEvent['type'];

@@ -115,6 +115,18 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
       return count;
     },
 
+    async listGrants(filter, { now, limit, after }) {
+      const found: PersistedGrant[] = [];
+      for (const [hash, grant] of grants) {
+        if (matches(grant, filter) && grant.expiresAt > now && (after === undefined || hash > after)) found.push(withKey(hash, grant));
+      }
+      return found.sort((a, b) => (a.key < b.key ? -1 : 1)).slice(0, limit);
+    },
+
+    async removeStored(storedKey) {
+      return grants.delete(storedKey);
+    },
+
     async removeExpired(now, batchSize) {
       let count = 0;
       for (const [hash, grant] of grants) {

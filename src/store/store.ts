@@ -56,6 +56,13 @@ export interface GrantFilter {
   type?: GrantType;
 }
 
+/** A page of `listGrants`: at most `limit` grants live at `now`, after the stored key `after`. */
+export interface GrantPage {
+  readonly now: number;
+  readonly limit: number;
+  readonly after?: string | undefined;
+}
+
 /**
  * Writes that succeed or fail together: the one-time grant a token request spends and the
  * grants it yields (issue 14). Nothing is written when the consume loses or any insert fails,
@@ -90,6 +97,14 @@ export interface Store {
   update(key: string, changes: { data: string; subjectId?: string; expectedData?: string }): Promise<boolean>;
   remove(key: string): Promise<void>;
   removeAll(filter: GrantFilter): Promise<number>;
+  /**
+   * The admin API's lists (issue 39): grants of one type that match the filter and are live at
+   * `now`, ordered by their stored key, the page after `after`. Each record's `key` is its stored
+   * form (the digest, see `hashKey`), never a usable handle.
+   */
+  listGrants(filter: GrantFilter & { type: GrantType }, page: GrantPage): Promise<PersistedGrant[]>;
+  /** Removes the grant stored under `storedKey` (a key `listGrants` gave); returns whether there was one. */
+  removeStored(storedKey: string): Promise<boolean>;
   /**
    * Deletes up to `batchSize` grants whose `expiresAt` is before `now`; returns how many. On SQL,
    * one short statement over the expiry index, oldest first, so it never holds locks for long.

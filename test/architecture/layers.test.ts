@@ -35,7 +35,8 @@ import { describe, expect, it } from 'vitest';
  *   user's own password).
  * - What the token service answers: every grant (`grants`, with the runner that picks one) and
  *   every endpoint.
- * - `http`, the only layer that touches Koa (its `pages/` are the pages' Koa adapters); `app`,
+ * - `http`, the only layer that touches Koa (its `pages/` are the pages' Koa adapters), and
+ *   `admin`, the admin API on a listener of its own (issue 39), which uses `http`'s readers; `app`,
  *   the composition root; then the process entries: the CLI and the kit plugin authors test with.
  */
 const layers: readonly (readonly string[])[] = [
@@ -48,7 +49,7 @@ const layers: readonly (readonly string[])[] = [
   ['pages'],
   ['authorize', 'device', 'account'],
   ['grants', 'endpoints'],
-  ['http'],
+  ['http', 'admin'],
   ['app'],
   ['cli', 'testing'],
 ];

@@ -224,6 +224,31 @@ for (const backend of backends) {
       expect((await store.get('u'))?.data).toBe('v3');
     });
 
+    it('lists the live grants of a type by filter, a page at a time by stored key, and removes one by that key', async () => {
+      await store.add(grant('l1'));
+      await store.add(grant('l2'));
+      await store.add(grant('l3', { clientId: 'client-b' }));
+      await store.add(grant('l4', { subjectId: 'bob' }));
+      await store.add(grant('l5', { type: 'reference_token' }));
+      await store.add(grant('l6', { expiresAt: T0 + 10 }));
+      const now = T0 + 20;
+
+      const alice = await store.listGrants({ type: 'refresh_token', subjectId: 'alice' }, { now, limit: 10 });
+      const keys = ['l1', 'l2', 'l3'].map(hashKey).sort();
+      expect(alice.map((g) => g.key)).toEqual(keys);
+      expect(alice.find((g) => g.key === hashKey('l3'))).toMatchObject({ clientId: 'client-b', subjectId: 'alice', sessionId: 'family-1', data: '{"scope":"api"}' });
+      expect((await store.listGrants({ type: 'refresh_token', clientId: 'client-b' }, { now, limit: 10 })).map((g) => g.key)).toEqual([hashKey('l3')]);
+      const first = await store.listGrants({ type: 'refresh_token', subjectId: 'alice' }, { now, limit: 2 });
+      expect(first.map((g) => g.key)).toEqual(keys.slice(0, 2));
+      const rest = await store.listGrants({ type: 'refresh_token', subjectId: 'alice' }, { now, limit: 2, after: first[1]!.key });
+      expect(rest.map((g) => g.key)).toEqual(keys.slice(2));
+
+      expect(await store.removeStored(hashKey('l1'))).toBe(true);
+      expect(await store.removeStored(hashKey('l1'))).toBe(false);
+      expect(await store.get('l1')).toBeUndefined();
+      expect(await store.get('l2')).toBeDefined();
+    });
+
     it('removes one grant, or every grant matching a filter', async () => {
       await store.add(grant('a1'));
       await store.add(grant('a2', { type: 'reference_token', sessionId: 'family-2' }));

@@ -40,23 +40,37 @@ export const newestActive = (records: readonly SigningKeyRecord[], now: number):
     .filter((r) => isActive(r, now))
     .sort((a, b) => b.activatesAt - a.activatesAt || (a.kid < b.kid ? 1 : -1))[0];
 
+/**
+ * Makes and stores a new key of `alg` that signs from `activatesAt`; the rotation below, and the
+ * admin API's "rotate now" (issue 39), which publishes it `propagationTime` before it signs.
+ */
+export async function newManagedKey(
+  { store, clock, logger, protector }: Pick<KeyRotationDeps, 'store' | 'clock' | 'logger' | 'protector'>,
+  alg: string,
+  activatesAt: number,
+): Promise<SigningKeyRecord> {
+  const { privateKey } = await generateKeyPair(alg, alg.startsWith('RS') || alg.startsWith('PS') ? { extractable: true, modulusLength: 2048 } : { extractable: true });
+  const kid = randomUUID().replaceAll('-', '');
+  const record: SigningKeyRecord = {
+    kid,
+    alg,
+    privateJwk: protector.seal(kid, alg, JSON.stringify(await exportJWK(privateKey))),
+    createdAt: clock.now(),
+    activatesAt,
+    retiresAt: undefined,
+  };
+  await store.addSigningKey(record);
+  logger.info({ kid, alg, activatesAt: new Date(activatesAt).toISOString() }, 'signing key created');
+  return record;
+}
+
 /** Returns `rotate(alg, records, now)`: brings one algorithm's stored keys up to date; says whether they changed. */
 export function createKeyRotation(deps: KeyRotationDeps) {
   const { store, clock, logger, protector } = deps;
 
-  async function createManagedKey(alg: string, activatesAt: number): Promise<void> {
-    const { privateKey } = await generateKeyPair(alg, alg.startsWith('RS') || alg.startsWith('PS') ? { extractable: true, modulusLength: 2048 } : { extractable: true });
-    const kid = randomUUID().replaceAll('-', '');
-    await store.addSigningKey({
-      kid,
-      alg,
-      privateJwk: protector.seal(kid, alg, JSON.stringify(await exportJWK(privateKey))),
-      createdAt: clock.now(),
-      activatesAt,
-      retiresAt: undefined,
-    });
-    logger.info({ kid, alg, activatesAt: new Date(activatesAt).toISOString() }, 'signing key created');
-  }
+  const createManagedKey = async (alg: string, activatesAt: number): Promise<void> => {
+    await newManagedKey({ store, clock, logger, protector }, alg, activatesAt);
+  };
 
   /** Waits (bounded) until the store holds a key of `alg` that `found` accepts. */
   async function waitForKey(alg: string, found: (r: SigningKeyRecord, now: number) => boolean): Promise<boolean> {

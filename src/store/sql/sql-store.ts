@@ -272,6 +272,24 @@ export function createSqlStore(backend: SqlBackend): Store {
         return Number(result.numDeletedRows);
       }),
 
+    listGrants: (filter, { now, limit, after }) =>
+      guard('listGrants', async () => {
+        let query = db.selectFrom('persisted_grants').select(grantRowColumns)
+          .where('type', '=', filter.type).where('expires_at', '>', now);
+        if (filter.subjectId !== undefined) query = query.where('subject_id', '=', filter.subjectId);
+        if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId);
+        if (filter.sessionId !== undefined) query = query.where('session_id', '=', filter.sessionId);
+        if (after !== undefined) query = query.where('key', '>', after);
+        const rows = await query.orderBy('key').limit(limit).execute();
+        return rows.map((row) => toGrant(row.key, row));
+      }),
+
+    removeStored: (storedKey) =>
+      guard('removeStored', async () => {
+        const result = await db.deleteFrom('persisted_grants').where('key', '=', storedKey).executeTakeFirst();
+        return Number(result.numDeletedRows) > 0;
+      }),
+
     removeExpired: (now, batchSize) =>
       guard('removeExpired', async () => {
         // Bounded and ordered by the expiry index (`persisted_grants_expires_at`): each batch is a

@@ -150,6 +150,8 @@ export class FakeStore implements Store {
   update = unused('update');
   remove = unused('remove');
   removeAll = unused('removeAll');
+  listGrants = unused('listGrants');
+  removeStored = unused('removeStored');
   removeExpired = unused('removeExpired');
   countExpired = unused('countExpired');
   listSigningKeys = unused('listSigningKeys');
