@@ -22,7 +22,7 @@ import { createAuthorizationCodes } from '../authorize/authorization-codes.js';
 import { createInteractions } from '../authorize/interactions.js';
 import type { InteractionLimit } from '../authorize/interaction-limit.js';
 import type { PushedRequests } from '../authorize/pushed-requests.js';
-import { createAuthorizeFlow } from '../authorize/authorize-flow.js';
+import { createAuthorizeFlow, type AuthorizeFlowDeps } from '../authorize/authorize-flow.js';
 import { createEndSession } from '../authorize/end-session.js';
 import type { BackChannelLogout } from '../authorize/back-channel-logout.js';
 import { readIdTokenHint } from '../authorize/id-token-hint.js';
@@ -76,6 +76,8 @@ export interface SignInWiring {
   interactionLimit?: InteractionLimit | undefined;
   /** Back-Channel Logout 1.0, when logout ends a session. */
   backChannelLogout?: BackChannelLogout | undefined;
+  /** Issue 35: the second step of a sign-in. */
+  secondFactors?: AuthorizeFlowDeps['secondFactors'];
 }
 
 /** The authorize flow and logout, over the parts every page shares. */
@@ -99,6 +101,7 @@ export function signInPartsLoader(deps: SignInWiring): LoadSignInParts {
         callbackUrl: config.issuer + paths.signInCallback,
         newBrowserId: cookies.newId,
         readHint,
+        secondFactors: deps.secondFactors,
       });
       const endSession = createEndSession({ config, clients, sessions, csrf, logger, events, readHint, backChannelLogout: deps.backChannelLogout });
       return { cookies, csrf, sessions, flow, endSession };

@@ -36,6 +36,8 @@ import { createRequestReader } from './steps/read-request.js';
 import { createSignInForm, type SignInCheck } from './steps/sign-in-form.js';
 import { createSignInStep } from './steps/sign-in-step.js';
 import { createSignedIn } from './steps/signed-in.js';
+import { createSecondFactorStep } from './steps/second-factor-step.js';
+import type { SecondFactorService } from '../second-factor/second-factors.js';
 import { createUpstreamChoice } from './steps/upstream-choice.js';
 
 export type { BrowserContext, FlowOutcome } from './flow-outcome.js';
@@ -68,6 +70,12 @@ export interface AuthorizeFlowDeps {
   readHint?: ((token: string) => Promise<IdTokenHint | undefined>) | undefined;
   /** Back-Channel Logout 1.0, when the consent page's "Not you?" ends a session. */
   backChannelLogout?: BackChannelLogout | undefined;
+  /** Issue 35: one-time codes of the users the database keeps; without it no second step. */
+  secondFactors?: {
+    readonly service: SecondFactorService;
+    /** The username of a user the database keeps, else undefined. */
+    accountOf(subject: string): Promise<string | undefined>;
+  } | undefined;
 }
 
 export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
@@ -90,9 +98,14 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   });
   const external = deps.external && createExternalSignIn({ external: deps.external, choice, callbackUrl: deps.callbackUrl, continuation, interactions, live, signedIn, logger, events });
   const consent = createConsentStep({ issuer, users: deps.users, scopeDescriptions: deps.scopeDescriptions, sessions, interactions, continuation, live, proceed, events });
+  const secondFactor = deps.secondFactors && createSecondFactorStep({
+    issuer, factors: deps.secondFactors.service, accountOf: deps.secondFactors.accountOf, enrolmentRequired: config.secondFactor.enrolmentRequired,
+    sessions, interactions, continuation, live, proceed, events,
+  });
   /** In order, each time the request goes on; the first to answer stops it for a page or an error. */
   const steps: readonly FlowStep[] = [
     createSignInStep({ issuer, clock, interactions, newBrowserId: deps.newBrowserId, method: external ?? signInForm }),
+    ...(secondFactor ? [secondFactor] : []),
     consent,
   ];
   const respond = createCodeResponse({ issuer, codes: deps.codes, sessions, interactions, events });
@@ -101,6 +114,8 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     ['sign-in', signInForm.submit],
     ['consent', consent.submit],
     ['sign-out', createConsentSignOut({ sessions, continuation, newBrowserId: deps.newBrowserId, proceed, logger, events, backChannelLogout: deps.backChannelLogout })],
+    // Issue 35: the second step's pages.
+    ...(secondFactor ? [['second-factor', secondFactor.submit] as const, ['enrol-second-factor', secondFactor.enrol] as const, ['second-factor-continue', secondFactor.next] as const] : []),
     // Issue 34: a provider's button (`upstream-choice.ts`).
     ...(external?.choose ? [['upstream', external.choose] as const] : []),
   ]);

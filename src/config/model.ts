@@ -101,6 +101,7 @@ export const clientSchema = fields({
   // RFC 9700 §2.1.1: PKCE for every client, confidential ones included.
   requirePkce: flag('Authorization requests must carry an S256 `code_challenge` (RFC 7636); public clients always need it.').default(true),
   requireConsent: flag('The user approves the requested scopes on a consent page before a code is issued.').default(false),
+  requireMfa: flag('Sign-ins for this client need a second factor (`acr` `mfa`): a user without one sets up one-time codes on the spot, or the request is refused with `unmet_authentication_requirements`.').default(false),
   requirePushedAuthorization: flag('Authorization requests must come through `/connect/par` (RFC 9126).').default(false),
   // RFC 6749 §4.1.2 recommends at most 10 minutes; five is IdentityServer's default.
   authorizationCodeLifetime: wholeNumber(1, 600, 'Authorization code lifetime in seconds.').default(300),

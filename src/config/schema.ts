@@ -316,6 +316,9 @@ export const userConfigSchema = fields({
     (add, value) => checkUpstreamSignIn({ add: (path, message) => add(path.replace(/^upstreamSignIn\.?/, ''), message) }, value),
     'How upstream sign-in shows and links accounts: `{ hidePasswordForm? (false), linkByVerifiedEmail? (false) }`.',
   ).optional(),
+  secondFactor: fields({
+    enrolmentRequired: flag('Every user the database keeps must have a second factor: one without gets a grace sign-in with the password that leads straight to setting up one-time codes, and the request goes on once the first code is right (docs/guides/passkeys-and-one-time-codes.md).').default(false),
+  }, { description: 'One-time codes (TOTP) and recovery codes for the users the database keeps (issue 35).' }).prefault({}),
 }, { expected: 'an object (export default { ... })' });
 
 function didYouMean(found: string, known: readonly string[]): string {

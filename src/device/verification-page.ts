@@ -166,7 +166,7 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via: 'device_page' }, request.requestId);
     // A new browser id on sign-in: an id (or CSRF token) planted before it is worth nothing after.
     const signedIn = deps.newBrowserId();
-    await deps.sessions.start(signedIn, user.subjectId, browser.session);
+    await deps.sessions.start(signedIn, user.subjectId, browser.session, ['pwd']);
     await deps.sessions.end(browser.id);
     return { ...consent(signedIn, user, found), browserId: signedIn };
   }

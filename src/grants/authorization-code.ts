@@ -65,7 +65,7 @@ export function createAuthorizationCodeGrant({ store, clock, logger, events }: {
       });
     }
     return {
-      subject: { kind: 'user', id: found.subject, authTime: grant.authTime },
+      subject: { kind: 'user', id: found.subject, authTime: grant.authTime, ...(grant.amr ? { amr: grant.amr } : {}), ...(grant.acr ? { acr: grant.acr } : {}) },
       scopes: grant.scopes,
       consumes: code,
       idToken: { nonce: grant.nonce, sid: grant.sid },

@@ -5,6 +5,7 @@
  */
 import type { ScopeLine } from './device-views.js';
 import type { ExternalSignInFailure } from '../sdk/contracts.js';
+import type { EnrolmentPart, SecondFactorNoticeId } from './second-factor-views.js';
 
 /** Why the sign-in form is shown again. */
 export type SignInNoticeId = 'credentials-missing' | 'credentials-wrong' | 'too-many-sign-ins';
@@ -65,6 +66,12 @@ export type SignInView =
       readonly returnTo?: string | undefined;
     }
   | { readonly kind: 'logout'; readonly csrf: string; readonly fields: ReadonlyArray<readonly [string, string]> }
+  /** Issue 35: the second step, a one-time code or a recovery code (`steps/second-factor-step.ts`). */
+  | { readonly kind: 'second-factor'; readonly interaction: string; readonly csrf: string; readonly clientId: string; readonly clientName: string; readonly notice?: SecondFactorNoticeId }
+  /** Issue 35: a second factor to set up before the request goes on (policy or the client's `requireMfa`). */
+  | { readonly kind: 'enrol-second-factor'; readonly interaction: string; readonly csrf: string; readonly clientName: string; readonly enrolment: EnrolmentPart; readonly notice?: SecondFactorNoticeId }
+  /** Issue 35: the recovery codes of a new enrolment, shown once, then on with the request. */
+  | { readonly kind: 'recovery-codes'; readonly interaction: string; readonly csrf: string; readonly codes: readonly string[] }
   | { readonly kind: 'message'; readonly message: SignInMessageId };
 
 /**

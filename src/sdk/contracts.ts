@@ -188,7 +188,11 @@ export interface ValidatedTokenRequest {
  * refresh token or an ID token (RFC 9068 §2.2).
  */
 export type GrantSubject =
-  | { readonly kind: 'user'; readonly id: string; readonly authTime: number }
+  | {
+      readonly kind: 'user'; readonly id: string; readonly authTime: number;
+      /** How the user signed in (RFC 8176 `amr`, e.g. `["pwd", "otp", "mfa"]`) and the class it met (OIDC Core `acr`), when known. */
+      readonly amr?: readonly string[] | undefined; readonly acr?: string | undefined;
+    }
   | { readonly kind: 'client'; readonly id: string };
 
 export interface GrantSuccess {

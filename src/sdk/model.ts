@@ -38,6 +38,8 @@ export interface Client {
   readonly backchannelLogoutUri?: string | undefined;
   readonly requirePkce: boolean;
   readonly requireConsent: boolean;
+  /** Issue 35: sign-ins for this client need a second factor (`acr` `mfa`). */
+  readonly requireMfa: boolean;
   readonly requirePushedAuthorization: boolean;
   readonly authorizationCodeLifetime: number;
   /** Access tokens are bound to the token request's TLS client certificate (RFC 8705 §3). */

@@ -79,7 +79,8 @@ export function createSignInForm(deps: {
         // A plugin's own words when it gave some; else ours, in the reader's language.
         return again(200, typeof result?.message === 'string' && result.message !== '' ? { message: result.message.slice(0, 500) } : { notice: 'credentials-wrong' });
       }
-      return deps.signedIn(result.subject, ctx, id, interaction, 'sign_in_page');
+      // RFC 8176 `pwd` only for our own username and password check: a plugin's check says nothing of how.
+      return deps.signedIn(result.subject, ctx, id, interaction, 'sign_in_page', custom ? undefined : ['pwd']);
     },
   };
 }

@@ -1,0 +1,42 @@
+/** `SecondFactorStore` in process memory: the same semantics as the SQL one, for tests and `store: "memory"`. */
+import type { RecoveryCodeRecord, SecondFactorStore, TotpRecord } from './second-factor-records.js';
+
+export function createMemorySecondFactors(): SecondFactorStore {
+  const totp = new Map<string, TotpRecord>();
+  const recovery = new Map<string, RecoveryCodeRecord[]>();
+  return {
+    async get(subjectId) {
+      const t = totp.get(subjectId);
+      return { totp: t && { ...t }, recoveryCodes: (recovery.get(subjectId) ?? []).map((r) => ({ ...r })) };
+    },
+    async putTotp(subjectId, secret, now) {
+      totp.set(subjectId, { secret, createdAt: now, confirmedAt: undefined, lastStep: undefined });
+    },
+    async acceptTotpStep(subjectId, secret, step, now, confirm) {
+      const t = totp.get(subjectId);
+      if (!t || t.secret !== secret || (t.confirmedAt === undefined) !== confirm) return false;
+      if (t.lastStep !== undefined && t.lastStep >= step) return false;
+      totp.set(subjectId, { ...t, lastStep: step, confirmedAt: t.confirmedAt ?? now });
+      return true;
+    },
+    async putRecoveryCodes(subjectId, hashes, now) {
+      recovery.set(subjectId, hashes.map((hash) => ({ hash, createdAt: now, usedAt: undefined })));
+    },
+    async spendRecoveryCode(subjectId, hash, now) {
+      const codes = recovery.get(subjectId) ?? [];
+      const i = codes.findIndex((c) => c.hash === hash && c.usedAt === undefined);
+      if (i < 0) return false;
+      codes[i] = { ...codes[i]!, usedAt: now };
+      return true;
+    },
+    async remove(subjectId, kind) {
+      let removed = 0;
+      if (kind !== 'recovery' && totp.delete(subjectId)) removed++;
+      if (kind !== 'totp') {
+        removed += recovery.get(subjectId)?.length ?? 0;
+        recovery.delete(subjectId);
+      }
+      return removed;
+    },
+  };
+}

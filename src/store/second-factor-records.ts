@@ -1,0 +1,52 @@
+/**
+ * Second factors of the users the service keeps (issue 35), beside `user-records.ts`:
+ *
+ * - One TOTP secret per user (RFC 6238), `secret` sealed with the key-encryption keys
+ *   (`KeyProtector.sealSecret`), never plain when one is configured. It is pending until the
+ *   person confirms it with a code (`confirmedAt`); a new enrolment replaces a pending or an
+ *   active one. `lastStep` is the last time step a code was accepted for: a code of that step or
+ *   an earlier one is refused (RFC 6238 §5.2, "the verifier MUST NOT accept the second attempt").
+ * - Ten recovery codes, each a SHA-256 hash (the codes are 80 random bits, so a fast hash is
+ *   enough: there is nothing to guess from it), spent once (`usedAt`).
+ *
+ * Every write that spends something is one conditional statement, so two nodes accepting the
+ * same code at the same moment cannot both succeed.
+ */
+
+export interface TotpRecord {
+  readonly secret: string;
+  readonly createdAt: number;
+  readonly confirmedAt: number | undefined;
+  readonly lastStep: number | undefined;
+}
+
+export interface RecoveryCodeRecord {
+  readonly hash: string;
+  readonly createdAt: number;
+  readonly usedAt: number | undefined;
+}
+
+export interface SecondFactors {
+  readonly totp: TotpRecord | undefined;
+  readonly recoveryCodes: readonly RecoveryCodeRecord[];
+}
+
+export type FactorKind = 'totp' | 'recovery';
+
+export interface SecondFactorStore {
+  get(subjectId: string): Promise<SecondFactors>;
+  /** A new pending TOTP secret (sealed), in place of any the user had. */
+  putTotp(subjectId: string, sealedSecret: string, now: number): Promise<void>;
+  /**
+   * Accepts a code of `step` once: sets `lastStep` (and `confirmedAt` when `confirm`) only if the
+   * record is still the one with `sealedSecret`, active (or pending, when confirming) and its
+   * `lastStep` is below `step`. Returns whether it did.
+   */
+  acceptTotpStep(subjectId: string, sealedSecret: string, step: number, now: number, confirm: boolean): Promise<boolean>;
+  /** Replaces every recovery code of the user. */
+  putRecoveryCodes(subjectId: string, hashes: readonly string[], now: number): Promise<void>;
+  /** Spends an unused code by its hash; returns whether it did. */
+  spendRecoveryCode(subjectId: string, hash: string, now: number): Promise<boolean>;
+  /** Removes the user's factors of `kind` (all without one); returns how many records went. */
+  remove(subjectId: string, kind?: FactorKind): Promise<number>;
+}
