@@ -295,7 +295,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
           // Shared counters when configured, else the store (RFC 8628 §5.1: the user code's guessing limit).
           failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow })
             ?? createFailedAttempts({ store, clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
-          passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
+          passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts, secondFactors: cradle.secondFactors,
         }),
       });
     }).singleton(),

@@ -4,6 +4,7 @@
  * nothing themselves. Both are built on the first request that needs them, from the parts every
  * page shares (`pages/page-parts.ts`); a failure to build is retried on the next request.
  */
+import type { SecondFactorService } from '../second-factor/second-factors.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { EventService } from '../events/event-service.js';
 import type { Clock, ExternalSignIn, Logger, ResourceOwnerValidator, SignInPage } from '../sdk/contracts.js';
@@ -126,6 +127,8 @@ export interface DeviceWiring {
   failedAttempts: FailedAttempts;
   passwordThrottle: PasswordThrottle;
   pageParts: LoadPageParts;
+  /** Issue 35: one-time codes at the device page's sign-in. */
+  secondFactors?: SecondFactorService | undefined;
 }
 
 /** The verification page's steps (RFC 8628 §3.3), over the parts every page shares. */
@@ -151,6 +154,7 @@ export function verificationPageLoader(deps: DeviceWiring): LoadVerificationPage
         clock,
         logger: deps.logger,
         events: deps.events,
+        secondFactors: deps.secondFactors,
       }),
     }));
     loaded.catch(() => {

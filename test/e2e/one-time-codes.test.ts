@@ -23,11 +23,13 @@ const mfaClient = {
   clientId: 'mfa-web', clientName: 'Payroll', clientSecrets: [{ value: hashSecret('web-secret') }], requireMfa: true,
   allowedGrantTypes: ['authorization_code', 'refresh_token'], allowedScopes: ['openid', 'profile', 'api1.read'], allowOfflineAccess: true, redirectUris: [webRedirect],
 };
+const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
+const tv = { clientId: 'tv', clientName: 'Living room TV', requireClientSecret: false, allowedGrantTypes: [deviceGrant], allowedScopes: ['openid', 'profile'] };
 const introspector = { name: 'api1', scopes: ['api1.read'], secrets: [{ value: hashSecret('api1-secret') }] };
 
 async function start(overrides: Partial<UserConfig> = {}): Promise<TestServer> {
   const server = await startServer(await signInConfig({
-    clients: [...signInClients, mfaClient],
+    clients: [...signInClients, mfaClient, tv],
     apiResources: [introspector],
     signing: { keyEncryptionKeys: [{ env: kekEnv }] },
     ...overrides,
@@ -203,6 +205,41 @@ describe('one-time codes', () => {
     expect(again.html).toContain('<h1>Sign in</h1>');
     const code = await browser.submit(again, { username: grace.username, password: grace.password });
     expect(code.html).toContain('<h1>Enter your one-time code</h1>');
+  });
+});
+
+describe('the device page', () => {
+  async function deviceSignIn(browser: Browser): Promise<{ page: Page; deviceCode: string }> {
+    const codes = (await postForm(`${server.url}/connect/deviceauthorization`, { client_id: 'tv', scope: 'openid profile' })).body as { device_code: string; verification_uri_complete: string };
+    const entry = await browser.get(codes.verification_uri_complete);
+    const userCode = /id="user_code" name="user_code" value="([^"]*)"/.exec(entry.html)![1]!;
+    return { page: await browser.submit(entry, { user_code: userCode }), deviceCode: codes.device_code };
+  }
+
+  it('asks a user with one-time codes for a code with the password; the tokens say mfa', async () => {
+    const browser = new Browser(server.url);
+    const { page: form, deviceCode } = await deviceSignIn(browser);
+    const asked = await browser.submit(form, { username: grace.username, password: grace.password });
+    expect(asked.status).toBe(200);
+    expect(asked.html).toContain('Your account uses one-time codes: enter your password again with the code from your authenticator app.');
+    expect(asked.html).toContain('<label for="code">One-time code or recovery code</label>');
+    const wrong = await browser.submit(asked, { username: grace.username, password: grace.password, code: '000000' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.html).toContain('The username, password or code is not right.');
+    const consent = await browser.submit(wrong, { username: grace.username, password: grace.password, code: recoveryCodes[3]! });
+    expect(consent.html).toContain('<h1>Allow access?</h1>');
+    expect((await browser.submit(consent, { decision: 'approve' })).status).toBe(200);
+    const tokens = await postForm(`${server.url}/connect/token`, { grant_type: deviceGrant, device_code: deviceCode, client_id: 'tv' });
+    expect(decodeJwt((tokens.body as { id_token: string }).id_token)).toMatchObject({ sub: grace.subjectId, acr: 'mfa', amr: ['pwd', 'otp', 'mfa'] });
+  });
+
+  it('does not count the session of a password step whose code was never given', async () => {
+    const browser = new Browser(server.url);
+    const ask = await passwordStep(browser, webRequest().params);
+    expect(ask.html).toContain('<h1>Enter your one-time code</h1>');
+    const { page } = await deviceSignIn(browser);
+    expect(page.html).toContain('<h1>Sign in</h1>');
+    expect(page.html).not.toContain('Allow access?');
   });
 });
 

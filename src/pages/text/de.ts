@@ -56,6 +56,8 @@ export const de: PageText = {
     'code-used': 'Dieser Code wurde bereits verwendet. Beginnen Sie auf Ihrem Gerät neu, wenn Sie einen neuen Code brauchen.',
     'credentials-missing': 'Geben Sie Ihren Benutzernamen und Ihr Passwort ein.',
     'credentials-wrong': 'Benutzername oder Passwort ist falsch.',
+    'second-factor-required': 'Ihr Konto verwendet Einmalcodes: Geben Sie Ihr Passwort erneut ein, zusammen mit dem Code aus Ihrer Authenticator-App.',
+    'second-factor-wrong': 'Benutzername, Passwort oder Code stimmen nicht. Codes gelten einmal: Geben Sie den Code ein, den die App jetzt zeigt.',
     'sign-in-required': 'Melden Sie sich an, um fortzufahren.',
   },
   messages: {

@@ -52,6 +52,8 @@ export const en: PageText = {
     'credentials-missing': 'Enter your username and password.',
     'credentials-wrong': 'The username or password is incorrect.',
     'sign-in-required': 'Sign in to continue.',
+    'second-factor-required': 'Your account uses one-time codes: enter your password again with the code from your authenticator app.',
+    'second-factor-wrong': 'The username, password or code is not right. Codes work once: enter the code the app shows now.',
   },
   messages: {
     'too-many-attempts': {
