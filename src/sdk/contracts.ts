@@ -468,6 +468,22 @@ export interface LogoutPageView {
   readonly hiddenFields: ReadonlyArray<readonly [string, string]>;
 }
 
+/**
+ * Issue 35: the second step of a sign-in, for a user of the service's database with one-time
+ * codes; `SignInPage.renderSecondFactor` turns it into HTML. The host checks the code.
+ */
+export interface SecondFactorPageView {
+  readonly lang: string;
+  /** Where the form POSTs, with the code (a one-time code or a recovery code) in a field named `code`. */
+  readonly action: string;
+  /** Hidden inputs the form must send back unchanged: the pending request and its CSRF token. */
+  readonly hiddenFields: ReadonlyArray<readonly [string, string]>;
+  readonly clientId: string;
+  readonly clientName: string;
+  /** A plain message to show, e.g. a wrong code, in `lang`. */
+  readonly message?: string | undefined;
+}
+
 /** Where to send a person for an external sign-in, and what must come back. */
 export interface ExternalSignInRequest {
   /**
@@ -569,6 +585,8 @@ export interface SignInPage {
   renderConsent?(view: ConsentPageView): string;
   /** The whole logout confirmation document (`/connect/endsession` without a valid `id_token_hint`). */
   renderLogout?(view: LogoutPageView): string;
+  /** Issue 35: the whole document of the second step (a one-time code or a recovery code, field `code`). */
+  renderSecondFactor?(view: SecondFactorPageView): string;
   /** Sign-in at an external identity provider instead of a form (then `render` and `authenticate` are not used). */
   readonly externalSignIn?: ExternalSignIn;
   /** Extra CSP `style-src` sources for the plugin's pages, e.g. `"https://cdn.example.com"`; scripts are never allowed. */

@@ -165,6 +165,11 @@ function renderByPlugin(view: SignInView | undefined, page: SignInPage | undefin
       });
     case 'logout':
       return page.renderLogout?.({ lang: text.lang, action: pagePaths.endSession, hiddenFields: [['csrf', view.csrf], ...view.fields] });
+    case 'second-factor':
+      return page.renderSecondFactor?.({
+        lang: text.lang, action: pagePaths.interaction, hiddenFields: [['step', 'second-factor'], ['interaction', view.interaction], ['csrf', view.csrf]],
+        clientId: view.clientId, clientName: view.clientName, message: view.notice && text.secondFactor.notices[view.notice],
+      });
     default:
       return undefined;
   }
