@@ -56,7 +56,8 @@ export interface SecondFactorService {
 }
 
 /** What the sealed secret is named (and bound to, as the cipher's additional data). */
-const sealName = (subjectId: string): string => `TOTP secret of ${subjectId}`;
+export const totpSealName = (subjectId: string): string => `TOTP secret of ${subjectId}`;
+const sealName = totpSealName;
 
 export function createSecondFactorService(deps: {
   factors: () => SecondFactorStore;

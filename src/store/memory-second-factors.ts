@@ -29,6 +29,15 @@ export function createMemorySecondFactors(): SecondFactorStore {
       codes[i] = { ...codes[i]!, usedAt: now };
       return true;
     },
+    async listTotpSecrets() {
+      return [...totp].map(([subjectId, t]) => ({ subjectId, secret: t.secret }));
+    },
+    async resealTotp(subjectId, from, to) {
+      const t = totp.get(subjectId);
+      if (!t || t.secret !== from) return false;
+      totp.set(subjectId, { ...t, secret: to });
+      return true;
+    },
     async remove(subjectId, kind) {
       let removed = 0;
       if (kind !== 'recovery' && totp.delete(subjectId)) removed++;

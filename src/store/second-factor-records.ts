@@ -47,6 +47,10 @@ export interface SecondFactorStore {
   putRecoveryCodes(subjectId: string, hashes: readonly string[], now: number): Promise<void>;
   /** Spends an unused code by its hash; returns whether it did. */
   spendRecoveryCode(subjectId: string, hash: string, now: number): Promise<boolean>;
+  /** Every TOTP secret as stored, for `svc keys rewrap`. */
+  listTotpSecrets(): Promise<Array<{ readonly subjectId: string; readonly secret: string }>>;
+  /** Replaces a stored secret with the same secret sealed anew, only if it is still `from`; returns whether it did. */
+  resealTotp(subjectId: string, from: string, to: string): Promise<boolean>;
   /** Removes the user's factors of `kind` (all without one); returns how many records went. */
   remove(subjectId: string, kind?: FactorKind): Promise<number>;
 }

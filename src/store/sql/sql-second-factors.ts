@@ -57,6 +57,16 @@ export function createSqlSecondFactors(db: Kysely<Database>, guard: <T>(operatio
           .executeTakeFirst();
         return Number(result.numUpdatedRows) === 1;
       }),
+    listTotpSecrets: () =>
+      guard('factors.listTotpSecrets', async () =>
+        (await db.selectFrom('user_second_factors').select(['subject_id', 'secret']).where('kind', '=', 'totp').orderBy('subject_id').execute())
+          .map((r) => ({ subjectId: r.subject_id, secret: r.secret }))),
+    resealTotp: (subjectId, from, to) =>
+      guard('factors.resealTotp', async () => {
+        const result = await db.updateTable('user_second_factors').set({ secret: to })
+          .where('subject_id', '=', subjectId).where('id', '=', 'totp').where('secret', '=', from).executeTakeFirst();
+        return Number(result.numUpdatedRows) === 1;
+      }),
     remove: (subjectId, kind) =>
       guard('factors.remove', async () => {
         let query = db.deleteFrom('user_second_factors').where('subject_id', '=', subjectId);
