@@ -436,8 +436,13 @@ export interface SignInPageView {
   readonly message?: string | undefined;
 }
 
-/** Who signed in, or the message to show on the page again. */
-export type SignInResult = { readonly subject: string } | { readonly message: string };
+/**
+ * Who signed in, or the message to show on the page again. `amr` (issue 35): how, as RFC 8176
+ * method values, e.g. `["pwd", "otp", "mfa"]` for a page that checked a code of its own; the ID
+ * token's `amr` and `acr` come from it (`mfa` meets a client's `requireMfa`). Without it the
+ * sign-in says nothing of how, and a user with the service's one-time codes is asked for one.
+ */
+export type SignInResult = { readonly subject: string; readonly amr?: readonly string[] } | { readonly message: string };
 
 /** What the consent page shows; `SignInPage.renderConsent` turns it into HTML. */
 export interface ConsentPageView {

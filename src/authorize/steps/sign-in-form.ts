@@ -23,6 +23,12 @@ export interface SignInForm extends SignInMethod {
   readonly submit: InteractionHandler;
 }
 
+/** A plugin's `amr`: up to ten short method names (RFC 8176 §2), else none. */
+function methodsOf(amr: unknown): readonly string[] | undefined {
+  if (!Array.isArray(amr) || amr.length === 0 || amr.length > 10) return undefined;
+  return amr.every((m) => typeof m === 'string' && /^[\w.:-]{1,64}$/.test(m)) ? [...new Set(amr as string[])] : undefined;
+}
+
 /** A plugin's answer names a subject: anything else is a refusal. */
 const signedInSubject = (result: SignInResult): boolean =>
   typeof result === 'object' && result !== null && 'subject' in result && typeof result.subject === 'string' && result.subject !== '';
@@ -73,14 +79,14 @@ export function createSignInForm(deps: {
         deps.events?.raise({ type: 'user.sign_in_failed', via: 'sign_in_page', reason: 'throttled' }, ctx.requestId);
         return again(429, { notice: 'too-many-sign-ins' }, { 'Retry-After': String(checked.retryAfterSeconds) });
       }
-      const result = checked.result as Partial<Record<'subject' | 'message', unknown>> | null;
+      const result = checked.result as Partial<Record<'subject' | 'message' | 'amr', unknown>> | null;
       if (checked.outcome === 'rejected' || typeof result?.subject !== 'string') {
         deps.events?.raise({ type: 'user.sign_in_failed', via: 'sign_in_page', reason: 'rejected by the sign-in check' }, ctx.requestId);
         // A plugin's own words when it gave some; else ours, in the reader's language.
         return again(200, typeof result?.message === 'string' && result.message !== '' ? { message: result.message.slice(0, 500) } : { notice: 'credentials-wrong' });
       }
-      // RFC 8176 `pwd` only for our own username and password check: a plugin's check says nothing of how.
-      return deps.signedIn(result.subject, ctx, id, interaction, 'sign_in_page', custom ? undefined : ['pwd']);
+      // RFC 8176 `pwd` for our own username and password check; a plugin's check says how itself, if at all.
+      return deps.signedIn(result.subject, ctx, id, interaction, 'sign_in_page', custom ? methodsOf(result.amr) : ['pwd']);
     },
   };
 }
