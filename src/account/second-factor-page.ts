@@ -12,6 +12,7 @@ import type { SecondFactorAccountView } from '../pages/second-factor-templates.j
 import type { SecondFactorNoticeId } from '../pages/second-factor-views.js';
 import { qrCodeSvg } from '../second-factor/qr-code.js';
 import type { SecondFactorService } from '../second-factor/second-factors.js';
+import type { PasskeyService } from '../second-factor/passkeys.js';
 import type { SignInSessions } from '../sessions/sign-in-sessions.js';
 import { acrMultiFactor, acrOf } from '../authorize/acr.js';
 import type { AccountPageRequest } from './password-page.js';
@@ -30,6 +31,8 @@ export function createSecondFactorPage(deps: {
   factors: SecondFactorService;
   /** The username of an enabled user the database keeps, else undefined. */
   accountOf(subject: string): Promise<string | undefined>;
+  /** With `secondFactor.passkeys`: the passkeys a person adds and removes here. */
+  passkeys?: PasskeyService | undefined;
   logger: Logger;
 }): (request: AccountPageRequest) => Promise<SecondFactorPageOutcome> {
   const purpose = (browserId: string): string => `second-factor:${browserId}`;
@@ -47,8 +50,15 @@ export function createSecondFactorPage(deps: {
     const account = await deps.accountOf(subject);
     if (account === undefined) return answer(200, { kind: 'notice', notice: 'not-here' });
     const status = await deps.factors.status(subject);
-    const stepUp = status.totp === 'active' && acrOf(session.amr) !== acrMultiFactor;
-    const overview = (httpStatus = 200): SecondFactorPageOutcome => answer(httpStatus, { kind: 'overview', csrf, status, stepUp });
+    const stepUp = (status.totp === 'active' || status.passkeys > 0) && acrOf(session.amr) !== acrMultiFactor;
+    const passkeys = deps.passkeys;
+    const overview = async (httpStatus = 200, notice?: SecondFactorNoticeId): Promise<SecondFactorPageOutcome> => answer(httpStatus, {
+      kind: 'overview', csrf, status: await deps.factors.status(subject), stepUp, ...(notice ? { notice } : {}),
+      ...(passkeys ? {
+        passkeys: (await passkeys.list(subject)).map((p) => ({ id: p.credentialId, name: p.name })),
+        ...(stepUp ? {} : { registerOptions: JSON.stringify(await passkeys.registrationOptions(subject, account)) }),
+      } : {}),
+    });
     const enrolment = async (httpStatus: number, notice?: SecondFactorNoticeId, headers?: Record<string, string>): Promise<SecondFactorPageOutcome> => {
       const pending = (await deps.factors.pendingEnrolment(subject, account)) ?? (await deps.factors.startEnrolment(subject, account));
       if (!pending) return overview(400);
@@ -76,6 +86,16 @@ export function createSecondFactorPage(deps: {
       case 'recovery-codes':
         if (status.totp !== 'active') return overview(400);
         return answer(200, { kind: 'recovery-codes', codes: await deps.factors.newRecoveryCodes(subject) });
+      case 'add-passkey': {
+        if (!passkeys) return overview(400);
+        const added = await passkeys.register(subject, (request.form.get('response') ?? '').slice(0, 20_000), request.form.get('name') ?? '');
+        if (added) await deps.sessions.factorsGiven(browserId, ['hwk', 'mfa']);
+        return overview(added ? 200 : 400, added ? 'passkey-added' : 'passkey-wrong');
+      }
+      case 'remove-passkey':
+        if (!passkeys) return overview(400);
+        await passkeys.remove(subject, request.form.get('credential') ?? '');
+        return overview();
       default:
         return overview(400);
     }

@@ -79,6 +79,7 @@ import { createAccountPage } from '../http/pages/account-page.js';
 import { createSecondFactorAccountPage } from '../http/pages/second-factor-page.js';
 import type { UserRecordStore } from '../store/user-records.js';
 import { createSecondFactorService, type SecondFactorService } from '../second-factor/second-factors.js';
+import { createPasskeyService, type PasskeyService } from '../second-factor/passkeys.js';
 import { createThrottledSignIn } from '../throttling/throttled-sign-in.js';
 import { createInteractionLimit } from '../authorize/interaction-limit.js';
 import type { ScopeDescriptions } from '../pages/device-views.js';
@@ -154,6 +155,8 @@ export interface HostCradle extends ContainerInputs {
   passwordThrottle: PasswordThrottle;
   /** Issue 35: one-time codes and recovery codes of the users the database keeps. */
   secondFactors: SecondFactorService;
+  /** Issue 35: passkeys, when `secondFactor.passkeys` is on. */
+  passkeys: PasskeyService | undefined;
   /** The cookie, CSRF and sign-in sessions every page shares (single sign-on across the pages). */
   pageParts: LoadPageParts;
   /** Configured scope descriptions, for consent on every page. */
@@ -253,6 +256,9 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     secondFactors: asFunction(({ config, store, clock, keyProtector, passwordThrottle, events }: HostCradle) => createSecondFactorService({
       factors: () => store.factors, protector: keyProtector, throttle: createThrottledSignIn({ passwordThrottle, clock }), issuer: config.issuer, clock, events,
     })).singleton(),
+    passkeys: asFunction(({ config, store, clock, events }: HostCradle) => (config.secondFactor.passkeys
+      ? createPasskeyService({ issuer: config.issuer, store: () => store, factors: () => store.factors, clock, events })
+      : undefined)).singleton(),
     pageParts: asFunction(({ config, store, clock, pageSecret }: HostCradle) => createPageParts({ config, store, clock, secret: pageSecret })).singleton(),
     scopeDescriptions: asFunction(({ config }: HostCradle) => scopeDescriptionsOf(config)).singleton(),
     authorizationRequests: asFunction(({ clientDirectory, scopeCatalog }: HostCradle) => authorizationRequestsOf(clientDirectory.clients, scopeCatalog)).singleton(),
@@ -271,7 +277,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
           resourceOwnerValidator: cradle.resourceOwnerValidator, keyRing: cradle.keyRing,
           validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, scopeDescriptions: cradle.scopeDescriptions,
           customPage, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
-          secondFactors: { service: cradle.secondFactors, accountOf: databaseAccount(() => store.users) },
+          secondFactors: { service: cradle.secondFactors, accountOf: databaseAccount(() => store.users), passkeys: cradle.passkeys },
           backChannelLogout: createBackChannelLogout({
             issuer: config.issuer, clients: cradle.clientDirectory.clients, logoutUriOf: (client) => client.backchannelLogoutUri,
             keyRing: cradle.keyRing, clock, logger, events: cradle.events, tracing: cradle.tracing,
@@ -352,7 +358,7 @@ function createHostRouter(cradle: HostCradle): Router {
         config, users: () => store.users, resourceOwnerValidator, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts, clock, logger,
       }),
       secondFactorPage: createSecondFactorAccountPage({
-        config, factors: cradle.secondFactors, accountOf: databaseAccount(() => store.users), pageParts: cradle.pageParts, logger,
+        config, factors: cradle.secondFactors, accountOf: databaseAccount(() => store.users), pageParts: cradle.pageParts, logger, passkeys: cradle.passkeys,
       }),
       signIn: signInPages,
       par: createParEndpoint({

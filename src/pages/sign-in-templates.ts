@@ -15,7 +15,7 @@ import { defaultBranding, type Branding } from './branding.js';
 import type { PageTemplateName } from '../config/branding.js';
 import type { TemplateValues } from './page-template.js';
 import { describeScope } from './scope-description.js';
-import { codeField, enrolmentPart, recoveryCodeList } from './second-factor-parts.js';
+import { codeField, enrolmentPart, passkeyForm, recoveryCodeList } from './second-factor-parts.js';
 
 /** Where each page's forms post. */
 export interface SignInPaths {
@@ -120,7 +120,10 @@ ${hidden('step', 'sign-in')}${hidden('interaction', view.interaction)}${hidden('
 <label for="password">${text.signIn.password}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" maxlength="1024" required${view.username ? html` autofocus` : ''}>
 <div class="actions"><button type="submit">${text.signIn.submit}</button></div>
-</form>`}`;
+</form>`}${view.passkeyOptions === undefined ? '' : passkeyForm({
+    action: paths.interaction, ceremony: 'authenticate', options: view.passkeyOptions, button: text.secondFactor.signInWithPasskey, withScript: true, secondary: true,
+    fields: [['step', 'passkey-sign-in'], ['interaction', view.interaction], ['csrf', view.csrf]],
+  }, text)}`;
     case 'consent': {
       const t = text.consent;
       const a = text.authorize;
@@ -153,13 +156,18 @@ ${hidden('csrf', view.csrf)}${view.fields.map(([n, v]) => hidden(n, v))}
 <p role="alert">${text.authorize.messages[view.message].text}</p>`;
     case 'second-factor':
       return html`<h1>${title}</h1>
-<p>${text.secondFactor.intro}</p>
+${view.code ? html`<p>${text.secondFactor.intro}</p>` : ''}
 ${notice(view.notice && text.secondFactor.notices[view.notice])}
+${view.passkeyOptions === undefined ? '' : passkeyForm({
+    action: paths.interaction, ceremony: 'authenticate', options: view.passkeyOptions, button: text.secondFactor.usePasskey, withScript: true,
+    fields: [['step', 'second-factor-passkey'], ['interaction', view.interaction], ['csrf', view.csrf]], secondary: view.code,
+  }, text)}
+${view.code ? html`${view.passkeyOptions === undefined ? '' : html`<p>${text.secondFactor.orCode}</p>`}
 <form method="post" action="${paths.interaction}">
 ${hidden('step', 'second-factor')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}
 ${codeField(text, true)}
 <div class="actions"><button type="submit">${text.secondFactor.submit}</button></div>
-</form>`;
+</form>` : ''}`;
     case 'enrol-second-factor':
       return html`<h1>${title}</h1>
 <p>${text.secondFactor.enrolRequired}</p>

@@ -24,6 +24,7 @@ export interface FactorStatus {
   readonly totp: 'none' | 'pending' | 'active';
   readonly recoveryCodesLeft: number;
   readonly recoveryCodesTotal: number;
+  readonly passkeys: number;
 }
 
 export type CodeCheck =
@@ -39,7 +40,7 @@ export interface Enrolment {
 
 export interface SecondFactorService {
   status(subjectId: string): Promise<FactorStatus>;
-  /** Whether the user must give a second factor at sign-in (an active TOTP secret). */
+  /** Whether the user must give a second factor at sign-in (an active TOTP secret, or a passkey). */
   hasActive(subjectId: string): Promise<boolean>;
   /** A new pending secret in place of any pending one; refused (undefined) while one is active. */
   startEnrolment(subjectId: string, account: string): Promise<Enrolment | undefined>;
@@ -93,15 +94,17 @@ export function createSecondFactorService(deps: {
 
   return {
     async status(subjectId) {
-      const { totp, recoveryCodes } = await deps.factors().get(subjectId);
+      const { totp, recoveryCodes, passkeys } = await deps.factors().get(subjectId);
       return {
+        passkeys: passkeys.length,
         totp: totp === undefined ? 'none' : totp.confirmedAt === undefined ? 'pending' : 'active',
         recoveryCodesLeft: recoveryCodes.filter((c) => c.usedAt === undefined).length,
         recoveryCodesTotal: recoveryCodes.length,
       };
     },
     async hasActive(subjectId) {
-      return (await deps.factors().get(subjectId)).totp?.confirmedAt !== undefined;
+      const { totp, passkeys } = await deps.factors().get(subjectId);
+      return totp?.confirmedAt !== undefined || passkeys.length > 0;
     },
     async startEnrolment(subjectId, account) {
       const current = (await deps.factors().get(subjectId)).totp;

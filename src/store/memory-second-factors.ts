@@ -1,13 +1,15 @@
 /** `SecondFactorStore` in process memory: the same semantics as the SQL one, for tests and `store: "memory"`. */
-import type { RecoveryCodeRecord, SecondFactorStore, TotpRecord } from './second-factor-records.js';
+import type { PasskeyRecord, RecoveryCodeRecord, SecondFactorStore, TotpRecord } from './second-factor-records.js';
+import { DuplicateKeyError } from './store.js';
 
 export function createMemorySecondFactors(): SecondFactorStore {
   const totp = new Map<string, TotpRecord>();
   const recovery = new Map<string, RecoveryCodeRecord[]>();
+  const passkeys = new Map<string, PasskeyRecord[]>();
   return {
     async get(subjectId) {
       const t = totp.get(subjectId);
-      return { totp: t && { ...t }, recoveryCodes: (recovery.get(subjectId) ?? []).map((r) => ({ ...r })) };
+      return { totp: t && { ...t }, recoveryCodes: (recovery.get(subjectId) ?? []).map((r) => ({ ...r })), passkeys: (passkeys.get(subjectId) ?? []).map((p) => structuredClone(p)) };
     },
     async putTotp(subjectId, secret, now) {
       totp.set(subjectId, { secret, createdAt: now, confirmedAt: undefined, lastStep: undefined });
@@ -29,6 +31,24 @@ export function createMemorySecondFactors(): SecondFactorStore {
       codes[i] = { ...codes[i]!, usedAt: now };
       return true;
     },
+    async addPasskey(subjectId, passkey) {
+      const list = passkeys.get(subjectId) ?? [];
+      if (list.some((p) => p.credentialId === passkey.credentialId)) throw new DuplicateKeyError();
+      passkeys.set(subjectId, [...list, structuredClone({ ...passkey, lastUsedAt: undefined })]);
+    },
+    async usePasskey(subjectId, credentialId, from, to, now) {
+      const list = passkeys.get(subjectId) ?? [];
+      const i = list.findIndex((p) => p.credentialId === credentialId && p.counter === from);
+      if (i < 0) return false;
+      list[i] = { ...list[i]!, counter: to, lastUsedAt: now };
+      return true;
+    },
+    async removePasskey(subjectId, credentialId) {
+      const list = passkeys.get(subjectId) ?? [];
+      const keep = list.filter((p) => p.credentialId !== credentialId);
+      passkeys.set(subjectId, keep);
+      return keep.length < list.length;
+    },
     async listTotpSecrets() {
       return [...totp].map(([subjectId, t]) => ({ subjectId, secret: t.secret }));
     },
@@ -40,10 +60,14 @@ export function createMemorySecondFactors(): SecondFactorStore {
     },
     async remove(subjectId, kind) {
       let removed = 0;
-      if (kind !== 'recovery' && totp.delete(subjectId)) removed++;
-      if (kind !== 'totp') {
+      if ((kind === undefined || kind === 'totp') && totp.delete(subjectId)) removed++;
+      if (kind === undefined || kind === 'recovery') {
         removed += recovery.get(subjectId)?.length ?? 0;
         recovery.delete(subjectId);
+      }
+      if (kind === undefined || kind === 'passkey') {
+        removed += passkeys.get(subjectId)?.length ?? 0;
+        passkeys.delete(subjectId);
       }
       return removed;
     },

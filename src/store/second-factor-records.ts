@@ -26,12 +26,30 @@ export interface RecoveryCodeRecord {
   readonly usedAt: number | undefined;
 }
 
+/**
+ * A passkey (WebAuthn): its credential id, COSE public key (base64url; public, so not sealed),
+ * transports and name as the person gave it, and the authenticator's signature counter
+ * (WebAuthn §6.1.1), which only grows for an authenticator that keeps one.
+ */
+export interface PasskeyRecord {
+  readonly credentialId: string;
+  readonly publicKey: string;
+  readonly transports: readonly string[];
+  readonly name: string;
+  /** Synced to other devices (WebAuthn backup state): a software key rather than one device's hardware. */
+  readonly backedUp: boolean;
+  readonly counter: number;
+  readonly createdAt: number;
+  readonly lastUsedAt: number | undefined;
+}
+
 export interface SecondFactors {
   readonly totp: TotpRecord | undefined;
   readonly recoveryCodes: readonly RecoveryCodeRecord[];
+  readonly passkeys: readonly PasskeyRecord[];
 }
 
-export type FactorKind = 'totp' | 'recovery';
+export type FactorKind = 'totp' | 'recovery' | 'passkey';
 
 export interface SecondFactorStore {
   get(subjectId: string): Promise<SecondFactors>;
@@ -47,6 +65,11 @@ export interface SecondFactorStore {
   putRecoveryCodes(subjectId: string, hashes: readonly string[], now: number): Promise<void>;
   /** Spends an unused code by its hash; returns whether it did. */
   spendRecoveryCode(subjectId: string, hash: string, now: number): Promise<boolean>;
+  /** Rejects with `DuplicateKeyError` when the user has this credential already. */
+  addPasskey(subjectId: string, passkey: Omit<PasskeyRecord, 'lastUsedAt'>): Promise<void>;
+  /** A use of a passkey: sets its counter to `to` only if it is still `from`; returns whether it did. */
+  usePasskey(subjectId: string, credentialId: string, from: number, to: number, now: number): Promise<boolean>;
+  removePasskey(subjectId: string, credentialId: string): Promise<boolean>;
   /** Every TOTP secret as stored, for `svc keys rewrap`. */
   listTotpSecrets(): Promise<Array<{ readonly subjectId: string; readonly secret: string }>>;
   /** Replaces a stored secret with the same secret sealed anew, only if it is still `from`; returns whether it did. */

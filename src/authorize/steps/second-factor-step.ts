@@ -20,6 +20,7 @@ import type { SecondFactorNoticeId } from '../../pages/second-factor-views.js';
 import type { SignInView } from '../../pages/sign-in-views.js';
 import { qrCodeSvg } from '../../second-factor/qr-code.js';
 import type { SecondFactorService } from '../../second-factor/second-factors.js';
+import type { PasskeyService } from '../../second-factor/passkeys.js';
 import type { SignInSessions } from '../../sessions/sign-in-sessions.js';
 import { acrMultiFactor, acrOf, secondFactorDemand } from '../acr.js';
 import type { AuthorizationRequest } from '../authorization-request.js';
@@ -39,6 +40,8 @@ export interface SecondFactorStep extends FlowStep {
   readonly enrol: InteractionHandler;
   /** POST `step=second-factor-continue`: on from the recovery codes page. */
   readonly next: InteractionHandler;
+  /** POST `step=second-factor-passkey`: a passkey's assertion in place of a code. */
+  readonly passkey: InteractionHandler;
 }
 
 export function createSecondFactorStep(deps: {
@@ -53,6 +56,8 @@ export function createSecondFactorStep(deps: {
   live: LiveClients;
   proceed: Proceed;
   events?: EventService | undefined;
+  /** With `secondFactor.passkeys`: a person's passkeys count as their second factor too. */
+  passkeys?: PasskeyService | undefined;
 }): SecondFactorStep {
   const { continuation, live } = deps;
 
@@ -70,11 +75,14 @@ export function createSecondFactorStep(deps: {
     return page(request, status, view);
   }
 
-  function codePage(request: AuthorizationRequest, id: string, browserId: string, status = 200, notice?: SecondFactorNoticeId, headers?: Record<string, string>): FlowOutcome {
+  async function codePage(request: AuthorizationRequest, subject: string, id: string, browserId: string, status = 200, notice?: SecondFactorNoticeId, headers?: Record<string, string>): Promise<FlowOutcome> {
     const client = live.liveClient(request);
+    const factors = await deps.factors.status(subject);
+    const passkeyOptions = deps.passkeys && factors.passkeys > 0 ? JSON.stringify(await deps.passkeys.authenticationOptions(subject)) : undefined;
     const view: SignInView = {
       kind: 'second-factor', interaction: id, csrf: continuation.tokenFor(browserId, id), clientId: request.clientId,
       clientName: client ? clientName(client) : request.clientId, ...(notice ? { notice } : {}),
+      code: factors.totp === 'active' || factors.recoveryCodesLeft > 0, ...(passkeyOptions === undefined ? {} : { passkeyOptions }),
     };
     return page(request, status, view, headers);
   }
@@ -88,8 +96,8 @@ export function createSecondFactorStep(deps: {
     return { ...found, session };
   }
 
-  async function given(ctx: BrowserContext, id: string, interaction: Interaction): Promise<FlowOutcome> {
-    await deps.sessions.factorsGiven(ctx.browserId!, secondFactorMethods);
+  async function given(ctx: BrowserContext, id: string, interaction: Interaction, methods: readonly string[] = secondFactorMethods): Promise<FlowOutcome> {
+    await deps.sessions.factorsGiven(ctx.browserId!, methods);
     return deps.proceed(interaction.request, ctx, id, interaction);
   }
 
@@ -119,7 +127,7 @@ export function createSecondFactorStep(deps: {
       const id = state.interactionId ?? (await deps.interactions.start(request, state.ctx.remoteAddress));
       const outcome = account !== undefined
         ? await enrolmentPage(request, session.subject, account, id, state.browserId!)
-        : codePage(request, id, state.browserId!);
+        : await codePage(request, session.subject, id, state.browserId!);
       return withNewCookie(state, outcome);
     },
 
@@ -130,11 +138,22 @@ export function createSecondFactorStep(deps: {
       const request = interaction.request;
       if (!live.liveClient(request)) return live.clientGone(request, ctx, id);
       const code = codeOf(form);
-      if (code === '') return codePage(request, id, ctx.browserId!, 200, 'code-missing');
+      if (code === '') return codePage(request, session.subject, id, ctx.browserId!, 200, 'code-missing');
       const checked = await deps.factors.verify(session.subject, code, ctx.remoteAddress, 'sign_in_page');
-      if (checked.outcome === 'throttled') return codePage(request, id, ctx.browserId!, 429, 'too-many-codes', { 'Retry-After': String(checked.retryAfterSeconds) });
-      if (checked.outcome === 'rejected') return codePage(request, id, ctx.browserId!, 200, 'code-wrong');
+      if (checked.outcome === 'throttled') return codePage(request, session.subject, id, ctx.browserId!, 429, 'too-many-codes', { 'Retry-After': String(checked.retryAfterSeconds) });
+      if (checked.outcome === 'rejected') return codePage(request, session.subject, id, ctx.browserId!, 200, 'code-wrong');
       return given(ctx, id, interaction);
+    },
+
+    async passkey(form, ctx) {
+      const found = await continued(form, ctx);
+      if (!('session' in found)) return found;
+      const { id, interaction, session } = found;
+      const request = interaction.request;
+      if (!live.liveClient(request)) return live.clientGone(request, ctx, id);
+      const used = deps.passkeys && (await deps.passkeys.authenticate((form.get('response') ?? '').slice(0, 20_000), session.subject, 'sign_in_page'));
+      if (!used) return codePage(request, session.subject, id, ctx.browserId!, 200, 'passkey-wrong');
+      return given(ctx, id, interaction, [...used.amr, 'mfa']);
     },
 
     async enrol(form, ctx) {

@@ -43,12 +43,18 @@ export function createSignInForm(deps: {
   events?: EventService | undefined;
   /** Issue 34: the identity providers offered beside the form, shown again with it after a wrong password. */
   choice?: UpstreamChoice | undefined;
+  /** Issue 35: a passkey sign-in offered beside the form (`passkey-sign-in.ts`). */
+  passkeyOptions?: (() => Promise<string>) | undefined;
 }): SignInForm {
   const { continuation, live } = deps;
   return {
-    start(state, id, browserId) {
+    async start(state, id, browserId) {
       const { client, request } = state;
-      const view: SignInView = { kind: 'sign-in', interaction: id, csrf: continuation.tokenFor(browserId, id), clientId: client.clientId, clientName: clientName(client), username: request.loginHint };
+      const passkeyOptions = deps.passkeyOptions && (await deps.passkeyOptions());
+      const view: SignInView = {
+        kind: 'sign-in', interaction: id, csrf: continuation.tokenFor(browserId, id), clientId: client.clientId, clientName: clientName(client), username: request.loginHint,
+        ...(passkeyOptions ? { passkeyOptions } : {}),
+      };
       return { status: 200, view, redirectUri: request.redirectUri, ...languageOf(request) };
     },
 

@@ -13,6 +13,8 @@ import { choosePageText, pageLanguageTags } from '../../pages/text/index.js';
 import { renderSecondFactorPage, type SecondFactorAccountView } from '../../pages/second-factor-templates.js';
 import { createSecondFactorPage, type SecondFactorPageOutcome } from '../../account/second-factor-page.js';
 import type { SecondFactorService } from '../../second-factor/second-factors.js';
+import type { PasskeyService } from '../../second-factor/passkeys.js';
+import { passkeyScriptHash } from '../../pages/passkey-script.js';
 import { paths } from '../../endpoints/urls.js';
 import { formBodyReader } from '../read-form.js';
 import { pageFailure } from './page-failure.js';
@@ -23,13 +25,16 @@ export function createSecondFactorAccountPage(deps: {
   factors: SecondFactorService;
   accountOf(subject: string): Promise<string | undefined>;
   pageParts: LoadPageParts;
+  /** With `secondFactor.passkeys`. */
+  passkeys?: PasskeyService | undefined;
   logger: Logger;
 }): Middleware {
   const { config, logger } = deps;
   const action = new URL(config.issuer + paths.accountSecondFactor).pathname;
   const actionFor = new Map(pageLanguageTags.map((tag) => [tag, `${action}?ui_locales=${encodeURIComponent(tag)}`]));
   const readBody = formBodyReader(config.limits);
-  const headers = pageHeaders();
+  // The passkey form's one script, by its hash, when passkeys are on.
+  const headers = pageHeaders(deps.passkeys ? { scriptHash: passkeyScriptHash() } : {});
   let page: ReturnType<typeof createSecondFactorPage> | undefined;
 
   function send(ctx: Context, status: number, view: SecondFactorAccountView): void {
@@ -46,7 +51,7 @@ export function createSecondFactorAccountPage(deps: {
     let outcome: SecondFactorPageOutcome;
     try {
       const parts = await deps.pageParts();
-      page ??= createSecondFactorPage({ csrf: parts.csrf, sessions: parts.sessions, newBrowserId: parts.cookies.newId, factors: deps.factors, accountOf: deps.accountOf, logger });
+      page ??= createSecondFactorPage({ csrf: parts.csrf, sessions: parts.sessions, newBrowserId: parts.cookies.newId, factors: deps.factors, accountOf: deps.accountOf, passkeys: deps.passkeys, logger });
       const reading = readSessionCookie(ctx, parts.cookies, logger, 'second factor page');
       if (reading.kind === 'conflict') return send(ctx, 400, { kind: 'notice', notice: 'form-expired' });
       const method = ctx.method === 'POST' ? 'POST' : 'GET';

@@ -132,6 +132,17 @@ export interface PageText {
     readonly setUp: string;
     readonly signInFirst: string;
     readonly notHere: string;
+    /** Passkeys (WebAuthn): the account page's list and the sign-in pages' buttons. */
+    readonly passkeysHeading: string;
+    readonly passkeysNone: string;
+    readonly passkeyName: string;
+    readonly addPasskey: string;
+    readonly removePasskey: (name: string) => string;
+    readonly usePasskey: string;
+    readonly orCode: string;
+    readonly signInWithPasskey: string;
+    readonly passkeyFailed: string;
+    readonly passkeyNeedsScript: string;
     readonly stepUpFirst: string;
   };
 }

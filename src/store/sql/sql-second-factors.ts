@@ -1,9 +1,13 @@
 /** `SecondFactorStore` over SQL, for SQLite and PostgreSQL alike: one row per TOTP secret and per recovery code. */
 import type { Kysely } from 'kysely';
-import type { SecondFactorStore } from '../second-factor-records.js';
+import type { PasskeyRecord, SecondFactorStore } from '../second-factor-records.js';
+import { DuplicateKeyError } from '../store.js';
+import { isUniqueViolation } from './connectivity-error.js';
 import type { Database } from './schema.js';
 
 const optional = (v: number | string | null): number | undefined => (v === null ? undefined : Number(v));
+/** A passkey's row id: the prefix keeps it apart from "totp" and the recovery codes' hashes. */
+const passkeyPrefix = 'passkey:';
 
 export function createSqlSecondFactors(db: Kysely<Database>, guard: <T>(operation: string, run: () => Promise<T>) => Promise<T>): SecondFactorStore {
   return {
@@ -14,6 +18,10 @@ export function createSqlSecondFactors(db: Kysely<Database>, guard: <T>(operatio
         return {
           totp: t && { secret: t.secret, createdAt: Number(t.created_at), confirmedAt: optional(t.confirmed_at), lastStep: optional(t.last_step) },
           recoveryCodes: rows.filter((r) => r.kind === 'recovery').map((r) => ({ hash: r.secret, createdAt: Number(r.created_at), usedAt: optional(r.used_at) })),
+          passkeys: rows.filter((r) => r.kind === 'passkey').map((r): PasskeyRecord => ({
+            ...(JSON.parse(r.secret) as Pick<PasskeyRecord, 'publicKey' | 'transports' | 'name' | 'backedUp'>),
+            credentialId: r.id.slice(passkeyPrefix.length), counter: Number(r.last_step ?? 0), createdAt: Number(r.created_at), lastUsedAt: optional(r.used_at),
+          })),
         };
       }),
     putTotp: (subjectId, secret, now) =>
@@ -56,6 +64,30 @@ export function createSqlSecondFactors(db: Kysely<Database>, guard: <T>(operatio
           .where('used_at', 'is', null)
           .executeTakeFirst();
         return Number(result.numUpdatedRows) === 1;
+      }),
+    addPasskey: (subjectId, p) =>
+      guard('factors.addPasskey', async () => {
+        try {
+          await db.insertInto('user_second_factors').values({
+            subject_id: subjectId, id: passkeyPrefix + p.credentialId, kind: 'passkey',
+            secret: JSON.stringify({ publicKey: p.publicKey, transports: p.transports, name: p.name, backedUp: p.backedUp }),
+            created_at: p.createdAt, confirmed_at: p.createdAt, last_step: p.counter, used_at: null,
+          }).execute();
+        } catch (error) {
+          if (isUniqueViolation(error)) throw new DuplicateKeyError();
+          throw error;
+        }
+      }),
+    usePasskey: (subjectId, credentialId, from, to, now) =>
+      guard('factors.usePasskey', async () => {
+        const result = await db.updateTable('user_second_factors').set({ last_step: to, used_at: now })
+          .where('subject_id', '=', subjectId).where('id', '=', passkeyPrefix + credentialId).where('last_step', '=', from).executeTakeFirst();
+        return Number(result.numUpdatedRows) === 1;
+      }),
+    removePasskey: (subjectId, credentialId) =>
+      guard('factors.removePasskey', async () => {
+        const result = await db.deleteFrom('user_second_factors').where('subject_id', '=', subjectId).where('id', '=', passkeyPrefix + credentialId).executeTakeFirst();
+        return Number(result.numDeletedRows) > 0;
       }),
     listTotpSecrets: () =>
       guard('factors.listTotpSecrets', async () =>
