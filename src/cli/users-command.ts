@@ -29,7 +29,7 @@ type Action = (typeof actions)[number];
 const arity: Record<Action, [min: number, max: number, what: string]> = {
   add: [1, 1, '<username>'], list: [0, 0, ''], show: [1, 1, '<user>'], update: [1, 1, '<user>'], disable: [1, 1, '<user>'], enable: [1, 1, '<user>'],
   remove: [1, 1, '<user>'], 'set-password': [1, 1, '<user>'], unlink: [2, 3, '<user> <provider> [<upstream subject>]'],
-  factors: [1, 1, '<user>'], 'remove-factor': [2, 2, '<user> totp|recovery|all'],
+  factors: [1, 1, '<user>'], 'remove-factor': [2, 2, '<user> totp|recovery|passkey|all'],
 };
 
 /** What `show`, `list --json` and every `--json` answer give: never the hash, only whether there is one. */
@@ -235,7 +235,7 @@ export async function usersCommand(values: Values, positionals: readonly string[
 async function factorsAction(store: Store, admin: UserAdmin, action: 'factors' | 'remove-factor', [who, kind]: string[], json: boolean): Promise<number> {
   const user = await admin.show(who!);
   if (action === 'factors') {
-    const { totp, recoveryCodes } = await store.factors.get(user.subjectId);
+    const { totp, recoveryCodes, passkeys } = await store.factors.get(user.subjectId);
     const view = {
       username: user.username,
       subjectId: user.subjectId,
@@ -243,13 +243,16 @@ async function factorsAction(store: Store, admin: UserAdmin, action: 'factors' |
       totpSince: iso(totp?.confirmedAt ?? totp?.createdAt),
       recoveryCodesLeft: recoveryCodes.filter((c) => c.usedAt === undefined).length,
       recoveryCodesTotal: recoveryCodes.length,
+      // Names and dates only: a credential's id and public key stay in the database.
+      passkeys: passkeys.map((p) => ({ name: p.name, created: iso(p.createdAt), lastUsed: iso(p.lastUsedAt) })),
     };
     if (json) out(`${JSON.stringify(view)}\n`);
-    else out(table([['factor', 'state', 'since'], ['totp', view.totp, view.totpSince ?? '-'], ['recovery codes', `${view.recoveryCodesLeft} of ${view.recoveryCodesTotal} left`, iso(recoveryCodes[0]?.createdAt) ?? '-']]));
+    else out(table([['factor', 'state', 'since'], ['totp', view.totp, view.totpSince ?? '-'], ['recovery codes', `${view.recoveryCodesLeft} of ${view.recoveryCodesTotal} left`, iso(recoveryCodes[0]?.createdAt) ?? '-'],
+      ...passkeys.map((p) => ['passkey', p.name, iso(p.createdAt) ?? '-'])]));
     return 0;
   }
-  if (kind !== 'totp' && kind !== 'recovery' && kind !== 'all') throw new CliError(`svc users remove-factor ${who} takes totp, recovery or all, got "${kind}".`);
+  if (kind !== 'totp' && kind !== 'recovery' && kind !== 'passkey' && kind !== 'all') throw new CliError(`svc users remove-factor ${who} takes totp, recovery, passkey or all, got "${kind}".`);
   const removed = await store.factors.remove(user.subjectId, kind === 'all' ? undefined : kind);
-  out(json ? `${JSON.stringify({ username: user.username, factor: kind, removed })}\n` : `${kind === 'all' ? 'every second factor' : kind === 'totp' ? 'one-time codes' : 'recovery codes'} of "${user.username}" removed (${removed} record${removed === 1 ? '' : 's'}).\n`);
+  out(json ? `${JSON.stringify({ username: user.username, factor: kind, removed })}\n` : `${kind === 'all' ? 'every second factor' : kind === 'totp' ? 'one-time codes' : kind === 'passkey' ? 'passkeys' : 'recovery codes'} of "${user.username}" removed (${removed} record${removed === 1 ? '' : 's'}).\n`);
   return 0;
 }

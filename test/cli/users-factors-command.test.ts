@@ -87,7 +87,17 @@ describe('svc users factors / remove-factor', () => {
     expect(JSON.parse((await svc('users', 'factors', 'dora', '--json')).stdout)).toMatchObject({ totp: 'none', recoveryCodesLeft: 0 });
     const wrong = await svc('users', 'remove-factor', 'dora', 'phone');
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toBe('svc: svc users remove-factor dora takes totp, recovery or all, got "phone".\n');
+    expect(wrong.stderr).toBe('svc: svc users remove-factor dora takes totp, recovery, passkey or all, got "phone".\n');
+  });
+
+  it('lists passkeys by name, never their key, and removes them', async () => {
+    await store.factors.addPasskey(subject, { credentialId: 'CRED-ID', publicKey: 'PUBLIC-KEY', transports: ['internal'], name: 'Work laptop', backedUp: false, counter: 0, createdAt: Date.now() });
+    const text = (await svc('users', 'factors', 'dora')).stdout;
+    expect(text).toMatch(/passkey\s+Work laptop/);
+    const json = (await svc('users', 'factors', 'dora', '--json')).stdout;
+    expect(JSON.parse(json).passkeys).toEqual([{ name: 'Work laptop', created: expect.stringMatching(/Z$/), lastUsed: null }]);
+    for (const out of [text, json]) expect(out).not.toMatch(/CRED-ID|PUBLIC-KEY/);
+    expect((await svc('users', 'remove-factor', 'dora', 'passkey')).stdout).toBe('passkeys of "dora" removed (1 record).\n');
   });
 
   it('removing a user removes their factors', async () => {
