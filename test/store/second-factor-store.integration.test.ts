@@ -70,6 +70,26 @@ describe.each(backends)('second factors in %s', (_name, open, skip) => {
     expect((await factors.get(s)).totp).toEqual({ secret: 'sealed-2', createdAt: 40, confirmedAt: undefined, lastStep: undefined });
     expect(await factors.remove(s, 'recovery')).toBe(1);
     expect(await factors.remove(s)).toBe(1);
-    expect(await factors.get(s)).toEqual({ totp: undefined, recoveryCodes: [] });
+    expect(await factors.get(s)).toEqual({ totp: undefined, recoveryCodes: [], passkeys: [] });
+  });
+
+  it.skipIf(skip)('keeps passkeys: one per credential, the counter moved only from what was read, removed one by one or by kind', async () => {
+    const factors = await open();
+    const s = 'sub-pk';
+    const passkey = { credentialId: 'cred-1', publicKey: 'pk-1', transports: ['internal'], name: 'Phone', backedUp: true, counter: 3, createdAt: 50 };
+    await factors.addPasskey(s, passkey);
+    await expect(factors.addPasskey(s, { ...passkey, name: 'Again' })).rejects.toMatchObject({ name: 'DuplicateKeyError' });
+    await factors.addPasskey(s, { ...passkey, credentialId: 'cred-2', name: 'Laptop', backedUp: false, counter: 0 });
+    const moved = await Promise.all([factors.usePasskey(s, 'cred-1', 3, 4, 60), factors.usePasskey(s, 'cred-1', 3, 4, 60)]);
+    expect(moved.filter(Boolean)).toHaveLength(1);
+    expect(await factors.usePasskey(s, 'cred-1', 3, 5, 61)).toBe(false);
+    expect((await factors.get(s)).passkeys).toEqual([
+      { ...passkey, counter: 4, lastUsedAt: 60 },
+      { ...passkey, credentialId: 'cred-2', name: 'Laptop', backedUp: false, counter: 0, lastUsedAt: undefined },
+    ]);
+    expect(await factors.removePasskey(s, 'cred-2')).toBe(true);
+    expect(await factors.removePasskey(s, 'cred-2')).toBe(false);
+    expect(await factors.remove(s, 'passkey')).toBe(1);
+    expect((await factors.get(s)).passkeys).toEqual([]);
   });
 });
