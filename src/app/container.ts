@@ -255,6 +255,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     // Codes are counted in the password back-off, under a name of their own (`second-factors.ts`).
     secondFactors: asFunction(({ config, store, clock, keyProtector, passwordThrottle, events }: HostCradle) => createSecondFactorService({
       factors: () => store.factors, protector: keyProtector, throttle: createThrottledSignIn({ passwordThrottle, clock }), issuer: config.issuer, clock, events,
+      passkeys: config.secondFactor.passkeys,
     })).singleton(),
     passkeys: asFunction(({ config, store, clock, events }: HostCradle) => (config.secondFactor.passkeys
       ? createPasskeyService({ issuer: config.issuer, store: () => store, factors: () => store.factors, clock, events })

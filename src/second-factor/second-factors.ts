@@ -67,6 +67,11 @@ export function createSecondFactorService(deps: {
   issuer: string;
   clock: Clock;
   events?: EventService | undefined;
+  /**
+   * Whether passkeys count as a factor (`secondFactor.passkeys`): with them off, a person's
+   * passkeys ask for nothing at sign-in, where no page could take them.
+   */
+  passkeys?: boolean | undefined;
 }): SecondFactorService {
   const { clock, events } = deps;
   const label = new URL(deps.issuer).host;
@@ -96,7 +101,7 @@ export function createSecondFactorService(deps: {
     async status(subjectId) {
       const { totp, recoveryCodes, passkeys } = await deps.factors().get(subjectId);
       return {
-        passkeys: passkeys.length,
+        passkeys: deps.passkeys === true ? passkeys.length : 0,
         totp: totp === undefined ? 'none' : totp.confirmedAt === undefined ? 'pending' : 'active',
         recoveryCodesLeft: recoveryCodes.filter((c) => c.usedAt === undefined).length,
         recoveryCodesTotal: recoveryCodes.length,
@@ -104,7 +109,7 @@ export function createSecondFactorService(deps: {
     },
     async hasActive(subjectId) {
       const { totp, passkeys } = await deps.factors().get(subjectId);
-      return totp?.confirmedAt !== undefined || passkeys.length > 0;
+      return totp?.confirmedAt !== undefined || (deps.passkeys === true && passkeys.length > 0);
     },
     async startEnrolment(subjectId, account) {
       const current = (await deps.factors().get(subjectId)).totp;
