@@ -195,7 +195,7 @@ describe('one-time codes', () => {
     expect((await browser.get(authorizeUrl(server, malformed.params))).location!.searchParams.get('error')).toBe('invalid_request');
   });
 
-  it('prompt=login asks for the password and the code again', async () => {
+  it('prompt=login and max_age=0 ask for the password and the code again', async () => {
     const browser = new Browser(server.url);
     const ask = await passwordStep(browser, webRequest().params);
     expect((await browser.submit(ask, { code: recoveryCodes[2]! })).status).toBe(303);
@@ -205,6 +205,11 @@ describe('one-time codes', () => {
     expect(again.html).toContain('<h1>Sign in</h1>');
     const code = await browser.submit(again, { username: grace.username, password: grace.password });
     expect(code.html).toContain('<h1>Enter your one-time code</h1>');
+    // max_age=0 asks for a new sign-in too, and so for the code.
+    expect((await browser.submit(code, { code: recoveryCodes[4]! })).status).toBe(303);
+    const aged = await browser.get(authorizeUrl(server, webRequest({ max_age: '0' }).params));
+    expect(aged.html).toContain('<h1>Sign in</h1>');
+    expect((await browser.submit(aged, { username: grace.username, password: grace.password })).html).toContain('<h1>Enter your one-time code</h1>');
   });
 });
 
