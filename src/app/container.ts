@@ -80,6 +80,11 @@ import type { UpstreamAccounts } from '../upstream/upstream-accounts.js';
 import { storedUpstreamAccounts } from '../upstream/stored-accounts.js';
 import { withUpstreamSignIn } from './page-wiring.js';
 import { createAccountPage } from '../http/pages/account-page.js';
+import { createSecondFactorAccountPage } from '../http/pages/second-factor-page.js';
+import type { UserRecordStore } from '../store/user-records.js';
+import { createSecondFactorService, type SecondFactorService } from '../second-factor/second-factors.js';
+import { createPasskeyService, type PasskeyService } from '../second-factor/passkeys.js';
+import { createThrottledSignIn } from '../throttling/throttled-sign-in.js';
 import { createInteractionLimit } from '../authorize/interaction-limit.js';
 import type { ScopeDescriptions } from '../pages/device-views.js';
 import { loadBranding, type Branding } from '../pages/branding.js';
@@ -157,6 +162,10 @@ export interface HostCradle extends ContainerInputs {
   resourceCatalog: ResourceCatalog;
   /** The app's one 'password' back-off, for the pages (the password grant counts in the same one). */
   passwordThrottle: PasswordThrottle;
+  /** Issue 35: one-time codes and recovery codes of the users the database keeps. */
+  secondFactors: SecondFactorService;
+  /** Issue 35: passkeys, when `secondFactor.passkeys` is on. */
+  passkeys: PasskeyService | undefined;
   /** The cookie, CSRF and sign-in sessions every page shares (single sign-on across the pages). */
   pageParts: LoadPageParts;
   /** Configured scope descriptions, for consent on every page. */
@@ -260,6 +269,14 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     passwordThrottle: asFunction(({ config, counters }: HostCradle) =>
       createPasswordThrottle(config.passwordThrottle, counters.backoff('password', config.passwordThrottle)),
     ).singleton(),
+    // Codes are counted in the password back-off, under a name of their own (`second-factors.ts`).
+    secondFactors: asFunction(({ config, store, clock, keyProtector, passwordThrottle, events }: HostCradle) => createSecondFactorService({
+      factors: () => store.factors, protector: keyProtector, throttle: createThrottledSignIn({ passwordThrottle, clock }), issuer: config.issuer, clock, events,
+      passkeys: config.secondFactor.passkeys,
+    })).singleton(),
+    passkeys: asFunction(({ config, store, clock, events }: HostCradle) => (config.secondFactor.passkeys
+      ? createPasskeyService({ issuer: config.issuer, store: () => store, factors: () => store.factors, clock, events })
+      : undefined)).singleton(),
     pageParts: asFunction(({ config, store, clock, pageSecret }: HostCradle) => createPageParts({ config, store, clock, secret: pageSecret })).singleton(),
     scopeDescriptions: asFunction(({ config }: HostCradle) => scopeDescriptionsOf(config)).singleton(),
     authorizationRequests: asFunction(({ config, registry, store, clock, clientDirectory, scopeCatalog, resourceCatalog }: HostCradle) =>
@@ -281,6 +298,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
           validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, scopeDescriptions: cradle.scopeDescriptions,
           customPage, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
           sealResponse: createJarm({ issuer: config.issuer, clients: cradle.clientDirectory.clients, keyRing: cradle.keyRing, clock, logger, tracing: cradle.tracing }),
+          secondFactors: { service: cradle.secondFactors, accountOf: databaseAccount(() => store.users), passkeys: cradle.passkeys },
           backChannelLogout: createBackChannelLogout({
             issuer: config.issuer, clients: cradle.clientDirectory.clients, logoutUriOf: (client) => client.backchannelLogoutUri,
             keyRing: cradle.keyRing, clock, logger, events: cradle.events, tracing: cradle.tracing,
@@ -304,7 +322,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
           // Shared counters when configured, else the store (RFC 8628 §5.1: the user code's guessing limit).
           failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow })
             ?? createFailedAttempts({ store, clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
-          passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
+          passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts, secondFactors: cradle.secondFactors,
         }),
       });
     }).singleton(),
@@ -369,6 +387,9 @@ function createHostRouter(cradle: HostCradle): Router {
       devicePage: cradle.devicePage,
       accountPage: createAccountPage({
         config, users: () => store.users, resourceOwnerValidator, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts, clock, logger,
+      }),
+      secondFactorPage: createSecondFactorAccountPage({
+        config, factors: cradle.secondFactors, accountOf: databaseAccount(() => store.users), pageParts: cradle.pageParts, logger, passkeys: cradle.passkeys,
       }),
       signIn: signInPages,
       par: createParEndpoint({
@@ -439,4 +460,12 @@ export function registerStore(container: ServiceContainer, store: Store): void {
 
 export function registerPageSecret(container: ServiceContainer, pageSecret: Buffer): void {
   container.register({ pageSecret: asValue(pageSecret) });
+}
+
+/** Issue 35: the username of an enabled user the database keeps (who can set up a second factor), else undefined. */
+function databaseAccount(users: () => UserRecordStore): (subject: string) => Promise<string | undefined> {
+  return async (subject) => {
+    const user = await users().getBySubject(subject);
+    return user && !user.disabled ? user.username : undefined;
+  };
 }

@@ -4,6 +4,7 @@
  * nothing themselves. Both are built on the first request that needs them, from the parts every
  * page shares (`pages/page-parts.ts`); a failure to build is retried on the next request.
  */
+import type { SecondFactorService } from '../second-factor/second-factors.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { EventService } from '../events/event-service.js';
 import type { Clock, ExternalSignIn, Logger, ResourceOwnerValidator, SignInPage } from '../sdk/contracts.js';
@@ -23,7 +24,7 @@ import { createAuthorizationCodes } from '../authorize/authorization-codes.js';
 import { createInteractions } from '../authorize/interactions.js';
 import type { InteractionLimit } from '../authorize/interaction-limit.js';
 import type { PushedRequests } from '../authorize/pushed-requests.js';
-import { createAuthorizeFlow } from '../authorize/authorize-flow.js';
+import { createAuthorizeFlow, type AuthorizeFlowDeps } from '../authorize/authorize-flow.js';
 import type { ResponseSealer } from '../authorize/jarm.js';
 import { createRequestObjectReader, type RequestObjectDeps } from '../authorize/request-object.js';
 import { createEndSession } from '../authorize/end-session.js';
@@ -92,6 +93,8 @@ export interface SignInWiring {
   prepareClient?: ((clientId: string | undefined) => Promise<string | undefined>) | undefined;
   /** JARM: signs responses in the `*.jwt` modes (`createJarm`). */
   sealResponse?: ResponseSealer | undefined;
+  /** Issue 35: the second step of a sign-in. */
+  secondFactors?: AuthorizeFlowDeps['secondFactors'];
 }
 
 /** The authorize flow and logout, over the parts every page shares. */
@@ -117,6 +120,7 @@ export function signInPartsLoader(deps: SignInWiring): LoadSignInParts {
         newBrowserId: cookies.newId,
         readHint,
         prepareClient: deps.prepareClient,
+        secondFactors: deps.secondFactors,
       });
       const endSession = createEndSession({ config, clients, sessions, csrf, logger, events, readHint, backChannelLogout: deps.backChannelLogout });
       return { cookies, csrf, sessions, flow, endSession };
@@ -141,6 +145,8 @@ export interface DeviceWiring {
   failedAttempts: FailedAttempts;
   passwordThrottle: PasswordThrottle;
   pageParts: LoadPageParts;
+  /** Issue 35: one-time codes at the device page's sign-in. */
+  secondFactors?: SecondFactorService | undefined;
 }
 
 /** The verification page's steps (RFC 8628 §3.3), over the parts every page shares. */
@@ -166,6 +172,7 @@ export function verificationPageLoader(deps: DeviceWiring): LoadVerificationPage
         clock,
         logger: deps.logger,
         events: deps.events,
+        secondFactors: deps.secondFactors,
       }),
     }));
     loaded.catch(() => {

@@ -20,6 +20,9 @@ export interface CodeGrant {
   /** The sign-in session's public id (the ID token's `sid`). */
   readonly sid: string;
   readonly authTime: number;
+  /** Issue 35: the sign-in's RFC 8176 methods and the `acr` its tokens report. */
+  readonly amr?: readonly string[];
+  readonly acr?: string;
   /** RFC 9449 §10: the thumbprint of the DPoP key the code may be redeemed with; none, any. */
   readonly dpopJkt?: string;
   /** RFC 8707: the APIs the request named with `resource` (audience identifiers); none, every API of the scopes. */

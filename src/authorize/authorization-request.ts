@@ -12,6 +12,7 @@ import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import { repeatedValues } from '../oauth/form-params.js';
 import { noResources, type ResourceCatalog } from '../oauth/resources.js';
 import { isRegisteredRedirectUri } from './redirect-uri.js';
+import { acrRequestOf, type AcrRequest } from './acr.js';
 import type { UntrustedReason } from '../pages/sign-in-views.js';
 import type { Lookup } from '../clients/client-directory.js';
 
@@ -52,6 +53,8 @@ export interface AuthorizationRequest extends ResponseTarget {
    * (issue 34): the upstream identity provider to go to at once. Capped at 256 characters.
    */
   readonly acrValues?: string | undefined;
+  /** Issue 35: the `acr` asked for by `acr_values` or the `claims` parameter (`acr.ts`). */
+  readonly acr?: AcrRequest | undefined;
   /** OIDC Core §3.1.2.1 `ui_locales`, for the pages' language; absent or over its cap, none. */
   readonly uiLocales?: string | undefined;
   /**
@@ -96,6 +99,8 @@ const maxLength: Readonly<Record<string, number>> = {
   code_challenge: 128, code_challenge_method: 20, prompt: 50, max_age: 12, login_hint: 256, request_uri: 200,
   // An ID token of ours: a few claims and one signature (RSA-4096 at most), far below this.
   id_token_hint: 8192,
+  // OIDC Core §5.5; only its `acr` is read (issue 35).
+  claims: 4000,
 };
 /** A hint only: one over its cap is dropped rather than refused. */
 const maxUiLocales = 100;
@@ -213,6 +218,7 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
       maxAge: maxAgeText === undefined ? undefined : Number(maxAgeText),
       loginHint: params.get('login_hint'),
       ...(params.get('acr_values') === undefined ? {} : { acrValues: params.get('acr_values')!.slice(0, 256) }),
+      ...acrRequestOf(params),
       ...uiLocalesOf(params),
       ...(dpopJkt === undefined ? {} : { dpopJkt }),
       ...(idTokenHint === undefined ? {} : { idTokenHint }),

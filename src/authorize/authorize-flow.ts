@@ -37,6 +37,10 @@ import { createRequestReader } from './steps/read-request.js';
 import { createSignInForm, type SignInCheck } from './steps/sign-in-form.js';
 import { createSignInStep } from './steps/sign-in-step.js';
 import { createSignedIn } from './steps/signed-in.js';
+import { createSecondFactorStep } from './steps/second-factor-step.js';
+import type { SecondFactorService } from '../second-factor/second-factors.js';
+import type { PasskeyService } from '../second-factor/passkeys.js';
+import { createPasskeySignIn } from './steps/passkey-sign-in.js';
 import { createUpstreamChoice } from './steps/upstream-choice.js';
 
 export type { BrowserContext, FlowOutcome, SentOutcome } from './flow-outcome.js';
@@ -73,6 +77,14 @@ export interface AuthorizeFlowDeps {
   prepareClient?: ((clientId: string | undefined) => Promise<string | undefined>) | undefined;
   /** JARM (`jarm.ts`): signs a response in a `*.jwt` mode, the last thing before it leaves; without it such a response is a failure. */
   sealResponse?: ResponseSealer | undefined;
+  /** Issue 35: one-time codes of the users the database keeps; without it no second step. */
+  secondFactors?: {
+    readonly service: SecondFactorService;
+    /** With `secondFactor.passkeys`: passkeys as a second factor and to sign in without a password. */
+    readonly passkeys?: PasskeyService | undefined;
+    /** The username of a user the database keeps, else undefined. */
+    accountOf(subject: string): Promise<string | undefined>;
+  } | undefined;
 }
 
 const noJarm: ResponseSealer = async (outcome) => {
@@ -94,15 +106,26 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
 
   /** Issue 34: several identity providers to choose from, a button each on the sign-in page. */
   const choice = createUpstreamChoice({ external: deps.external, csrf: continuation });
+  const passkeys = deps.secondFactors?.passkeys;
+  const accountOf = deps.secondFactors?.accountOf;
+  const passkeySignIn = passkeys && accountOf && createPasskeySignIn({
+    passkeys, canSignIn: async (subject) => (await accountOf(subject)) !== undefined, continuation, live, signedIn, events,
+  });
   const signInForm = createSignInForm({
+    passkeyOptions: passkeySignIn?.options,
     users: deps.users, authenticate: deps.authenticate, throttle: createThrottledSignIn({ passwordThrottle: deps.passwordThrottle, clock }),
     continuation, live, signedIn, events, choice,
   });
   const external = deps.external && createExternalSignIn({ external: deps.external, choice, callbackUrl: deps.callbackUrl, continuation, interactions, live, signedIn, logger, events });
   const consent = createConsentStep({ issuer, users: deps.users, scopeDescriptions: deps.scopeDescriptions, sessions, interactions, continuation, live, proceed, events });
+  const secondFactor = deps.secondFactors && createSecondFactorStep({
+    issuer, factors: deps.secondFactors.service, accountOf: deps.secondFactors.accountOf, enrolmentRequired: config.secondFactor.enrolmentRequired, passkeys,
+    sessions, interactions, continuation, live, proceed, events,
+  });
   /** In order, each time the request goes on; the first to answer stops it for a page or an error. */
   const steps: readonly FlowStep[] = [
     createSignInStep({ issuer, clock, interactions, newBrowserId: deps.newBrowserId, method: external ?? signInForm }),
+    ...(secondFactor ? [secondFactor] : []),
     consent,
   ];
   const respond = createCodeResponse({ issuer, codes: deps.codes, sessions, interactions, events });
@@ -111,6 +134,10 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
     ['sign-in', signInForm.submit],
     ['consent', consent.submit],
     ['sign-out', createConsentSignOut({ sessions, continuation, newBrowserId: deps.newBrowserId, proceed, logger, events, backChannelLogout: deps.backChannelLogout })],
+    // Issue 35: the second step's pages.
+    ...(secondFactor ? [['second-factor', secondFactor.submit] as const, ['enrol-second-factor', secondFactor.enrol] as const, ['second-factor-continue', secondFactor.next] as const] : []),
+    ...(secondFactor && passkeys ? [['second-factor-passkey', secondFactor.passkey] as const] : []),
+    ...(passkeySignIn ? [['passkey-sign-in', passkeySignIn.submit] as const] : []),
     // Issue 34: a provider's button (`upstream-choice.ts`).
     ...(external?.choose ? [['upstream', external.choose] as const] : []),
   ]);

@@ -284,6 +284,8 @@ const usersDetails = [
   '  remove <user>           delete them (their subject id is never given to anyone else)',
   '  set-password <user>     [--generate-password]',
   '  unlink <user> <provider> [<upstream subject>]   forget a linked upstream identity',
+  '  factors <user>          their second factors: one-time codes on or off, recovery codes left, passkeys (never a secret)',
+  '  remove-factor <user> totp|recovery|passkey|all   remove them (a lost phone); the next sign-in asks for none',
   '  --json                  machine-readable output',
   '  <user> is a username (compared without regard to case) or a subject id. A password is read',
   '  from a prompt that does not echo, or from standard input (printf %s "$PW" | svc users add alice),',
@@ -293,7 +295,7 @@ const usersDetails = [
 
 commands.push({
   name: 'users',
-  synopsis: 'add|list|show|update|disable|enable|remove|set-password|unlink [<user>] [options]',
+  synopsis: 'add|list|show|update|disable|enable|remove|set-password|unlink|factors|remove-factor [<user>] [options]',
   summary: 'manage the users the service keeps in the database',
   details: usersDetails,
   options: {

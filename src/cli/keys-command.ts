@@ -9,6 +9,7 @@
 import { loadConfig } from '../config/load.js';
 import { createKeyProtector } from '../oauth/keys/key-protection.js';
 import { rewrapCookieSecret } from '../pages/cookie-secret.js';
+import { totpSealName } from '../second-factor/second-factors.js';
 import { createStore } from '../store/create-store.js';
 import type { SigningKeyRecord } from '../store/store.js';
 import { adminServer, readAll } from './admin-api-client.js';
@@ -64,6 +65,15 @@ export async function keysCommand(action: string | undefined, configPath: string
     }
     process.stdout.write(`${rewrapped} of ${records.length} signing keys re-encrypted under key-encryption key ${protector.currentKekId}\n`);
     if (await rewrapCookieSecret(store, protector)) process.stdout.write(`the page cookie secret re-encrypted under key-encryption key ${protector.currentKekId}\n`);
+    // Issue 35: the users' TOTP secrets, sealed the same way; one written meanwhile by a new enrolment wins.
+    const secrets = await store.factors.listTotpSecrets();
+    let resealed = 0;
+    for (const { subjectId, secret } of secrets) {
+      if (protector.protectionOfSecret(secret) === protector.currentKekId) continue;
+      const name = totpSealName(subjectId);
+      if (await store.factors.resealTotp(subjectId, secret, protector.sealSecret(name, protector.openSecret(name, secret)))) resealed++;
+    }
+    if (secrets.length > 0) process.stdout.write(`${resealed} of ${secrets.length} one-time code secrets re-encrypted under key-encryption key ${protector.currentKekId}\n`);
     return 0;
   } finally {
     await store.close();

@@ -22,13 +22,14 @@ const iso = (ms: number | undefined): string | null => (ms === undefined ? null 
 const str = (v: Values[string]): string | undefined => (typeof v === 'string' ? v : undefined);
 const list = (v: Values[string]): string[] => (Array.isArray(v) ? (v as unknown[]).map(String) : typeof v === 'string' ? [v] : []);
 
-export const usersUsage = 'use one of: add, list, show, update, disable, enable, remove, set-password, unlink (svc users --help)';
-const actions = ['add', 'list', 'show', 'update', 'disable', 'enable', 'remove', 'set-password', 'unlink'] as const;
+export const usersUsage = 'use one of: add, list, show, update, disable, enable, remove, set-password, unlink, factors, remove-factor (svc users --help)';
+const actions = ['add', 'list', 'show', 'update', 'disable', 'enable', 'remove', 'set-password', 'unlink', 'factors', 'remove-factor'] as const;
 type Action = (typeof actions)[number];
 /** The positionals each action takes after its name. */
 const arity: Record<Action, [min: number, max: number, what: string]> = {
   add: [1, 1, '<username>'], list: [0, 0, ''], show: [1, 1, '<user>'], update: [1, 1, '<user>'], disable: [1, 1, '<user>'], enable: [1, 1, '<user>'],
   remove: [1, 1, '<user>'], 'set-password': [1, 1, '<user>'], unlink: [2, 3, '<user> <provider> [<upstream subject>]'],
+  factors: [1, 1, '<user>'], 'remove-factor': [2, 2, '<user> totp|recovery|passkey|all'],
 };
 
 /** What `show`, `list --json` and every `--json` answer give: never the hash, only whether there is one. */
@@ -138,6 +139,7 @@ export async function usersCommand(values: Values, positionals: readonly string[
 
   const { store, admin } = await open(str(values.config));
   try {
+    if (action === 'factors' || action === 'remove-factor') return await factorsAction(store, admin, action, args, json);
     return await run(admin, action, args);
   } catch (err) {
     if (err instanceof UserAdminError) throw new CliError(err.message);
@@ -146,7 +148,7 @@ export async function usersCommand(values: Values, positionals: readonly string[
     await store.close();
   }
 
-  async function run(admin: UserAdmin, action: Action, [who, provider, subject]: string[]): Promise<number> {
+  async function run(admin: UserAdmin, action: Exclude<Action, 'factors' | 'remove-factor'>, [who, provider, subject]: string[]): Promise<number> {
     switch (action) {
       case 'add': {
         const claims = claimsOf(values, undefined);
@@ -222,4 +224,35 @@ export async function usersCommand(values: Values, positionals: readonly string[
       }
     }
   }
+}
+
+/**
+ * Issue 35: `factors <user>` lists a user's second factors (whether one-time codes are on, how
+ * many recovery codes are left: never a secret or a hash); `remove-factor <user> totp|recovery|all`
+ * removes them, for a person who lost their phone. The running service reads the database at
+ * each sign-in, so a removal counts at once.
+ */
+async function factorsAction(store: Store, admin: UserAdmin, action: 'factors' | 'remove-factor', [who, kind]: string[], json: boolean): Promise<number> {
+  const user = await admin.show(who!);
+  if (action === 'factors') {
+    const { totp, recoveryCodes, passkeys } = await store.factors.get(user.subjectId);
+    const view = {
+      username: user.username,
+      subjectId: user.subjectId,
+      totp: totp === undefined ? 'none' : totp.confirmedAt === undefined ? 'pending' : 'active',
+      totpSince: iso(totp?.confirmedAt ?? totp?.createdAt),
+      recoveryCodesLeft: recoveryCodes.filter((c) => c.usedAt === undefined).length,
+      recoveryCodesTotal: recoveryCodes.length,
+      // Names and dates only: a credential's id and public key stay in the database.
+      passkeys: passkeys.map((p) => ({ name: p.name, created: iso(p.createdAt), lastUsed: iso(p.lastUsedAt) })),
+    };
+    if (json) out(`${JSON.stringify(view)}\n`);
+    else out(table([['factor', 'state', 'since'], ['totp', view.totp, view.totpSince ?? '-'], ['recovery codes', `${view.recoveryCodesLeft} of ${view.recoveryCodesTotal} left`, iso(recoveryCodes[0]?.createdAt) ?? '-'],
+      ...passkeys.map((p) => ['passkey', p.name, iso(p.createdAt) ?? '-'])]));
+    return 0;
+  }
+  if (kind !== 'totp' && kind !== 'recovery' && kind !== 'passkey' && kind !== 'all') throw new CliError(`svc users remove-factor ${who} takes totp, recovery, passkey or all, got "${kind}".`);
+  const removed = await store.factors.remove(user.subjectId, kind === 'all' ? undefined : kind);
+  out(json ? `${JSON.stringify({ username: user.username, factor: kind, removed })}\n` : `${kind === 'all' ? 'every second factor' : kind === 'totp' ? 'one-time codes' : kind === 'passkey' ? 'passkeys' : 'recovery codes'} of "${user.username}" removed (${removed} record${removed === 1 ? '' : 's'}).\n`);
+  return 0;
 }

@@ -101,6 +101,7 @@ export const clientSchema = fields({
   // RFC 9700 §2.1.1: PKCE for every client, confidential ones included.
   requirePkce: flag('Authorization requests must carry an S256 `code_challenge` (RFC 7636); public clients always need it.').default(true),
   requireConsent: flag('The user approves the requested scopes on a consent page before a code is issued.').default(false),
+  requireMfa: flag('Sign-ins for this client need a second factor (`acr` `mfa`): a user without one sets up one-time codes on the spot, or the request is refused with `unmet_authentication_requirements`.').default(false),
   requirePushedAuthorization: flag('Authorization requests must come through `/connect/par` (RFC 9126).').default(false),
   requireRequestObject: flag('Authorization requests must be signed request objects (`request`, RFC 9101), at the authorization endpoint or at PAR; RFC 9101 §10.5 `require_signed_request_object`. IdentityServer\'s name.').default(false),
   authorizationSignedResponseAlg: text({ description: 'The algorithm of this client\'s signed authorization responses (JARM `authorization_signed_response_alg`): one the service signs with (`signing.accessTokenAlgorithm` or `signing.idTokenAlgorithms`). Default RS256.' }).optional(),

@@ -371,6 +371,10 @@ export const userConfigSchema = fields({
     (add, value) => checkUpstreamSignIn({ add: (path, message) => add(path.replace(/^upstreamSignIn\.?/, ''), message) }, value),
     'How upstream sign-in shows and links accounts: `{ hidePasswordForm? (false), linkByVerifiedEmail? (false) }`.',
   ).optional(),
+  secondFactor: fields({
+    enrolmentRequired: flag('Every user the database keeps must have a second factor: one without gets a grace sign-in with the password that leads straight to setting up one-time codes, and the request goes on once the first code is right (docs/guides/passkeys-and-one-time-codes.md).').default(false),
+    passkeys: flag('Offer passkeys (WebAuthn): registered on `/account/second-factor`, used as the second factor after a password and to sign in without one. The issuer\'s host is the relying party id, so it must be a domain (not an IP address) served over https, or `localhost`. The passkey forms need JavaScript.').default(false),
+  }, { description: 'One-time codes (TOTP), recovery codes and passkeys for the users the database keeps (issue 35).' }).prefault({}),
 }, { expected: 'an object (export default { ... })' });
 
 function didYouMean(found: string, known: readonly string[]): string {

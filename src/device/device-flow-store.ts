@@ -33,6 +33,8 @@ export interface DeviceFlow {
   /** Set on approval. */
   readonly subject?: string;
   readonly authTime?: number;
+  /** Issue 35: the approving session's RFC 8176 methods. */
+  readonly amr?: readonly string[];
   /** Epoch ms when the codes expire (RFC 8628 §3.2 `expires_in`). */
   readonly expiresAt: number;
 }

@@ -9,6 +9,8 @@
  * (RFC 8628 §5.4). A fresh password adds nothing against remote phishing, where the victim is
  * the one who would type it; what protects them is seeing which device asks.
  */
+import type { SecondFactorService } from '../second-factor/second-factors.js';
+import { acrMultiFactor, acrOf } from '../authorize/acr.js';
 import type { Client } from '../config/schema.js';
 import type { Clock, Logger, ResourceOwner, ResourceOwnerValidator } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
@@ -59,6 +61,11 @@ export interface VerificationPageDeps {
   clock: Clock;
   logger: Logger;
   events?: EventService | undefined;
+  /**
+   * Issue 35: one-time codes. A user who has them signs in here with the password and a code
+   * (the page asks for both), and a session that did not give one does not count here.
+   */
+  secondFactors?: Pick<SecondFactorService, 'hasActive' | 'verify'> | undefined;
 }
 
 type Found = { readonly userCode: string; readonly flow: Versioned<DeviceFlow>; readonly client: Client };
@@ -116,10 +123,14 @@ export function createVerificationPage(deps: VerificationPageDeps) {
   }
 
   async function signedInUser(browser: Browser): Promise<ResourceOwner | undefined> {
-    return browser.session === undefined ? undefined : deps.users.findBySubject(browser.session.subject);
+    const session = browser.session;
+    if (session === undefined) return undefined;
+    // A session from the password step of a sign-in whose code was never given is not signed in.
+    if (acrOf(session.amr) !== acrMultiFactor && (await deps.secondFactors?.hasActive(session.subject))) return undefined;
+    return deps.users.findBySubject(session.subject);
   }
 
-  function signIn(browserId: string, found: Found, status: number, extra: { username?: string; notice?: NoticeId } = {}): PageOutcome {
+  function signIn(browserId: string, found: Found, status: number, extra: { username?: string; notice?: NoticeId; askSecondFactor?: boolean } = {}): PageOutcome {
     return {
       status,
       view: {
@@ -163,10 +174,19 @@ export function createVerificationPage(deps: VerificationPageDeps) {
       deps.events?.raise({ type: 'user.sign_in_failed', via: 'device_page', reason: 'wrong username or password' }, request.requestId);
       return signIn(bid, found, 400, { username, notice: 'credentials-wrong' });
     }
+    let amr = ['pwd'];
+    if (await deps.secondFactors?.hasActive(user.subjectId)) {
+      const code = (request.form.get('code') ?? '').slice(0, 64).trim();
+      if (code === '') return signIn(bid, found, 200, { username, notice: 'second-factor-required', askSecondFactor: true });
+      const given = await deps.secondFactors!.verify(user.subjectId, code, request.remoteAddress, 'device_page');
+      if (given.outcome === 'throttled') return tooManyAttempts(clock.now() + given.retryAfterSeconds * 1000, 'too-many-sign-ins');
+      if (given.outcome === 'rejected') return signIn(bid, found, 400, { username, notice: 'second-factor-wrong', askSecondFactor: true });
+      amr = ['pwd', 'otp', 'mfa'];
+    }
     deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via: 'device_page' }, request.requestId);
     // A new browser id on sign-in: an id (or CSRF token) planted before it is worth nothing after.
     const signedIn = deps.newBrowserId();
-    await deps.sessions.start(signedIn, user.subjectId, browser.session);
+    await deps.sessions.start(signedIn, user.subjectId, browser.session, amr);
     await deps.sessions.end(browser.id);
     return { ...consent(signedIn, user, found), browserId: signedIn };
   }
@@ -182,7 +202,7 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     const previous = found.flow;
     const next: DeviceFlow =
       decision === 'approve'
-        ? { ...previous.value, status: 'approved', subject: user.subjectId, authTime: browser.session.authTime }
+        ? { ...previous.value, status: 'approved', subject: user.subjectId, authTime: browser.session.authTime, ...(browser.session.amr ? { amr: browser.session.amr } : {}) }
         : { ...previous.value, status: 'denied' };
     // Pending -> approved/denied exactly once, whichever node gets there first.
     if (!(await flows.setFlow(found.userCode, previous, next))) return enterCode(bid, 409, '', 'code-used');

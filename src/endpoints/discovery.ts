@@ -4,6 +4,7 @@
  * one ask for `offline_access`); it is serialized at start-up and again only when a client
  * store's reload changed those facts (issue 19), so a stored public client makes `none` appear.
  */
+import { acrValuesSupported } from '../authorize/acr.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { EndpointUrls, JsonValue } from '../sdk/contracts.js';
 import type { PluginRegistry } from '../plugin-host/plugin-registry.js';
@@ -83,6 +84,8 @@ export function buildDiscoveryDocument(
     scopes_supported: scopes,
     claims_supported: [...new Set(['sub', ...config.identityResources.flatMap((r) => r.claims)])],
     subject_types_supported: ['public'],
+    // Issue 35: the service's own classes (`authorize/acr.ts`); `claims` only for an `acr` request.
+    acr_values_supported: [...acrValuesSupported],
     id_token_signing_alg_values_supported: [...config.signing.idTokenAlgorithms],
     // RFC 9700 §2.1.2: the code flow only; RFC 7636 with S256 only; RFC 9207 iss in every response.
     response_types_supported: ['code'],
@@ -100,7 +103,8 @@ export function buildDiscoveryDocument(
     ...(documents ? { client_id_metadata_document_supported: true } : {}),
     require_pushed_authorization_requests: false,
     prompt_values_supported: ['none', 'login', 'consent'],
-    claims_parameter_supported: false,
+    // OIDC Core §5.5: read for its `acr` request only (issue 35); other claims requests are voluntary and ignored.
+    claims_parameter_supported: true,
     // RFC 9101 §10.5 and OIDC Discovery §3: request objects by value, verified with a plugin's client keys.
     request_parameter_supported: requestObjects,
     ...(requestObjects ? { request_object_signing_alg_values_supported: [...config.requestObjects.signingAlgValues] } : {}),

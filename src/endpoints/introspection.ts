@@ -20,7 +20,8 @@ import type { EventService } from '../events/event-service.js';
 import { wantsJwtResponse, type IntrospectionSigner } from './introspection-jwt.js';
 
 // `cnf` (RFC 7800 §3.1): the key a sender-constrained token is bound to (RFC 9449 §6.2, RFC 8705 §3.2).
-const reported = ['iss', 'client_id', 'aud', 'iat', 'nbf', 'exp', 'jti', 'auth_time', 'act', 'cnf'] as const;
+// `acr` and `amr` with `auth_time` (RFC 9470 §3, issue 35): an API can tell a token that needs a step-up.
+const reported = ['iss', 'client_id', 'aud', 'iat', 'nbf', 'exp', 'jti', 'auth_time', 'acr', 'amr', 'act', 'cnf'] as const;
 const inactive = (): Record<string, JsonValue> => ({ active: false });
 
 /** The answer as the route sends it: RFC 7662's JSON, or RFC 9701's signed JWT. */

@@ -12,6 +12,8 @@ export const paths = {
   devicePage: '/device',
   /** A user changes their own password (issue 34). */
   accountPassword: '/account/password',
+  /** A user sets up one-time codes and recovery codes (issue 35). */
+  accountSecondFactor: '/account/second-factor',
   authorize: '/connect/authorize',
   signIn: '/connect/authorize/sign-in',
   /** Where an external identity provider sends the browser back (a sign-in plugin's `externalSignIn`). */

@@ -10,6 +10,7 @@
  * retry): that one is refused and the tokens are kept.
  */
 // The client as the grant contract gives it (`ctx.request.client`), not the host's fuller one.
+import { authenticationOf } from '../authorize/acr.js';
 import type { Client } from '../sdk/model.js';
 import {
   AccessDenied, AuthorizationPending, ExpiredToken, InvalidGrant, InvalidRequest, SlowDown,
@@ -92,10 +93,8 @@ async function poll(
     if (flow.status === 'denied') throw new AccessDenied('The user denied the request.');
     if (flow.subject === undefined || flow.authTime === undefined) throw new InvalidGrant();
     // One redemption, atomically across nodes: the token endpoint spends the code with the tokens.
-    return {
-      subject: { kind: 'user', id: flow.subject, authTime: flow.authTime }, scopes: flow.scopes, consumes: deviceCode,
-      ...(flow.resources === undefined ? {} : { grantedAudience: flow.resources }),
-    };
+    const subject = { kind: 'user', id: flow.subject, authTime: flow.authTime, ...authenticationOf(flow.amr, undefined) } as const;
+    return { subject, scopes: flow.scopes, consumes: deviceCode, ...(flow.resources === undefined ? {} : { grantedAudience: flow.resources }) };
   }
   throw new SlowDown('Polling too fast; slow down.');
 }

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, GrantSubject, GrantSuccess, JsonValue, ResourceOwnerValidator } from '../sdk/contracts.js';
 import type { KeyRing } from './keys/key-ring.js';
+import { authenticationClaims } from './authentication-claims.js';
 import { signToken } from './keys/signing-key.js';
 import { newTokenId } from './handles.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
@@ -59,7 +60,7 @@ export function createIdTokenIssuer(deps: {
       if (accessToken !== undefined) oidc.at_hash = atHash(accessToken, alg);
       // node:crypto's synchronous signer, as for access tokens: jose's WebCrypto round trip cost
       // a code redemption or a refresh about as much again as the RSA signature (issue 21).
-      const payload = { ...claims, ...oidc, auth_time: subject.authTime, jti: newTokenId(), iss: deps.config.issuer, sub: subject.id, aud: client.clientId, iat: now, exp: now + idTokenLifetime };
+      const payload = { ...claims, ...oidc, ...authenticationClaims(subject), jti: newTokenId(), iss: deps.config.issuer, sub: subject.id, aud: client.clientId, iat: now, exp: now + idTokenLifetime };
       return signToken(tracing, 'sign id_token', key, { alg, typ: 'JWT', kid: key.kid }, payload);
     },
   };

@@ -21,9 +21,10 @@ import { tracingOff, type Tracing } from '../tracing/tracing.js';
 import { signToken } from './keys/signing-key.js';
 import { audienceOf } from '../sdk/resources.js';
 import type { AccessTarget } from './access-target.js';
+import { authenticationClaims } from './authentication-claims.js';
 
 /** Claims a grant can never set: the issuer owns them. */
-const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'cnf']);
+const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'acr', 'amr', 'cnf']);
 /** Response members a grant's custom parameters can never override. */
 const standardResponseMembers = new Set(['access_token', 'token_type', 'expires_in', 'scope', 'refresh_token', 'id_token']);
 
@@ -121,7 +122,7 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
       exp: now + expiresIn,
       jti: newTokenId(),
     });
-    if (grant.subject.kind === 'user') claims.auth_time = grant.subject.authTime;
+    if (grant.subject.kind === 'user') Object.assign(claims, authenticationClaims(grant.subject));
     if (cnf !== undefined) claims.cnf = { ...cnf };
 
     if (client.accessTokenType === 'reference') {
@@ -193,3 +194,4 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     },
   };
 }
+

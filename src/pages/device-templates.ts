@@ -1,4 +1,5 @@
 /** Server-rendered HTML for each step of the verification page; works without JavaScript. */
+import { codeField } from './second-factor-parts.js';
 import type { MessageView, PageView, ScopeLine } from './device-views.js';
 import { html, type SafeHtml } from './html.js';
 import { hidden, notice, renderDocument } from './page-shell.js';
@@ -41,7 +42,8 @@ const templateOf: Readonly<Record<PageView['kind'], PageTemplateName>> = {
 export function renderPage(view: PageView, options: RenderOptions): string {
   const { text } = options;
   const branding = options.branding ?? defaultBranding;
-  const template = branding.templates[templateOf[view.kind]];
+  // Issue 35: a deployment's sign-in template has no code field, so the form asking for one is ours.
+  const template = view.kind === 'sign-in' && view.askSecondFactor ? undefined : branding.templates[templateOf[view.kind]];
   const content = template ? template.render(templateValues(view, options, branding)) : body(view, options);
   return renderDocument({ text, title: titleOf(view, text), brand: text.brand, body: content }, branding);
 }
@@ -131,7 +133,8 @@ ${hidden('step', 'sign-in')}${hidden('csrf', view.csrf)}${hidden('user_code', vi
 <label for="username">${t.username}</label>
 <input type="text" id="username" name="username" value="${view.username ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" required${view.username ? '' : html` autofocus`}>
 <label for="password">${t.password}</label>
-<input type="password" id="password" name="password" autocomplete="current-password" required${view.username ? html` autofocus` : ''}>
+<input type="password" id="password" name="password" autocomplete="current-password" required${view.username && !view.askSecondFactor ? html` autofocus` : ''}>
+${view.askSecondFactor ? codeField(text, true) : ''}
 <div class="actions"><button type="submit">${t.submit}</button></div>
 </form>
 <p class="muted">${t.code} <span class="code">${view.userCode}</span></p>`;

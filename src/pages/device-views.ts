@@ -22,7 +22,10 @@ export type NoticeId =
   | 'code-used'
   | 'credentials-missing'
   | 'credentials-wrong'
-  | 'sign-in-required';
+  | 'sign-in-required'
+  // Issue 35: the account has one-time codes, so the password alone does not sign in.
+  | 'second-factor-required'
+  | 'second-factor-wrong';
 
 /** A page that is only a message. */
 export type MessageView =
@@ -44,6 +47,8 @@ export type PageView =
       readonly clientName: string;
       readonly username?: string;
       readonly notice?: NoticeId;
+      /** Issue 35: the form asks for a one-time code (or a recovery code) too. */
+      readonly askSecondFactor?: boolean;
     }
   | {
       readonly kind: 'consent';

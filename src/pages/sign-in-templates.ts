@@ -15,6 +15,7 @@ import { defaultBranding, type Branding } from './branding.js';
 import type { PageTemplateName } from '../config/branding.js';
 import type { TemplateValues } from './page-template.js';
 import { describeScope } from './scope-description.js';
+import { codeField, enrolmentPart, passkeyForm, recoveryCodeList } from './second-factor-parts.js';
 
 /** Where each page's forms post. */
 export interface SignInPaths {
@@ -34,6 +35,12 @@ function titleOf(view: SignInView, text: PageText): string {
       return text.authorize.logout.title;
     case 'message':
       return text.authorize.messages[view.message].title;
+    case 'second-factor':
+      return text.secondFactor.title;
+    case 'enrol-second-factor':
+      return text.secondFactor.enrolTitle;
+    case 'recovery-codes':
+      return text.secondFactor.recoveryTitle;
   }
 }
 
@@ -41,7 +48,8 @@ const signOutMessages: ReadonlySet<SignInMessageId> = new Set<SignInMessageId>([
   'sign-out-unreadable', 'sign-out-invalid', 'sign-out-redirect-unregistered', 'sign-out-expired', 'still-signed-in', 'signed-out',
 ]);
 
-const templateOf: Readonly<Record<SignInView['kind'], PageTemplateName>> = { 'sign-in': 'signIn', consent: 'consent', logout: 'logout', message: 'message' };
+/** The deployment's templates by view; the second-factor pages (issue 35) have none yet and are always the built-in ones. */
+const templateOf: Readonly<Partial<Record<SignInView['kind'], PageTemplateName>>> = { 'sign-in': 'signIn', consent: 'consent', logout: 'logout', message: 'message' };
 
 export function renderSignInPage(view: SignInView, paths: SignInPaths, text: PageText, branding: Branding = defaultBranding): string {
   const signingOut = view.kind === 'logout' || (view.kind === 'message' && signOutMessages.has(view.message));
@@ -49,7 +57,8 @@ export function renderSignInPage(view: SignInView, paths: SignInPaths, text: Pag
   // Issue 34: a deployment's `signIn` template has no placeholder for the providers' buttons yet,
   // so a page offering providers is the built-in one (else nobody could choose one).
   const offersProviders = view.kind === 'sign-in' && (view.providers?.length ?? 0) > 0;
-  const template = offersProviders ? undefined : branding.templates[templateOf[view.kind]];
+  const name = templateOf[view.kind];
+  const template = offersProviders || name === undefined ? undefined : branding.templates[name];
   const content = template ? template.render(templateValues(view, paths, text, branding)) : body(view, paths, text);
   return renderDocument({ text, title: titleOf(view, text), brand, body: content }, branding);
 }
@@ -88,6 +97,9 @@ export function templateValues(view: SignInView, paths: SignInPaths, text: PageT
     }
     case 'message':
       return { ...common, text: text.authorize.messages[view.message].text, startAgainUrl: undefined, startAgainLabel: undefined };
+    default:
+      // No deployment template for the second-factor pages (`templateOf`): only the title.
+      return common;
   }
 }
 
@@ -110,7 +122,10 @@ ${hidden('step', 'sign-in')}${hidden('interaction', view.interaction)}${hidden('
 <label for="password">${text.signIn.password}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" maxlength="1024" required${view.username ? html` autofocus` : ''}>
 <div class="actions"><button type="submit">${text.signIn.submit}</button></div>
-</form>`}`;
+</form>`}${view.passkeyOptions === undefined ? '' : passkeyForm({
+    action: paths.interaction, ceremony: 'authenticate', options: view.passkeyOptions, button: text.secondFactor.signInWithPasskey, withScript: true, secondary: true,
+    fields: [['step', 'passkey-sign-in'], ['interaction', view.interaction], ['csrf', view.csrf]],
+  }, text)}`;
     case 'consent': {
       const t = text.consent;
       const a = text.authorize;
@@ -143,6 +158,37 @@ ${hidden('csrf', view.csrf)}${view.fields.map(([n, v]) => hidden(n, v))}
     case 'message':
       return html`<h1>${title}</h1>
 <p role="alert">${text.authorize.messages[view.message].text}</p>${wayBack(view, paths, text)}`;
+    case 'second-factor':
+      return html`<h1>${title}</h1>
+${view.code ? html`<p>${text.secondFactor.intro}</p>` : ''}
+${notice(view.notice && text.secondFactor.notices[view.notice])}
+${view.passkeyOptions === undefined ? '' : passkeyForm({
+    action: paths.interaction, ceremony: 'authenticate', options: view.passkeyOptions, button: text.secondFactor.usePasskey, withScript: true,
+    fields: [['step', 'second-factor-passkey'], ['interaction', view.interaction], ['csrf', view.csrf]], secondary: view.code,
+  }, text)}
+${view.code ? html`${view.passkeyOptions === undefined ? '' : html`<p>${text.secondFactor.orCode}</p>`}
+<form method="post" action="${paths.interaction}">
+${hidden('step', 'second-factor')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}
+${codeField(text, true)}
+<div class="actions"><button type="submit">${text.secondFactor.submit}</button></div>
+</form>` : ''}`;
+    case 'enrol-second-factor':
+      return html`<h1>${title}</h1>
+<p>${text.secondFactor.enrolRequired}</p>
+${notice(view.notice && text.secondFactor.notices[view.notice])}
+${enrolmentPart(view.enrolment, text)}
+<form method="post" action="${paths.interaction}">
+${hidden('step', 'enrol-second-factor')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}
+${codeField(text, false)}
+<div class="actions"><button type="submit">${text.secondFactor.enrolSubmit}</button></div>
+</form>`;
+    case 'recovery-codes':
+      return html`<h1>${title}</h1>
+${recoveryCodeList(view.codes, text)}
+<form method="post" action="${paths.interaction}">
+${hidden('step', 'second-factor-continue')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}
+<div class="actions"><button type="submit">${text.secondFactor.continue}</button></div>
+</form>`;
   }
 }
 

@@ -5,9 +5,10 @@
  */
 import type { ScopeLine } from './device-views.js';
 import type { ExternalSignInFailure } from '../sdk/contracts.js';
+import type { EnrolmentPart, SecondFactorNoticeId } from './second-factor-views.js';
 
 /** Why the sign-in form is shown again. */
-export type SignInNoticeId = 'credentials-missing' | 'credentials-wrong' | 'too-many-sign-ins';
+export type SignInNoticeId = 'credentials-missing' | 'credentials-wrong' | 'too-many-sign-ins' | 'passkey-failed';
 
 /** Why an authorization request is refused before its redirect URI is trusted (shown, never redirected). */
 export type UntrustedReason = 'request-malformed' | 'client-missing' | 'client-unknown' | 'redirect-uri-missing' | 'redirect-uri-unregistered' | 'link-used';
@@ -47,6 +48,8 @@ export type SignInView =
       readonly providers?: ReadonlyArray<{ readonly name: string; readonly displayName: string }> | undefined;
       /** ISSUE 34: with `providers`, false hides the username and password form. */
       readonly passwordForm?: boolean | undefined;
+      /** Issue 35: the options of a passwordless passkey sign-in (JSON), with `secondFactor.passkeys`. */
+      readonly passkeyOptions?: string | undefined;
       /** ISSUE 34: the provider whose sign-in just failed, and why. */
       readonly upstreamFailure?: { readonly provider: string; readonly reason?: ExternalSignInFailure | undefined; readonly message: string } | undefined;
     }
@@ -69,6 +72,18 @@ export type SignInView =
       readonly returnTo?: string | undefined;
     }
   | { readonly kind: 'logout'; readonly csrf: string; readonly fields: ReadonlyArray<readonly [string, string]> }
+  /** Issue 35: the second step, a one-time code or a recovery code (`steps/second-factor-step.ts`). */
+  | {
+      readonly kind: 'second-factor'; readonly interaction: string; readonly csrf: string; readonly clientId: string; readonly clientName: string; readonly notice?: SecondFactorNoticeId;
+      /** The code field: one-time codes on, or recovery codes left. */
+      readonly code: boolean;
+      /** The options of a passkey assertion (JSON), for a person with passkeys. */
+      readonly passkeyOptions?: string | undefined;
+    }
+  /** Issue 35: a second factor to set up before the request goes on (policy or the client's `requireMfa`). */
+  | { readonly kind: 'enrol-second-factor'; readonly interaction: string; readonly csrf: string; readonly clientName: string; readonly enrolment: EnrolmentPart; readonly notice?: SecondFactorNoticeId }
+  /** Issue 35: the recovery codes of a new enrolment, shown once, then on with the request. */
+  | { readonly kind: 'recovery-codes'; readonly interaction: string; readonly csrf: string; readonly codes: readonly string[] }
   | {
       readonly kind: 'message';
       readonly message: SignInMessageId;

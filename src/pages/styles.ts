@@ -45,6 +45,9 @@ ul.scopes li{padding:.7rem .95rem;border-top:1px solid var(--border)}
 ul.scopes li:first-child{border-top:0}
 .scope-name{display:block;font:.8rem ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:var(--muted)}
 .muted{color:var(--muted);font-size:.92rem}
+.qr{display:block;width:100%;max-width:240px;height:auto;margin:0 auto 1rem;background:#fff}
+.secret{font:600 1rem ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;letter-spacing:.05em;overflow-wrap:anywhere;background:var(--bg);border:1px solid var(--border);padding:.4rem .6rem;border-radius:6px}
+ol.recovery-codes{font:600 1rem ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;padding-left:2.2rem;margin:0 0 1rem}
 a{color:var(--accent)}
 .brand.product{display:flex;align-items:center;gap:.6rem;font-size:1.05rem;letter-spacing:0;text-transform:none;color:var(--text)}
 .brand .logo{display:block;height:2rem;width:auto;max-width:10rem}

@@ -49,7 +49,7 @@ const eventTypes: ReadonlySet<string> = new Set(Object.keys({
   'api.authenticated': true, 'api.authentication_failed': true, 'token.introspected': true, 'token.revoked': true,
   'device.authorized': true, 'device.approved': true, 'device.denied': true, 'user.signed_in': true,
   'user.sign_in_failed': true, 'consent.given': true, 'consent.denied': true, 'code.issued': true, 'code.redeemed': true,
-  'user.signed_out': true,
+  'user.signed_out': true, 'second_factor.enrolled': true, 'second_factor.used': true, 'second_factor.failed': true, 'second_factor.removed': true,
   'logout.notified': true, 'client.disabled_used': true, 'client.expired_secret_used': true,
   'api.disabled_used': true, 'api.expired_secret_used': true, 'admin.request': true, 'plugin.loaded': true,
 } satisfies Record<ServiceEventType, true>));
@@ -117,16 +117,16 @@ export function checkInstance(list: PluginPart, value: unknown): string | undefi
       return undefined;
     }
     case 'signInPage': {
-      const page = value as { render?: unknown; authenticate?: unknown; renderConsent?: unknown; renderLogout?: unknown; externalSignIn?: unknown; styleSrc?: unknown };
-      for (const name of ['render', 'authenticate', 'renderConsent', 'renderLogout'] as const) {
+      const page = value as { render?: unknown; authenticate?: unknown; renderConsent?: unknown; renderLogout?: unknown; renderSecondFactor?: unknown; externalSignIn?: unknown; styleSrc?: unknown };
+      for (const name of ['render', 'authenticate', 'renderConsent', 'renderLogout', 'renderSecondFactor'] as const) {
         if (page[name] !== undefined && typeof page[name] !== 'function') return `${name}, when given, must be a function`;
       }
       const external = page.externalSignIn as { start?: unknown; callback?: unknown } | undefined;
       if (external !== undefined && (typeof external !== 'object' || external === null || typeof external.start !== 'function' || typeof external.callback !== 'function')) {
         return 'externalSignIn, when given, must have start and callback functions';
       }
-      if (page.render === undefined && page.renderConsent === undefined && page.renderLogout === undefined && external === undefined && page.authenticate === undefined) {
-        return 'a signInPage must give at least one of render, authenticate, renderConsent, renderLogout or externalSignIn';
+      if (page.render === undefined && page.renderConsent === undefined && page.renderLogout === undefined && page.renderSecondFactor === undefined && external === undefined && page.authenticate === undefined) {
+        return 'a signInPage must give at least one of render, authenticate, renderConsent, renderLogout, renderSecondFactor or externalSignIn';
       }
       if (page.styleSrc !== undefined && (typeof page.styleSrc !== 'string' || /[;'"\n]/.test(page.styleSrc))) return 'styleSrc, when given, must be CSP sources without ; or quotes';
       return undefined;

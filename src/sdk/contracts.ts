@@ -221,7 +221,11 @@ export interface ValidatedTokenRequest {
  * refresh token or an ID token (RFC 9068 §2.2).
  */
 export type GrantSubject =
-  | { readonly kind: 'user'; readonly id: string; readonly authTime: number }
+  | {
+      readonly kind: 'user'; readonly id: string; readonly authTime: number;
+      /** How the user signed in (RFC 8176 `amr`, e.g. `["pwd", "otp", "mfa"]`) and the class it met (OIDC Core `acr`), when known. */
+      readonly amr?: readonly string[] | undefined; readonly acr?: string | undefined;
+    }
   | { readonly kind: 'client'; readonly id: string };
 
 export interface GrantSuccess {
@@ -475,8 +479,13 @@ export interface SignInPageView {
   readonly message?: string | undefined;
 }
 
-/** Who signed in, or the message to show on the page again. */
-export type SignInResult = { readonly subject: string } | { readonly message: string };
+/**
+ * Who signed in, or the message to show on the page again. `amr` (issue 35): how, as RFC 8176
+ * method values, e.g. `["pwd", "otp", "mfa"]` for a page that checked a code of its own; the ID
+ * token's `amr` and `acr` come from it (`mfa` meets a client's `requireMfa`). Without it the
+ * sign-in says nothing of how, and a user with the service's one-time codes is asked for one.
+ */
+export type SignInResult = { readonly subject: string; readonly amr?: readonly string[] } | { readonly message: string };
 
 /** What the consent page shows; `SignInPage.renderConsent` turns it into HTML. */
 export interface ConsentPageView {
@@ -505,6 +514,22 @@ export interface LogoutPageView {
   readonly action: string;
   /** Hidden inputs the form must send back unchanged: the CSRF token and the logout request's parameters. */
   readonly hiddenFields: ReadonlyArray<readonly [string, string]>;
+}
+
+/**
+ * Issue 35: the second step of a sign-in, for a user of the service's database with one-time
+ * codes; `SignInPage.renderSecondFactor` turns it into HTML. The host checks the code.
+ */
+export interface SecondFactorPageView {
+  readonly lang: string;
+  /** Where the form POSTs, with the code (a one-time code or a recovery code) in a field named `code`. */
+  readonly action: string;
+  /** Hidden inputs the form must send back unchanged: the pending request and its CSRF token. */
+  readonly hiddenFields: ReadonlyArray<readonly [string, string]>;
+  readonly clientId: string;
+  readonly clientName: string;
+  /** A plain message to show, e.g. a wrong code, in `lang`. */
+  readonly message?: string | undefined;
 }
 
 /** Where to send a person for an external sign-in, and what must come back. */
@@ -608,6 +633,8 @@ export interface SignInPage {
   renderConsent?(view: ConsentPageView): string;
   /** The whole logout confirmation document (`/connect/endsession` without a valid `id_token_hint`). */
   renderLogout?(view: LogoutPageView): string;
+  /** Issue 35: the whole document of the second step (a one-time code or a recovery code, field `code`). */
+  renderSecondFactor?(view: SecondFactorPageView): string;
   /** Sign-in at an external identity provider instead of a form (then `render` and `authenticate` are not used). */
   readonly externalSignIn?: ExternalSignIn;
   /** Extra CSP `style-src` sources for the plugin's pages, e.g. `"https://cdn.example.com"`; scripts are never allowed. */

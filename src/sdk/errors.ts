@@ -23,6 +23,9 @@ export type OAuthErrorCode =
   | 'unsupported_response_type'
   | 'login_required'
   | 'consent_required'
+  | 'interaction_required'
+  // OpenID Connect Core Unmet Authentication Requirements 1.0 §3: an essential `acr` not met (issue 35).
+  | 'unmet_authentication_requirements'
   | 'invalid_request_uri'
   | 'request_not_supported'
   // Signed request objects (RFC 9101 §6.3, OIDC Core §3.1.2.6).
@@ -79,6 +82,8 @@ const defaultStatus: Record<OAuthErrorCode, number> = {
   unsupported_response_type: 400,
   login_required: 400,
   consent_required: 400,
+  interaction_required: 400,
+  unmet_authentication_requirements: 400,
   invalid_request_uri: 400,
   request_not_supported: 400,
   invalid_request_object: 400,

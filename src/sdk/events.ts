@@ -42,6 +42,11 @@ export type ServiceEvent =
   | { type: 'code.issued'; clientId: string; subject: string; scopes: readonly string[] }
   | { type: 'code.redeemed'; clientId: string; subject: string }
   | { type: 'user.signed_out'; subject: string; clientId: string | undefined }
+  /** Issue 35: a second factor set up, used, refused or removed; `factor` is `totp`, `recovery` or `passkey` (never a code, secret or assertion). */
+  | { type: 'second_factor.enrolled'; subject: string; factor: 'totp' | 'recovery' | 'passkey' }
+  | { type: 'second_factor.used'; subject: string; factor: 'totp' | 'recovery' | 'passkey'; via: string }
+  | { type: 'second_factor.failed'; subject: string; via: string; reason: 'wrong' | 'replayed' | 'throttled' }
+  | { type: 'second_factor.removed'; subject: string; factor: 'totp' | 'recovery' | 'passkey' | 'all'; by: 'user' | 'operator' }
   /** OIDC Back-Channel Logout 1.0: a client was told of a sign-out (`delivered`), or could not be (`reason`, never the token). */
   | { type: 'logout.notified'; clientId: string; subject: string; delivered: boolean; reason?: string }
   /** A call to the admin API (issue 39): who (the token's client, once known), what, and how it ended; never a body. */

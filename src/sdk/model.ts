@@ -38,6 +38,8 @@ export interface Client {
   readonly backchannelLogoutUri?: string | undefined;
   readonly requirePkce: boolean;
   readonly requireConsent: boolean;
+  /** Issue 35: sign-ins for this client need a second factor (`acr` `mfa`). */
+  readonly requireMfa: boolean;
   readonly requirePushedAuthorization: boolean;
   /** Authorization requests must be signed request objects (RFC 9101 §10.5). */
   readonly requireRequestObject: boolean;

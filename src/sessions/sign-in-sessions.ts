@@ -25,6 +25,11 @@ export interface SignInSession {
    * `maxFamilies` are kept.
    */
   readonly families?: readonly string[];
+  /**
+   * RFC 8176 methods the person used to sign in (issue 35): `pwd`, then `otp` and `mfa` after a
+   * second factor. None for a sign-in at an upstream identity provider, which says its own.
+   */
+  readonly amr?: readonly string[];
 }
 
 /** Bounds the record; far more codes than one person's sign-in session asks for. */
@@ -45,7 +50,9 @@ export interface SignInSessions {
    * `max_age`) carries over the previous session's code families, so a later sign-out still
    * revokes their tokens.
    */
-  start(browserId: string, subject: string, previous?: SignInSession): Promise<SignInSession>;
+  start(browserId: string, subject: string, previous?: SignInSession, amr?: readonly string[]): Promise<SignInSession>;
+  /** A second factor given in the session (issue 35): its methods join `amr`. */
+  factorsGiven(browserId: string, amr: readonly string[]): Promise<void>;
   /** Adds scopes the user consented to for a client to those given before. */
   consentGiven(browserId: string, clientId: string, scopes: readonly string[]): Promise<void>;
   /** Notes a code issued in the session: its client, and the family its tokens will carry. */
@@ -99,11 +106,12 @@ export function createSignInSessions({ store, clock, lifetimeSeconds }: { store:
     async get(browserId) {
       return (await read(browserId))?.session;
     },
-    async start(browserId, subject, previous) {
+    async start(browserId, subject, previous, amr) {
       const now = clock.now();
       const carried = previous?.subject === subject && previous.families ? { families: previous.families } : {};
       const session: SignInSession = {
         subject, authTime: Math.floor(now / 1000), sid: randomBytes(16).toString('base64url'), consents: {}, clients: [], ...carried,
+        ...(amr === undefined ? {} : { amr }),
       };
       await store.add({
         key: keyOf(browserId), type: recordType, clientId: '', subjectId: subject, sessionId: undefined,
@@ -116,6 +124,8 @@ export function createSignInSessions({ store, clock, lifetimeSeconds }: { store:
         ...session,
         consents: { ...session.consents, [clientId]: [...new Set([...(session.consents[clientId] ?? []), ...scopes])] },
       })),
+    factorsGiven: (browserId, amr) =>
+      change(browserId, (session) => ({ ...session, amr: [...new Set([...(session.amr ?? []), ...amr])] })),
     codeIssued: (browserId, clientId, familyId) =>
       change(browserId, (session) => ({
         ...session,

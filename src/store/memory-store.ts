@@ -2,6 +2,7 @@ import type { Clock } from '../sdk/contracts.js';
 import { hashKey } from './hash-key.js';
 import { createMemoryClientRecords } from './memory-client-records.js';
 import { createMemoryUserRecords } from './memory-user-records.js';
+import { createMemorySecondFactors } from './memory-second-factors.js';
 import {
   DuplicateKeyError,
   type GrantFilter,
@@ -169,6 +170,7 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
 
     clientRecords: createMemoryClientRecords(),
     users: createMemoryUserRecords(),
+    factors: createMemorySecondFactors(),
 
     async ping() {},
     async close() {},

@@ -18,6 +18,7 @@ export type GrantType =
 
 import type { ClientRecordStore } from './client-records.js';
 import type { UserRecordStore } from './user-records.js';
+import type { SecondFactorStore } from './second-factor-records.js';
 
 export interface PersistedGrant {
   /** The handle (plain on the way in; records read back carry the handle the caller asked with). */
@@ -124,6 +125,9 @@ export interface Store {
 
   /** Users the service keeps (`svc users`, issue 34); see `user-records.ts`. */
   readonly users: UserRecordStore;
+
+  /** The second factors of those users (issue 35); see `second-factor-records.ts`. */
+  readonly factors: SecondFactorStore;
 
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;

@@ -69,7 +69,8 @@ const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export function createUserAdmin(deps: {
   records: UserRecordStore;
   /** For ending sessions and revoking tokens by subject. */
-  store: Pick<Store, 'removeAll'>;
+  /** `factors`: the user's second factors go with them (issue 35). */
+  store: Pick<Store, 'removeAll'> & Partial<Pick<Store, 'factors'>>;
   configUsers: readonly User[];
   rules: PasswordRules;
   clock: Clock;
@@ -158,6 +159,7 @@ export function createUserAdmin(deps: {
     async remove(who) {
       const user = await find(who);
       await records.remove(user.subjectId);
+      await deps.store.factors?.remove(user.subjectId);
       return { user, ended: await endEverything(user.subjectId) };
     },
     async setPassword(who, password) {

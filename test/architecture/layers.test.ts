@@ -26,7 +26,8 @@ import { describe, expect, it } from 'vitest';
  *   `clients` and answers with `oauth`'s errors; only the endpoints and the composition root
  *   import it), `sender-binding` (DPoP and certificate-bound tokens), `clients` (the directory,
  *   the admin side and dynamic registration), the plugin host that loads the plugins those run,
- *   and `users`: the users the service keeps (their records live in the store, like the clients').
+ *   and `users`: the users the service keeps (their records live in the store, like the clients'),
+ *   with `second-factor`: their one-time codes and recovery codes (issue 35), sealed with `oauth`'s keys.
  * - `sessions`: the browser's sign-in sessions, which the pages and both browser flows read;
  *   `upstream`: sign-in at upstream identity providers (issue 34), served to the authorize flow
  *   through its external sign-in seam, and the account linking behind it.
@@ -44,7 +45,7 @@ const layers: readonly (readonly string[])[] = [
   ['net'],
   ['config'],
   ['log', 'store', 'tracing', 'events', 'throttling'],
-  ['oauth', 'client-authentication', 'sender-binding', 'clients', 'plugin-host', 'users'],
+  ['oauth', 'client-authentication', 'sender-binding', 'clients', 'plugin-host', 'users', 'second-factor'],
   ['sessions', 'upstream'],
   ['pages'],
   ['authorize', 'device', 'account'],

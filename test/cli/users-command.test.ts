@@ -132,6 +132,6 @@ describe('svc users', () => {
     expect(await svcWith(join(dir, 'memory.json'), 'users', 'list')).toMatchObject({
       code: 1, stderr: 'svc: the config\'s store is "memory": nothing written here would reach the service. Use "sqlite:<path>" or "postgres://...".\n',
     });
-    expect(await svc('users', 'rename', 'alice')).toMatchObject({ code: 1, stderr: 'svc: unknown action "rename": use one of: add, list, show, update, disable, enable, remove, set-password, unlink (svc users --help)\n' });
+    expect(await svc('users', 'rename', 'alice')).toMatchObject({ code: 1, stderr: 'svc: unknown action "rename": use one of: add, list, show, update, disable, enable, remove, set-password, unlink, factors, remove-factor (svc users --help)\n' });
   });
 });

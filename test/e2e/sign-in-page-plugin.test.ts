@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BootError } from '../../src/config/boot-error.js';
 import { firstPartyPlugins, startServer, type TestServer } from '../support/server.js';
-import { alice, authorizeUrl, Browser, formsOf, signInConfig, webRequest } from '../support/sign-in.js';
+import { decodeJwt } from 'jose';
+import { alice, authorizeUrl, Browser, formsOf, redeemWeb, signInConfig, webRequest } from '../support/sign-in.js';
 
 const fixtures = fileURLToPath(new URL('../fixtures/sign-in-page', import.meta.url));
 let server: TestServer;
@@ -34,6 +35,15 @@ describe('a plugin sign-in page', () => {
     const right = await browser.submit(wrong, { username: alice.username, password: alice.password, otp: '424242' });
     expect(right.status).toBe(303);
     expect(right.location!.searchParams.has('code')).toBe(true);
+  });
+
+  it('says how it signed the person in (amr): the ID token carries it, and acr mfa', async () => {
+    const browser = new Browser(server.url);
+    const flow = webRequest();
+    const page = await browser.get(authorizeUrl(server, flow.params));
+    const done = await browser.submit(page, { username: alice.username, password: alice.password, otp: '424242' });
+    const tokens = await redeemWeb(server, done.location!.searchParams.get('code')!, flow.verifier);
+    expect(decodeJwt((tokens.body as { id_token: string }).id_token)).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: 'mfa' });
   });
 
   it('two plugins providing a sign-in page stop start-up', async () => {

@@ -14,7 +14,7 @@ describe('a broken sign-in page plugin', () => {
     const err = await bootErrorOf('empty-sign-in-page');
     expect(err.code).toBe('PLUGIN_INVALID');
     expect(err.message).toBe(
-      `plugin "empty-sign-in-page" (${join(fixturePluginDir('empty-sign-in-page'), 'empty-sign-in-page')}): signInPage: a signInPage must give at least one of render, authenticate, renderConsent, renderLogout or externalSignIn`,
+      `plugin "empty-sign-in-page" (${join(fixturePluginDir('empty-sign-in-page'), 'empty-sign-in-page')}): signInPage: a signInPage must give at least one of render, authenticate, renderConsent, renderLogout, renderSecondFactor or externalSignIn`,
     );
   });
 

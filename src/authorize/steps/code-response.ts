@@ -10,6 +10,7 @@ import type { AuthorizationCodes } from '../authorization-codes.js';
 import { redirectResponse, type FlowOutcome } from '../flow-outcome.js';
 import type { Interactions } from '../interactions.js';
 import { signedInSession, withNewCookie, type FlowState } from './flow-step.js';
+import { authenticationOf } from '../acr.js';
 
 export type FlowResponse = (state: FlowState) => Promise<FlowOutcome>;
 
@@ -29,6 +30,7 @@ export function createCodeResponse(deps: {
         redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes: request.scopes, nonce: request.nonce, sid: session.sid, authTime: session.authTime,
         ...(request.dpopJkt === undefined ? {} : { dpopJkt: request.dpopJkt }),
         ...(request.resources === undefined ? {} : { resources: request.resources }),
+        ...authenticationOf(session.amr, request.acr),
       },
     });
     if (state.interactionId) await deps.interactions.finish(state.interactionId);

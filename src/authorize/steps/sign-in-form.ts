@@ -23,6 +23,12 @@ export interface SignInForm extends SignInMethod {
   readonly submit: InteractionHandler;
 }
 
+/** A plugin's `amr`: up to ten short method names (RFC 8176 §2), else none. */
+function methodsOf(amr: unknown): readonly string[] | undefined {
+  if (!Array.isArray(amr) || amr.length === 0 || amr.length > 10) return undefined;
+  return amr.every((m) => typeof m === 'string' && /^[\w.:-]{1,64}$/.test(m)) ? [...new Set(amr as string[])] : undefined;
+}
+
 /** A plugin's answer names a subject: anything else is a refusal. */
 const signedInSubject = (result: SignInResult): boolean =>
   typeof result === 'object' && result !== null && 'subject' in result && typeof result.subject === 'string' && result.subject !== '';
@@ -37,12 +43,18 @@ export function createSignInForm(deps: {
   events?: EventService | undefined;
   /** Issue 34: the identity providers offered beside the form, shown again with it after a wrong password. */
   choice?: UpstreamChoice | undefined;
+  /** Issue 35: a passkey sign-in offered beside the form (`passkey-sign-in.ts`). */
+  passkeyOptions?: (() => Promise<string>) | undefined;
 }): SignInForm {
   const { continuation, live } = deps;
   return {
-    start(state, id, browserId) {
+    async start(state, id, browserId) {
       const { client, request } = state;
-      const view: SignInView = { kind: 'sign-in', interaction: id, csrf: continuation.tokenFor(browserId, id), clientId: client.clientId, clientName: clientName(client), username: request.loginHint };
+      const passkeyOptions = deps.passkeyOptions && (await deps.passkeyOptions());
+      const view: SignInView = {
+        kind: 'sign-in', interaction: id, csrf: continuation.tokenFor(browserId, id), clientId: client.clientId, clientName: clientName(client), username: request.loginHint,
+        ...(passkeyOptions ? { passkeyOptions } : {}),
+      };
       return { status: 200, view, redirectUri: request.redirectUri, ...languageOf(request) };
     },
 
@@ -73,13 +85,14 @@ export function createSignInForm(deps: {
         deps.events?.raise({ type: 'user.sign_in_failed', via: 'sign_in_page', reason: 'throttled' }, ctx.requestId);
         return again(429, { notice: 'too-many-sign-ins' }, { 'Retry-After': String(checked.retryAfterSeconds) });
       }
-      const result = checked.result as Partial<Record<'subject' | 'message', unknown>> | null;
+      const result = checked.result as Partial<Record<'subject' | 'message' | 'amr', unknown>> | null;
       if (checked.outcome === 'rejected' || typeof result?.subject !== 'string') {
         deps.events?.raise({ type: 'user.sign_in_failed', via: 'sign_in_page', reason: 'rejected by the sign-in check' }, ctx.requestId);
         // A plugin's own words when it gave some; else ours, in the reader's language.
         return again(200, typeof result?.message === 'string' && result.message !== '' ? { message: result.message.slice(0, 500) } : { notice: 'credentials-wrong' });
       }
-      return deps.signedIn(result.subject, ctx, id, interaction, 'sign_in_page');
+      // RFC 8176 `pwd` for our own username and password check; a plugin's check says how itself, if at all.
+      return deps.signedIn(result.subject, ctx, id, interaction, 'sign_in_page', custom ? methodsOf(result.amr) : ['pwd']);
     },
   };
 }

@@ -5,7 +5,8 @@ import type { BrowserContext, FlowOutcome } from '../flow-outcome.js';
 import type { Interaction, Interactions } from '../interactions.js';
 import type { Proceed } from './flow-step.js';
 
-export type SignedIn = (subject: string, ctx: BrowserContext, interactionId: string, interaction: Interaction, via: string) => Promise<FlowOutcome>;
+/** `amr`: the RFC 8176 methods of this sign-in (`['pwd']` for our form), kept in the session (issue 35). */
+export type SignedIn = (subject: string, ctx: BrowserContext, interactionId: string, interaction: Interaction, via: string, amr?: readonly string[]) => Promise<FlowOutcome>;
 
 export function createSignedIn(deps: {
   sessions: Pick<SignInSessions, 'get' | 'start' | 'end'>;
@@ -14,11 +15,11 @@ export function createSignedIn(deps: {
   newBrowserId(): string;
   proceed: Proceed;
 }): SignedIn {
-  return async function signedIn(subject, ctx, id, interaction, via) {
+  return async function signedIn(subject, ctx, id, interaction, via, amr) {
     // A new browser id at every sign-in: an id planted before (session fixation) signs nobody in.
     const browserId = deps.newBrowserId();
     const previous = await deps.sessions.get(ctx.browserId!);
-    await deps.sessions.start(browserId, subject, previous);
+    await deps.sessions.start(browserId, subject, previous, amr);
     await deps.sessions.end(ctx.browserId!);
     const next: Interaction = { ...interaction, signedInAs: browserId };
     await deps.interactions.update(id, next);

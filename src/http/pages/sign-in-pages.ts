@@ -4,6 +4,7 @@
  * with a page, a 303 redirect or a form_post page. Every failure is a page with a plain
  * message; nothing the user typed reaches a log line.
  */
+import { passkeyScriptHash } from '../../pages/passkey-script.js';
 import type { Context, Middleware } from 'koa';
 import type { ResolvedConfig } from '../../config/schema.js';
 import type { Logger, SignInPage } from '../../sdk/contracts.js';
@@ -118,7 +119,7 @@ export function sendPage(ctx: Context, outcome: SentOutcome, pagePaths: SignInPa
     branding: pluginPage === undefined ? branding : undefined,
     formTarget: outcome.redirectUri,
     formTargets: outcome.formTargets,
-    scriptHash: outcome.response?.kind === 'form_post' ? submitScriptHash : undefined,
+    scriptHash: outcome.response?.kind === 'form_post' ? submitScriptHash : pluginPage === undefined && hasPasskeyForm(outcome.view) ? passkeyScriptHash() : undefined,
     styleSrc: pluginPage === undefined ? undefined : customPage?.styleSrc,
   }));
   if (outcome.headers) ctx.set(outcome.headers);
@@ -143,6 +144,10 @@ function withReference(outcome: SentOutcome, ctx: Context): SignInView {
   const requestId = ctx.state.requestId as string | undefined;
   return view.kind === 'message' && outcome.status >= 400 && requestId !== undefined ? { ...view, reference: requestId } : view;
 }
+
+/** Issue 35: the view carries a passkey form, whose one script the page's CSP allows by its hash. */
+const hasPasskeyForm = (view: SignInView | undefined): boolean =>
+  (view?.kind === 'sign-in' || view?.kind === 'second-factor') && view.passkeyOptions !== undefined;
 
 /** A plugin's document for the view, when the plugin replaces that page. */
 function renderByPlugin(view: SignInView | undefined, page: SignInPage | undefined, pagePaths: SignInPaths, text: PageText): string | undefined {
@@ -172,6 +177,11 @@ function renderByPlugin(view: SignInView | undefined, page: SignInPage | undefin
       });
     case 'logout':
       return page.renderLogout?.({ lang: text.lang, action: pagePaths.endSession, hiddenFields: [['csrf', view.csrf], ...view.fields] });
+    case 'second-factor':
+      return page.renderSecondFactor?.({
+        lang: text.lang, action: pagePaths.interaction, hiddenFields: [['step', 'second-factor'], ['interaction', view.interaction], ['csrf', view.csrf]],
+        clientId: view.clientId, clientName: view.clientName, message: view.notice && text.secondFactor.notices[view.notice],
+      });
     default:
       return undefined;
   }

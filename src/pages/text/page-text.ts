@@ -11,6 +11,7 @@ import type { SafeHtml } from '../html.js';
 import type { ExternalSignInFailure } from '../../sdk/contracts.js';
 import type { SignInMessageId, SignInNoticeId } from '../sign-in-views.js';
 import type { AccountNoticeId } from '../account-views.js';
+import type { SecondFactorNoticeId } from '../second-factor-views.js';
 import type { BrokenPasswordRule } from '../../config/password-rules.js';
 
 /** The scopes OpenID Connect defines: every language describes them. */
@@ -107,5 +108,47 @@ export interface PageText {
     readonly done: string;
     readonly notices: Readonly<Record<AccountNoticeId, string>>;
     readonly broken: (broken: BrokenPasswordRule) => string;
+  };
+  /** Issue 35: one-time codes and recovery codes, in the sign-in flow and on `/account/second-factor`. */
+  readonly secondFactor: {
+    readonly brand: string;
+    /** The sign-in flow's second step. */
+    readonly title: string;
+    readonly intro: string;
+    readonly codeLabel: string;
+    readonly codeOrRecoveryLabel: string;
+    readonly submit: string;
+    readonly enrolTitle: string;
+    /** In the sign-in flow: why the person is asked to set one up now. */
+    readonly enrolRequired: string;
+    readonly enrolIntro: string;
+    readonly qrLabel: string;
+    readonly secretLabel: string;
+    readonly enrolSubmit: string;
+    readonly recoveryTitle: string;
+    readonly recoveryIntro: string;
+    readonly continue: string;
+    readonly notices: Readonly<Record<SecondFactorNoticeId, string>>;
+    /** The account page. */
+    readonly accountTitle: string;
+    readonly active: string;
+    readonly inactive: string;
+    readonly recoveryLeft: (left: number, total: number) => string;
+    readonly newRecoveryCodes: string;
+    readonly setUp: string;
+    readonly signInFirst: string;
+    readonly notHere: string;
+    /** Passkeys (WebAuthn): the account page's list and the sign-in pages' buttons. */
+    readonly passkeysHeading: string;
+    readonly passkeysNone: string;
+    readonly passkeyName: string;
+    readonly addPasskey: string;
+    readonly removePasskey: (name: string) => string;
+    readonly usePasskey: string;
+    readonly orCode: string;
+    readonly signInWithPasskey: string;
+    readonly passkeyFailed: string;
+    readonly passkeyNeedsScript: string;
+    readonly stepUpFirst: string;
   };
 }

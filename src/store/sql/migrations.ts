@@ -162,4 +162,24 @@ export const migrations: readonly Migration[] = [
       await db.schema.createIndex('user_identities_user').on('user_identities').column('user_subject_id').execute();
     },
   },
+  {
+    // Second factors of the users the service keeps (issue 35; src/store/second-factor-records.ts):
+    // one row per TOTP secret (`id` "totp", `secret` sealed) and per recovery code (`id` and
+    // `secret` its hash). New table only: a node of the previous version never reads it.
+    id: '0006-user-second-factors',
+    async up(db) {
+      await db.schema
+        .createTable('user_second_factors')
+        .addColumn('subject_id', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('confirmed_at', 'bigint')
+        .addColumn('last_step', 'bigint')
+        .addColumn('used_at', 'bigint')
+        .addPrimaryKeyConstraint('user_second_factors_pk', ['subject_id', 'id'])
+        .execute();
+    },
+  },
 ];

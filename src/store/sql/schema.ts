@@ -84,8 +84,22 @@ export interface UserIdentitiesTable {
   linked_at: Millis;
 }
 
+/** Second factors (issue 35; `second-factor-records.ts`): `id` is "totp" or a recovery code's hash. */
+export interface UserSecondFactorsTable {
+  subject_id: string;
+  id: string;
+  kind: string;
+  /** A sealed TOTP secret or a recovery code's hash; never a plain secret when a key-encryption key is set. */
+  secret: string;
+  created_at: Millis;
+  confirmed_at: NullableMillis;
+  last_step: NullableMillis;
+  used_at: NullableMillis;
+}
+
 export interface Database {
   users: UsersTable;
+  user_second_factors: UserSecondFactorsTable;
   user_identities: UserIdentitiesTable;
   client_records: ClientRecordsTable;
   client_secrets: ClientSecretsTable;

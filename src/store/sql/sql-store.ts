@@ -14,6 +14,7 @@ import { changedRows, kyselyRunner, prepareQuery, type StatementRunner } from '.
 import type { Database, PersistedGrantsTable, SigningKeysTable } from './schema.js';
 import { createSqlClientRecords } from './sql-client-records.js';
 import { createSqlUserRecords } from './sql-user-records.js';
+import { createSqlSecondFactors } from './sql-second-factors.js';
 
 /** What differs between SQLite and PostgreSQL; everything else is shared SQL. */
 export interface SqlBackend {
@@ -361,6 +362,7 @@ export function createSqlStore(backend: SqlBackend): Store {
 
     clientRecords: createSqlClientRecords(db, guard),
     users: createSqlUserRecords(db, guard),
+    factors: createSqlSecondFactors(db, guard),
 
     ping: () =>
       guard('ping', async () => {

@@ -4,6 +4,7 @@
  */
 import { createMemoryClientRecords } from '../../../src/store/memory-client-records.js';
 import { createMemoryUserRecords } from '../../../src/store/memory-user-records.js';
+import { createMemorySecondFactors } from '../../../src/store/memory-second-factors.js';
 import { KeyObject, createHmac, randomUUID, webcrypto } from 'node:crypto';
 import { SignJWT, base64url, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import { createSelfSignedCertificate } from '../../../src/cli/create-client-key.js';
@@ -162,6 +163,7 @@ export class FakeStore implements Store {
   close = unused('close');
   readonly clientRecords = createMemoryClientRecords();
   readonly users = createMemoryUserRecords();
+  readonly factors = createMemorySecondFactors();
 }
 
 const noop = () => {};

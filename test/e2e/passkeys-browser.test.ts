@@ -1,0 +1,143 @@
+/**
+ * Passkeys (issue 35) in Chromium with a virtual authenticator (the DevTools protocol's WebAuthn
+ * domain through playwright-core): a user adds a passkey on the account page, signs out, signs
+ * in with the password and the passkey, then with the passkey alone; a second profile without
+ * the credential cannot. The issuer is `http://localhost:<port>`: WebAuthn needs a domain as the
+ * relying party id and a secure context, which localhost is. axe checks the pages with passkeys.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decodeJwt } from 'jose';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../src/oauth/password-hash.js';
+import { hashSecret } from '../../src/sdk/hash.js';
+import { axeContext, axeViolations } from '../support/accessibility.js';
+import { chromiumMissing, chromiumPath, launchChromium } from '../support/chromium.js';
+import { freePort, postForm, startServer, type TestServer } from '../support/server.js';
+import { signInClients, signInConfig, webRequest } from '../support/sign-in.js';
+
+if (chromiumMissing) console.warn(`Skipping the passkeys browser test: ${chromiumPath} is missing (apt-get install -y chromium).`);
+
+const nora = { subjectId: 'sub-nora', username: 'nora', password: 'nora-password-1' };
+
+describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
+  let server: TestServer;
+  let issuer: string;
+  let browser: Browser;
+  let app: Server;
+  let callback: string;
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    app = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>App</title><h1>Signed in</h1>'));
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    callback = `http://127.0.0.1:${(app.address() as AddressInfo).port}/callback`;
+    const port = await freePort();
+    issuer = `http://localhost:${port}`;
+    server = await startServer(await signInConfig({
+      port, issuer,
+      secondFactor: { passkeys: true },
+      clients: [
+        ...signInClients,
+        { clientId: 'keyed', clientName: 'Keyed app', clientSecrets: [{ value: hashSecret('keyed-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [callback] },
+      ],
+    }));
+    await server.app.store.users.add({
+      subjectId: nora.subjectId, username: nora.username, email: undefined, emailVerified: false, claims: { name: 'Nora' }, disabled: false,
+      passwordHash: await hashPassword(nora.password, { ln: 4, r: 8, p: 1 }), createdAt: Date.now(),
+    });
+    browser = await launchChromium();
+    context = await axeContext(browser);
+    page = await context.newPage();
+    await page.setViewportSize({ width: 375, height: 800 });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+  });
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.close();
+    app?.close();
+  });
+
+  const authorize = (flow = webRequest({ scope: 'openid profile' }, 'keyed', callback)) => `${issuer}/connect/authorize?${new URLSearchParams(flow.params)}`;
+
+  async function tokensFrom(p: Page, verifier: string): Promise<Record<string, unknown>> {
+    await expect.poll(() => p.url().startsWith(callback)).toBe(true);
+    const code = new URL(p.url()).searchParams.get('code')!;
+    const res = await postForm(`${server.url}/connect/token`, { grant_type: 'authorization_code', code, redirect_uri: callback, code_verifier: verifier }, {
+      authorization: `Basic ${Buffer.from('keyed:keyed-secret').toString('base64')}`,
+    });
+    expect(res.status).toBe(200);
+    return decodeJwt((res.body as { id_token: string }).id_token);
+  }
+
+  async function checked(p: Page, heading: string): Promise<void> {
+    await expect.poll(() => p.locator('h1').textContent()).toBe(heading);
+    expect(await axeViolations(p)).toEqual([]);
+    expect(await p.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+  }
+
+  it('adds a passkey on the account page, then signs in with the password and the passkey', async () => {
+    const first = webRequest({ scope: 'openid profile' }, 'keyed', callback);
+    await page.goto(authorize(first));
+    await checked(page, 'Sign in');
+    await page.getByLabel('Username').fill(nora.username);
+    await page.getByLabel('Password').fill(nora.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    expect(await tokensFrom(page, first.verifier)).toMatchObject({ amr: ['pwd'], acr: 'pwd' });
+
+    await page.goto(`${issuer}/account/second-factor`);
+    await checked(page, 'Second factor');
+    await page.getByLabel('Name for a new passkey').fill('Test laptop');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Passkey added.');
+    expect(await page.locator('ul.scopes li').allTextContents()).toEqual([expect.stringContaining('Test laptop')]);
+    await checked(page, 'Second factor');
+    expect((await server.app.store.factors.get(nora.subjectId)).passkeys).toMatchObject([{ name: 'Test laptop' }]);
+
+    await context.clearCookies();
+    const second = webRequest({ scope: 'openid profile' }, 'keyed', callback);
+    await page.goto(authorize(second));
+    await page.getByLabel('Username').fill(nora.username);
+    await page.getByLabel('Password').fill(nora.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await checked(page, 'Enter your one-time code');
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    const claims = await tokensFrom(page, second.verifier);
+    expect(claims).toMatchObject({ sub: nora.subjectId, acr: 'mfa' });
+    expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'mfa']));
+  });
+
+  it('signs in with the passkey alone; a second profile without the credential cannot', async () => {
+    await context.clearCookies();
+    const flow = webRequest({ scope: 'openid profile' }, 'keyed', callback);
+    await page.goto(authorize(flow));
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    const claims = await tokensFrom(page, flow.verifier);
+    expect(claims).toMatchObject({ sub: nora.subjectId, acr: 'mfa' });
+    expect(claims.amr).toEqual(expect.arrayContaining(['user', 'mfa']));
+    expect(claims.amr).not.toContain('pwd');
+
+    const other = await axeContext(browser);
+    try {
+      const stranger = await other.newPage();
+      const cdp = await other.newCDPSession(stranger);
+      await cdp.send('WebAuthn.enable');
+      await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      });
+      await stranger.goto(authorize());
+      await stranger.getByRole('button', { name: 'Sign in with a passkey' }).click();
+      await expect.poll(() => stranger.locator('.passkey-failed').isVisible()).toBe(true);
+      expect(stranger.url()).toContain('/connect/authorize');
+    } finally {
+      await other.close();
+    }
+  });
+});
