@@ -43,7 +43,9 @@ export type ServiceEvent =
   | { type: 'code.redeemed'; clientId: string; subject: string }
   | { type: 'user.signed_out'; subject: string; clientId: string | undefined }
   /** OIDC Back-Channel Logout 1.0: a client was told of a sign-out (`delivered`), or could not be (`reason`, never the token). */
-  | { type: 'logout.notified'; clientId: string; subject: string; delivered: boolean; reason?: string }
+  | { type: 'logout.notified'; clientId: string; subject: string; delivered: boolean; reason?: string; attempt?: number }
+  /** A back-channel logout given up after its last attempt (or past its time), never the token. */
+  | { type: 'logout.failed'; clientId: string; subject: string; attempts: number; reason: string }
   | { type: 'plugin.loaded'; plugin: string; source: string; grantTypes: readonly string[]; authenticationMethods: readonly string[] };
 
 export type ServiceEventType = ServiceEvent['type'];

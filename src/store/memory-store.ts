@@ -2,6 +2,7 @@ import type { Clock } from '../sdk/contracts.js';
 import { hashKey } from './hash-key.js';
 import { createMemoryClientRecords } from './memory-client-records.js';
 import { createMemoryUserRecords } from './memory-user-records.js';
+import { createMemoryLogoutDeliveries } from './memory-logout-deliveries.js';
 import {
   DuplicateKeyError,
   type GrantFilter,
@@ -115,6 +116,11 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
       return count;
     },
 
+    async findAll(filter, now) {
+      assertFilterNotEmpty(filter);
+      return [...grants].filter(([, grant]) => grant.expiresAt > now && matches(grant, filter)).map(([hash, grant]) => withKey(hash, { ...grant }));
+    },
+
     async removeExpired(now, batchSize) {
       let count = 0;
       for (const [hash, grant] of grants) {
@@ -157,6 +163,7 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
 
     clientRecords: createMemoryClientRecords(),
     users: createMemoryUserRecords(),
+    logoutDeliveries: createMemoryLogoutDeliveries(),
 
     async ping() {},
     async close() {},

@@ -18,6 +18,7 @@ export type GrantType =
 
 import type { ClientRecordStore } from './client-records.js';
 import type { UserRecordStore } from './user-records.js';
+import type { LogoutDeliveryStore } from './logout-deliveries.js';
 
 export interface PersistedGrant {
   /** The handle (plain on the way in; records read back carry the handle the caller asked with). */
@@ -91,6 +92,11 @@ export interface Store {
   remove(key: string): Promise<void>;
   removeAll(filter: GrantFilter): Promise<number>;
   /**
+   * The unexpired grants `filter` matches (not empty), e.g. a user's sign-in sessions before
+   * `svc users disable` ends them. Their `key` is the stored hash, not a usable handle.
+   */
+  findAll(filter: GrantFilter, now: number): Promise<PersistedGrant[]>;
+  /**
    * Deletes up to `batchSize` grants whose `expiresAt` is before `now`; returns how many. On SQL,
    * one short statement over the expiry index, oldest first, so it never holds locks for long.
    */
@@ -109,6 +115,9 @@ export interface Store {
 
   /** Users the service keeps (`svc users`, issue 34); see `user-records.ts`. */
   readonly users: UserRecordStore;
+
+  /** The back-channel logout queue (issue 37); see `logout-deliveries.ts`. */
+  readonly logoutDeliveries: LogoutDeliveryStore;
 
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;

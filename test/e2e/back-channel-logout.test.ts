@@ -32,6 +32,8 @@ beforeAll(async () => {
   rpUrl = `http://127.0.0.1:${(rp.address() as AddressInfo).port}`;
   const [web] = signInClients;
   server = await startServer(await signInConfig({
+    // The test's relying party listens on loopback, which the address rules refuse unless allowed.
+    backchannelLogout: { allowedAddresses: ['127.0.0.1'] },
     clients: [
       { ...web!, backchannelLogoutUri: `${rpUrl}/web/backchannel` },
       {

@@ -84,7 +84,22 @@ export interface UserIdentitiesTable {
   linked_at: Millis;
 }
 
+/** The back-channel logout queue (`logout-deliveries.ts`); never a token. */
+export interface LogoutDeliveriesTable {
+  id: string;
+  client_id: string;
+  subject: string;
+  sid: string;
+  attempts: ColumnType<number | string, number, number>;
+  /** The current holder's random proof of its lease; null between attempts. */
+  claim: string | null;
+  due_at: Millis;
+  created_at: Millis;
+  expires_at: Millis;
+}
+
 export interface Database {
+  logout_deliveries: LogoutDeliveriesTable;
   users: UsersTable;
   user_identities: UserIdentitiesTable;
   client_records: ClientRecordsTable;

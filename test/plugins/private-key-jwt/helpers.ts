@@ -3,6 +3,7 @@
  * material in the repository), a plain deps object, a Map-backed fake store and signing helpers.
  */
 import { createMemoryClientRecords } from '../../../src/store/memory-client-records.js';
+import { createMemoryLogoutDeliveries } from '../../../src/store/memory-logout-deliveries.js';
 import { createMemoryUserRecords } from '../../../src/store/memory-user-records.js';
 import { KeyObject, createHmac, randomUUID, webcrypto } from 'node:crypto';
 import { SignJWT, base64url, type JWTHeaderParameters, type JWTPayload } from 'jose';
@@ -150,6 +151,7 @@ export class FakeStore implements Store {
   update = unused('update');
   remove = unused('remove');
   removeAll = unused('removeAll');
+  findAll = unused('findAll');
   removeExpired = unused('removeExpired');
   countExpired = unused('countExpired');
   listSigningKeys = unused('listSigningKeys');
@@ -160,6 +162,7 @@ export class FakeStore implements Store {
   close = unused('close');
   readonly clientRecords = createMemoryClientRecords();
   readonly users = createMemoryUserRecords();
+  readonly logoutDeliveries = createMemoryLogoutDeliveries();
 }
 
 const noop = () => {};
