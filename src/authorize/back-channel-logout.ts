@@ -56,7 +56,8 @@ export function createBackChannelLogout(deps: BackChannelLogoutDeps): BackChanne
         const client = deps.clients.get(clientId);
         return client !== undefined && deps.logoutUriOf?.(client) !== undefined;
       }).map((clientId) => ({
-        id: randomUUID(), clientId, subject: session.subject, sid: session.sid, dueAt: now, createdAt: now, expiresAt: now + deliveryLifetimeMs,
+        id: randomUUID(), clientId, subject: session.subject, sid: session.sid, ...(requestId === undefined ? {} : { requestId }),
+        dueAt: now, createdAt: now, expiresAt: now + deliveryLifetimeMs,
       }));
       if (queued.length === 0) return 0;
       await deps.deliveries.enqueue(queued);

@@ -57,13 +57,14 @@ export function startLogoutDeliveryWorker(deps: LogoutDeliveryWorkerDeps): Logou
 
   function outcome(d: ClaimedDelivery, reason: string | undefined): void {
     const delivered = reason === undefined;
-    logger.info({ clientId: d.clientId, delivered, attempt: d.attempts, ...(reason ? { reason } : {}) }, 'back-channel logout');
-    deps.events?.raise({ type: 'logout.notified', clientId: d.clientId, subject: d.subject, delivered, attempt: d.attempts, ...(reason ? { reason } : {}) });
+    logger.info({ reqId: d.requestId, clientId: d.clientId, delivered, attempt: d.attempts, ...(reason ? { reason } : {}) }, 'back-channel logout');
+    // The sign-out's request id: the event ties back to the request that ended the session.
+    deps.events?.raise({ type: 'logout.notified', clientId: d.clientId, subject: d.subject, delivered, attempt: d.attempts, ...(reason ? { reason } : {}) }, d.requestId);
   }
 
   function giveUp(d: ClaimedDelivery, reason: string): void {
-    logger.warn({ clientId: d.clientId, attempts: d.attempts, reason }, 'back-channel logout given up');
-    deps.events?.raise({ type: 'logout.failed', clientId: d.clientId, subject: d.subject, attempts: d.attempts, reason });
+    logger.warn({ reqId: d.requestId, clientId: d.clientId, attempts: d.attempts, reason }, 'back-channel logout given up');
+    deps.events?.raise({ type: 'logout.failed', clientId: d.clientId, subject: d.subject, attempts: d.attempts, reason }, d.requestId);
   }
 
   async function deliver(d: ClaimedDelivery): Promise<void> {

@@ -16,6 +16,8 @@ export interface LogoutDelivery {
   readonly subject: string;
   /** The ended session's public id (`sid`), as its ID tokens carried it. */
   readonly sid: string;
+  /** The request that ended the session (its events carry it); none for the CLI. */
+  readonly requestId?: string | undefined;
   /** Attempts claimed so far (a claim counts even when its node dies before posting). */
   readonly attempts: number;
   /** Epoch ms: not claimed before then (the next retry, or the end of the current lease). */

@@ -77,7 +77,7 @@ function logoutWith(uris: Record<string, string>, options: { timeoutMs?: number;
   const clock = manualClock(Date.parse('2030-01-01T00:00:00Z'));
   const store = createMemoryStore(clock);
   const timeoutMs = options.timeoutMs ?? 5000;
-  const eventService = { raise: (event: ServiceEvent) => void events.push({ ...event, time: '' }) } as unknown as EventService;
+  const eventService = { raise: (event: ServiceEvent, requestId?: string) => void events.push({ ...event, time: '', ...(requestId ? { requestId } : {}) }) } as unknown as EventService;
   const worker = startLogoutDeliveryWorker({
     deliveries: store.logoutDeliveries, clock, logger, events: eventService,
     send: createLogoutTokenSender({
@@ -114,7 +114,8 @@ describe('back-channel logout', () => {
       expect(payload.jti).toMatch(/^[\w-]{36}$/);
     }
     expect(tokens.get('/web/logout')).not.toBe(tokens.get('/shop/logout'));
-    expect(events.map((e) => e.type === 'logout.notified' && [e.clientId, e.delivered, e.attempt]).sort()).toEqual([['shop', true, 1], ['web', true, 1]]);
+    // Each event carries the id of the request that ended the session.
+    expect(events.map((e) => e.type === 'logout.notified' && [e.clientId, e.delivered, e.attempt, e.requestId]).sort()).toEqual([['shop', true, 1, 'req-1'], ['web', true, 1, 'req-1']]);
     // Delivered means done: nothing is left to claim.
     expect(await store.logoutDeliveries.count()).toBe(0);
     await worker.stop();

@@ -25,16 +25,18 @@ for (const backend of backends) {
     });
 
     it('gives each due delivery to one claimer, for the lease, counting the attempt', async () => {
-      await store.logoutDeliveries.enqueue([delivery('d1'), delivery('d2', T0 + 5000)]);
+      await store.logoutDeliveries.enqueue([{ ...delivery('d1'), requestId: 'req-7' }, delivery('d2', T0 + 5000)]);
       // Two instances (two pools, as two nodes have) where the backend has them.
       const other = database.open();
       const [first, second] = await Promise.all([store.logoutDeliveries.claim(T0, 30_000, 10), other.logoutDeliveries.claim(T0, 30_000, 10)]);
       if (other !== store) await other.close();
       const claimed = [...first!, ...second!];
       expect(claimed.map((d) => d.id)).toEqual(['d1']);
-      expect(claimed[0]).toMatchObject({ clientId: 'web', subject: 'alice', sid: 'sid-1', attempts: 1, leaseUntil: T0 + 30_000 });
+      expect(claimed[0]).toMatchObject({ clientId: 'web', subject: 'alice', sid: 'sid-1', requestId: 'req-7', attempts: 1, leaseUntil: T0 + 30_000 });
       // Held: nobody gets it before the lease ends; d2 is due at T0 + 5 s.
-      expect((await store.logoutDeliveries.claim(T0 + 29_999, 30_000, 10)).map((d) => d.id)).toEqual(['d2']);
+      const [d2] = await store.logoutDeliveries.claim(T0 + 29_999, 30_000, 10);
+      expect(d2).toMatchObject({ id: 'd2' });
+      expect(d2).not.toHaveProperty('requestId');
       expect(await store.logoutDeliveries.count()).toBe(2);
     });
 

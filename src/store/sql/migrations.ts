@@ -173,6 +173,7 @@ export const migrations: readonly Migration[] = [
         .addColumn('client_id', 'text', (c) => c.notNull())
         .addColumn('subject', 'text', (c) => c.notNull())
         .addColumn('sid', 'text', (c) => c.notNull())
+        .addColumn('request_id', 'text')
         .addColumn('attempts', 'integer', (c) => c.notNull())
         .addColumn('claim', 'text')
         .addColumn('due_at', 'bigint', (c) => c.notNull())

@@ -90,6 +90,7 @@ export interface LogoutDeliveriesTable {
   client_id: string;
   subject: string;
   sid: string;
+  request_id: string | null;
   attempts: ColumnType<number | string, number, number>;
   /** The current holder's random proof of its lease; null between attempts. */
   claim: string | null;

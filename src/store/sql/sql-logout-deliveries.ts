@@ -10,7 +10,7 @@ import type { ClaimedDelivery, LogoutDelivery, LogoutDeliveryStore } from '../lo
 import type { Database, LogoutDeliveriesTable } from './schema.js';
 
 const toDelivery = (row: Selectable<LogoutDeliveriesTable>): LogoutDelivery => ({
-  id: row.id, clientId: row.client_id, subject: row.subject, sid: row.sid, attempts: Number(row.attempts),
+  id: row.id, clientId: row.client_id, subject: row.subject, sid: row.sid, ...(row.request_id === null ? {} : { requestId: row.request_id }), attempts: Number(row.attempts),
   dueAt: Number(row.due_at), createdAt: Number(row.created_at), expiresAt: Number(row.expires_at),
 });
 
@@ -20,7 +20,7 @@ export function createSqlLogoutDeliveries(db: Kysely<Database>, guard: <T>(opera
       guard('logoutDeliveries.enqueue', async () => {
         if (deliveries.length === 0) return;
         await db.insertInto('logout_deliveries').values(deliveries.map((d) => ({
-          id: d.id, client_id: d.clientId, subject: d.subject, sid: d.sid, attempts: 0, claim: null,
+          id: d.id, client_id: d.clientId, subject: d.subject, sid: d.sid, request_id: d.requestId ?? null, attempts: 0, claim: null,
           due_at: d.dueAt, created_at: d.createdAt, expires_at: d.expiresAt,
         }))).execute();
       }),
