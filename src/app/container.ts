@@ -67,7 +67,11 @@ import { createDevicePage } from '../http/pages/device-page.js';
 import type { Middleware } from 'koa';
 import { createFailedAttempts } from '../throttling/failed-attempts.js';
 import { createIntrospectionSigner } from '../endpoints/introspection-jwt.js';
-import { createBackChannelLogout } from '../authorize/back-channel-logout.js';
+import { createBackChannelLogout, type BackChannelLogout } from '../authorize/back-channel-logout.js';
+import { createLogoutTokenSender } from '../authorize/logout-token-sender.js';
+import { startLogoutDeliveryWorker, type LogoutDeliveryWorker } from '../authorize/logout-delivery-worker.js';
+import { createGuardedFetch } from '../net/guarded-fetch.js';
+import { addressMatcher } from '../net/address-ranges.js';
 import { createPushedRequests, type PushedRequests } from '../authorize/pushed-requests.js';
 import { createJarm } from '../authorize/jarm.js';
 import type { RequestValidator } from '../authorize/authorization-request.js';
@@ -157,6 +161,10 @@ export interface HostCradle extends ContainerInputs {
   clientAuthenticator: ClientAuthenticator;
   /** Every client and API resource, from the config and the stores; `create-app` loads it once the plugins are built. */
   clientDirectory: ClientDirectory;
+  /** Issue 37: the back-channel logout queue's worker; `create-app` starts it with the app and stops it on close. */
+  logoutDeliveryWorker: LogoutDeliveryWorker;
+  /** Queues logout tokens when a session ends (and kicks this node's worker). */
+  backChannelLogout: BackChannelLogout;
   scopeCatalog: ScopeCatalog;
   /** The APIs a `resource` parameter may name (RFC 8707), built once from `apiResources`. */
   resourceCatalog: ResourceCatalog;
@@ -257,6 +265,25 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
         tracing,
       }),
     ).singleton(),
+    logoutDeliveryWorker: asFunction(({ config, store, clock, logger, events, keyRing, tracing, clientDirectory }: HostCradle) => {
+      const settings = config.backchannelLogout;
+      const timeoutMs = settings.timeout * 1000;
+      return startLogoutDeliveryWorker({
+        deliveries: store.logoutDeliveries, clock, logger, events,
+        send: createLogoutTokenSender({
+          issuer: config.issuer, clients: clientDirectory.clients, logoutUriOf: (client) => client.backchannelLogoutUri, keyRing, clock, tracing, timeoutMs,
+          // The same door as every server-side fetch (SSRF): special addresses only where the operator allows them.
+          fetch: createGuardedFetch({
+            maxBytes: 64 * 1024, timeoutMs, allowedAddresses: addressMatcher(settings.allowedAddresses), accept: '*/*', allowHttp: true, okStatuses: [200, 204],
+          }),
+        }),
+        // The lease outlasts a post's time-out, so a live node is never overtaken mid-delivery.
+        settings: { pollIntervalMs: settings.pollInterval * 1000, maxAttempts: settings.maxAttempts, retryDelayMs: settings.retryDelay * 1000, leaseMs: timeoutMs + 30_000 },
+      });
+    }).singleton(),
+    backChannelLogout: asFunction(({ store, clock, logger, clientDirectory, logoutDeliveryWorker }: HostCradle) => createBackChannelLogout({
+      clients: clientDirectory.clients, logoutUriOf: (client) => client.backchannelLogoutUri, deliveries: store.logoutDeliveries, clock, logger, worker: logoutDeliveryWorker,
+    })).singleton(),
     scopeCatalog: asFunction(({ config }: HostCradle): ScopeCatalog => ({
       apiScopes: new Set(config.apiScopes.map((s) => s.name)),
       identityScopes: new Set(config.identityResources.map((r) => r.name)),
@@ -299,10 +326,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
           customPage, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts,
           sealResponse: createJarm({ issuer: config.issuer, clients: cradle.clientDirectory.clients, keyRing: cradle.keyRing, clock, logger, tracing: cradle.tracing }),
           secondFactors: { service: cradle.secondFactors, accountOf: databaseAccount(() => store.users), passkeys: cradle.passkeys },
-          backChannelLogout: createBackChannelLogout({
-            issuer: config.issuer, clients: cradle.clientDirectory.clients, logoutUriOf: (client) => client.backchannelLogoutUri,
-            keyRing: cradle.keyRing, clock, logger, events: cradle.events, tracing: cradle.tracing,
-          }),
+          backChannelLogout: cradle.backChannelLogout,
           // Where the guessing counters are, so N nodes allow the limit once between them.
           interactionLimit: createInteractionLimit({
             perAddress: counters.windowLimit('interaction-address', { limit: config.interactionLimit.maxPerAddress, window: config.interactionLimit.window }),

@@ -221,6 +221,9 @@ function assemble(container: ServiceContainer, registry: PluginRegistry, tls: Tl
     ...(metrics ? { onSweep: (result: SweepResult) => metrics.swept(result) } : {}),
   });
 
+  // Issue 37: every node delivers queued back-channel logout tokens, its own and those a stopped node left.
+  const logoutDeliveryWorker = container.cradle.logoutDeliveryWorker;
+
   // Issue 36: anonymously registered clients go when unused (`unused-registrations.ts`).
   const unusedSweep = config.registration.enabled && config.registration.policy === 'open' ? setInterval(() => {
     const tokens = createRegistrationTokens({ store, clock });
@@ -276,6 +279,7 @@ function assemble(container: ServiceContainer, registry: PluginRegistry, tls: Tl
       keyRing.stop();
       clientDirectory.stop();
       sweeper.stop();
+      await logoutDeliveryWorker.stop();
       if (unusedSweep) clearInterval(unusedSweep);
       await Promise.all([closeServer?.(), closeAdmin?.()]);
       // After the drain: the requests in flight may still be waiting on a signing thread.

@@ -95,8 +95,9 @@ export function createEndSession(deps: EndSessionDeps) {
       const { revoked } = await deps.sessions.signOut(ctx.browserId);
       deps.logger.info({ reqId: ctx.requestId, revoked }, 'end session: signed out; the tokens of its codes revoked');
       deps.events?.raise({ type: 'user.signed_out', subject: session.subject, clientId: client?.clientId }, ctx.requestId);
-      // In the background: the browser's sign-out never waits for a client (each reports how it went).
-      void deps.backChannelLogout?.notify(session, ctx.requestId).catch((err: unknown) => deps.logger.warn({ reqId: ctx.requestId, err }, 'back-channel logout failed'));
+      // Queued in the store before the answer (one short write), delivered by a worker: the
+      // browser's sign-out never waits for a client, and the telling survives this node.
+      await deps.backChannelLogout?.notify(session, ctx.requestId).catch((err: unknown) => deps.logger.warn({ reqId: ctx.requestId, err }, 'back-channel logout could not be queued'));
     }
     const cleared = { clearCookie: true } as const;
     if (redirect === undefined || unverified) return { ...page(200, 'signed-out'), ...cleared };

@@ -10,6 +10,8 @@ import type { ResolvedConfig } from '../config/schema.js';
 import { createStore } from '../store/create-store.js';
 import type { Store } from '../store/store.js';
 import type { StoredUser, UserClaims } from '../store/user-records.js';
+import { createBackChannelLogout } from '../authorize/back-channel-logout.js';
+import type { Logger } from '../sdk/contracts.js';
 import { createUserAdmin, generatePassword, UserAdminError, type UserAdmin, type UserEdit } from '../users/user-admin.js';
 import { readSecret } from './read-secret.js';
 import { table } from './table.js';
@@ -18,6 +20,8 @@ import { CliError } from './user-facing-error.js';
 export type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
 
 const out = (text: string): void => void process.stdout.write(text);
+// The command's own output says what happened; the queue's debug line is for the service's log.
+const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silentLogger };
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 const str = (v: Values[string]): string | undefined => (typeof v === 'string' ? v : undefined);
 const list = (v: Values[string]): string[] => (Array.isArray(v) ? (v as unknown[]).map(String) : typeof v === 'string' ? [v] : []);
@@ -117,7 +121,10 @@ async function open(configPath: string | undefined): Promise<{ config: ResolvedC
     await store.close().catch(() => undefined);
     throw err;
   }
-  const admin = createUserAdmin({ records: store.users, store, configUsers: config.users, rules: config.passwordRules, clock: { now: () => Date.now() } });
+  const clock = { now: () => Date.now() };
+  // Issue 37: the clients of the sessions a disable ends are queued in the store; the running service posts.
+  const backChannelLogout = createBackChannelLogout({ deliveries: store.logoutDeliveries, clock, logger: silentLogger });
+  const admin = createUserAdmin({ records: store.users, store, configUsers: config.users, rules: config.passwordRules, clock, backChannelLogout });
   return { config, store, admin };
 }
 

@@ -98,6 +98,8 @@ export const clientSchema = fields({
   backchannelLogoutUri: text({ max: 2000, description: 'Where the service posts a logout token when a sign-in session this client got a code in ends (OpenID Connect Back-Channel Logout 1.0): an absolute http(s) URL without a fragment.' })
     .refine((uri) => URL.canParse(uri) && /^https?:$/.test(new URL(uri).protocol) && !uri.includes('#'), { error: (iss) => `expected an absolute http(s) URL without a fragment (Back-Channel Logout §2.2), got ${describeValue(iss.input)}` })
     .optional(),
+  // Back-Channel Logout §2.2; IdentityServer's BackChannelLogoutSessionRequired. Our logout tokens always carry `sid`, so true is always met.
+  backchannelLogoutSessionRequired: flag('The client needs the `sid` claim in its logout tokens to know which session ended (registration\'s `backchannel_logout_session_required`); the service always sends it, with `sub`.').default(true),
   // RFC 9700 §2.1.1: PKCE for every client, confidential ones included.
   requirePkce: flag('Authorization requests must carry an S256 `code_challenge` (RFC 7636); public clients always need it.').default(true),
   requireConsent: flag('The user approves the requested scopes on a consent page before a code is issued.').default(false),

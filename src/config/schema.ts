@@ -286,6 +286,17 @@ const adminSchema = fields({
   host: text({ description: 'The address the admin API listens on.' }).default('127.0.0.1'),
 }, { expected: 'an object { port, host? }', description: 'The admin API (docs/guides/admin-api.md): clients, API resources, users, signing keys and grants over HTTP, for a token of this service with scope `admin` or `admin.read`. Off unless set.' });
 
+// Issue 37: the same address rules as every server-side fetch (`src/net/guarded-fetch.ts`).
+const backchannelLogoutSchema = fields({
+  timeout: wholeNumber(1, 60, 'Seconds one delivery (connecting and the whole answer) may take; a client that does not answer in time is tried again later.').default(5),
+  maxAttempts: wholeNumber(1, 20, 'Deliveries tried per client and session before giving up (`logout.failed` event).').default(5),
+  retryDelay: wholeNumber(1, 3600, 'Seconds before the first retry; each next one waits twice as long (5 attempts: 40, 80, 160, 320 s, about 10 minutes in all).').default(40),
+  pollInterval: wholeNumber(1, 3600, 'Seconds between a node\'s looks for due deliveries in the store (retries, and work a stopped node left).').default(5),
+  allowedAddresses: list(text().refine((entry) => parseAddressRange(entry) !== undefined, {
+    error: (iss) => `expected an IPv4 or IPv6 address or CIDR range such as "127.0.0.1" or "10.0.0.0/8", got ${describeValue(iss.input)}`,
+  }), 'Private, loopback or link-local addresses logout tokens may nevertheless be posted to, e.g. `["10.0.0.0/8"]` for clients on the internal network, `["127.0.0.1"]` for a test; every other such address is refused.').default(() => []),
+}, { description: 'Back-channel logout deliveries (OpenID Connect Back-Channel Logout 1.0; docs/guides/logout.md): kept in the store until delivered, retried with back-off, posted under the server-side fetch address rules.' });
+
 /** The whole config; the order of the fields is the order of the messages and of the reference. */
 export const userConfigSchema = fields({
   issuer: url('issuer').describe('Issuer identifier URL. Default `http://localhost:<port>`.').optional(),
@@ -354,6 +365,7 @@ export const userConfigSchema = fields({
   registration: registrationSchema.prefault({}),
   clientIdMetadataDocuments: clientIdMetadataDocumentsSchema.prefault({}),
   admin: adminSchema.optional(),
+  backchannelLogout: backchannelLogoutSchema.prefault({}),
   passwordRules: checkedBy<PasswordRulesConfig>(
     // The checker names whole paths (`passwordRules.minLength`); the field's own issues are relative to it.
     (add, value) => checkPasswordRulesConfig({ add: (path, message) => add(path.replace(/^passwordRules\.?/, ''), message) }, value),

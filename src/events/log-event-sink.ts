@@ -3,7 +3,7 @@ import type { EventSink, ServiceEventType } from './service-event.js';
 
 const failures: readonly ServiceEventType[] = [
   'token.failed', 'client.authentication_failed', 'api.authentication_failed', 'user.sign_in_failed',
-  'client.disabled_used', 'client.expired_secret_used', 'api.disabled_used', 'api.expired_secret_used',
+  'client.disabled_used', 'client.expired_secret_used', 'api.disabled_used', 'api.expired_secret_used', 'logout.failed',
 ];
 const quieterThanInfo = new Set(['warn', 'error', 'fatal', 'silent']);
 

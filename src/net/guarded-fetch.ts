@@ -17,8 +17,8 @@
  * the URL, never anything about the network behind it.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request, type RequestOptions } from 'node:https';
-import type { ClientRequest, IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import type { AddressMatcher } from './address-ranges.js';
@@ -45,6 +45,7 @@ export class FetchRefused extends Error {
 }
 
 export interface FetchedResponse {
+  readonly status: number;
   readonly headers: IncomingHttpHeaders;
   readonly body: Buffer;
 }
@@ -57,17 +58,29 @@ export interface GuardedFetchOptions {
   /** PEM CA certificates trusted besides the system's. */
   readonly extraCa?: string | undefined;
   readonly accept: string;
+  /** Also plain `http` (back-channel logout URIs may be); default `https` only. */
+  readonly allowHttp?: boolean;
+  /** Answers that count as success; default `[200]`. */
+  readonly okStatuses?: readonly number[];
 }
 
-export type GuardedFetch = (url: URL) => Promise<FetchedResponse>;
+/** A form POST instead of the GET (a back-channel logout token, issue 37). */
+export interface GuardedPost {
+  readonly form: URLSearchParams;
+}
+
+export type GuardedFetch = (url: URL, post?: GuardedPost) => Promise<FetchedResponse>;
 
 export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
   const ca = options.extraCa === undefined ? undefined : [...rootCertificates, options.extraCa];
   const permitted = (address: string): boolean => !isSpecialAddress(address) || options.allowedAddresses.has(canonicalAddress(address));
 
-  return function guardedFetch(url) {
+  const okStatuses = options.okStatuses ?? [200];
+
+  return function guardedFetch(url, post) {
     return new Promise<FetchedResponse>((resolve, reject) => {
-      if (url.protocol !== 'https:') return reject(new FetchRefused('not-https'));
+      const http = url.protocol === 'http:' && options.allowHttp === true;
+      if (url.protocol !== 'https:' && !http) return reject(new FetchRefused('not-https'));
       const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
       let refusal: FetchRefused | undefined;
       let req: ClientRequest | undefined = undefined;
@@ -92,21 +105,26 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
         });
       };
 
+      const body = post?.form.toString();
       const requestOptions: RequestOptions = {
-        method: 'GET',
+        method: post ? 'POST' : 'GET',
         host,
-        port: url.port === '' ? 443 : Number(url.port),
+        port: url.port === '' ? (http ? 80 : 443) : Number(url.port),
         path: `${url.pathname}${url.search}`,
-        headers: { accept: options.accept, 'user-agent': 'svc-token-service' },
+        headers: {
+          accept: options.accept, 'user-agent': 'svc-token-service',
+          ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) }),
+        },
         agent: false,
-        ...(literal ? {} : { lookup, servername: host }),
-        ...(ca ? { ca } : {}),
+        ...(literal ? {} : { lookup, ...(http ? {} : { servername: host }) }),
+        ...(ca && !http ? { ca } : {}),
       };
+      const request = http ? httpRequest : httpsRequest;
       const timer = setTimeout(() => fail(new FetchRefused('timeout', `no complete answer within ${options.timeoutMs} ms`)), options.timeoutMs);
       req = request(requestOptions, (res) => {
         const status = res.statusCode ?? 0;
         if (status >= 300 && status < 400) return fail(new FetchRefused('redirect', `status ${status}`));
-        if (status !== 200) return fail(new FetchRefused('status', `status ${status}`));
+        if (!okStatuses.includes(status)) return fail(new FetchRefused('status', `status ${status}`));
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
@@ -118,7 +136,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
         res.on('end', () => {
           if (refusal) return;
           clearTimeout(timer);
-          resolve({ headers: res.headers, body: Buffer.concat(chunks) });
+          resolve({ status, headers: res.headers, body: Buffer.concat(chunks) });
         });
       });
       req.on('error', (err) => {
@@ -129,7 +147,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
         clearTimeout(timer);
         if (refusal) reject(refusal);
       });
-      req.end();
+      req.end(body);
     });
   };
 }

@@ -48,7 +48,9 @@ export type ServiceEvent =
   | { type: 'second_factor.failed'; subject: string; via: string; reason: 'wrong' | 'replayed' | 'throttled' }
   | { type: 'second_factor.removed'; subject: string; factor: 'totp' | 'recovery' | 'passkey' | 'all'; by: 'user' | 'operator' }
   /** OIDC Back-Channel Logout 1.0: a client was told of a sign-out (`delivered`), or could not be (`reason`, never the token). */
-  | { type: 'logout.notified'; clientId: string; subject: string; delivered: boolean; reason?: string }
+  | { type: 'logout.notified'; clientId: string; subject: string; delivered: boolean; reason?: string; attempt?: number }
+  /** A back-channel logout given up after its last attempt (or past its time), never the token. */
+  | { type: 'logout.failed'; clientId: string; subject: string; attempts: number; reason: string }
   /** A call to the admin API (issue 39): who (the token's client, once known), what, and how it ended; never a body. */
   | { type: 'admin.request'; clientId: string | undefined; method: string; path: string; status: number }
   | { type: 'plugin.loaded'; plugin: string; source: string; grantTypes: readonly string[]; authenticationMethods: readonly string[] };

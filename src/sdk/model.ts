@@ -36,6 +36,8 @@ export interface Client {
   readonly postLogoutRedirectUris: readonly string[];
   /** OpenID Connect Back-Channel Logout: where a logout token is posted when a session the client was in ends. */
   readonly backchannelLogoutUri?: string | undefined;
+  /** The client needs `sid` in its logout tokens (always sent). */
+  readonly backchannelLogoutSessionRequired: boolean;
   readonly requirePkce: boolean;
   readonly requireConsent: boolean;
   /** Issue 35: sign-ins for this client need a second factor (`acr` `mfa`). */

@@ -3,6 +3,7 @@ import { hashKey } from './hash-key.js';
 import { createMemoryClientRecords } from './memory-client-records.js';
 import { createMemoryUserRecords } from './memory-user-records.js';
 import { createMemorySecondFactors } from './memory-second-factors.js';
+import { createMemoryLogoutDeliveries } from './memory-logout-deliveries.js';
 import {
   DuplicateKeyError,
   type GrantFilter,
@@ -128,6 +129,11 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
       return grants.delete(storedKey);
     },
 
+    async findAll(filter, now) {
+      assertFilterNotEmpty(filter);
+      return [...grants].filter(([, grant]) => grant.expiresAt > now && matches(grant, filter)).map(([hash, grant]) => withKey(hash, { ...grant }));
+    },
+
     async removeExpired(now, batchSize) {
       let count = 0;
       for (const [hash, grant] of grants) {
@@ -171,6 +177,7 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
     clientRecords: createMemoryClientRecords(),
     users: createMemoryUserRecords(),
     factors: createMemorySecondFactors(),
+    logoutDeliveries: createMemoryLogoutDeliveries(),
 
     async ping() {},
     async close() {},

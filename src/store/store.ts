@@ -19,6 +19,7 @@ export type GrantType =
 import type { ClientRecordStore } from './client-records.js';
 import type { UserRecordStore } from './user-records.js';
 import type { SecondFactorStore } from './second-factor-records.js';
+import type { LogoutDeliveryStore } from './logout-deliveries.js';
 
 export interface PersistedGrant {
   /** The handle (plain on the way in; records read back carry the handle the caller asked with). */
@@ -107,6 +108,11 @@ export interface Store {
   /** Removes the grant stored under `storedKey` (a key `listGrants` gave); returns whether there was one. */
   removeStored(storedKey: string): Promise<boolean>;
   /**
+   * The unexpired grants `filter` matches (not empty), e.g. a user's sign-in sessions before
+   * `svc users disable` ends them. Their `key` is the stored hash, not a usable handle.
+   */
+  findAll(filter: GrantFilter, now: number): Promise<PersistedGrant[]>;
+  /**
    * Deletes up to `batchSize` grants whose `expiresAt` is before `now`; returns how many. On SQL,
    * one short statement over the expiry index, oldest first, so it never holds locks for long.
    */
@@ -128,6 +134,9 @@ export interface Store {
 
   /** The second factors of those users (issue 35); see `second-factor-records.ts`. */
   readonly factors: SecondFactorStore;
+
+  /** The back-channel logout queue (issue 37); see `logout-deliveries.ts`. */
+  readonly logoutDeliveries: LogoutDeliveryStore;
 
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;

@@ -9,7 +9,7 @@ import type { Store } from '../store/store.js';
 import type { Tracing } from './tracing.js';
 
 const operations = [
-  'add', 'get', 'consume', 'commit', 'update', 'remove', 'removeAll', 'listGrants', 'removeStored', 'removeExpired', 'countExpired',
+  'add', 'get', 'consume', 'commit', 'update', 'remove', 'removeAll', 'listGrants', 'removeStored', 'findAll', 'removeExpired', 'countExpired',
   'listSigningKeys', 'addSigningKey', 'updateSigningKey', 'removeSigningKey', 'ping',
 ] as const satisfies ReadonlyArray<keyof Store>;
 

@@ -21,6 +21,22 @@ export class UserAdminError extends Error {
   override readonly name = 'UserAdminError';
 }
 
+/**
+ * Back-Channel Logout 1.0 for the sessions a disable or removal ends (`BackChannelLogout` of
+ * `authorize/`, which this layer sits below): who, which session, which clients got codes in it.
+ */
+export interface EndedSessionNotifier {
+  notify(session: { readonly subject: string; readonly sid: string; readonly clients: readonly string[] }): Promise<number>;
+}
+
+/** A stored sign-in session (`sessions/sign-in-sessions.ts`), as far as a logout tells it. */
+function endedSession(data: string): { subject: string; sid: string; clients: string[] } | undefined {
+  const session = JSON.parse(data) as { subject?: unknown; sid?: unknown; clients?: unknown };
+  const { subject, sid, clients } = session;
+  if (typeof subject !== 'string' || typeof sid !== 'string' || !Array.isArray(clients)) return undefined;
+  return { subject, sid, clients: clients.filter((c): c is string => typeof c === 'string') };
+}
+
 /** What a user holds that a disabled or removed user must not keep using. */
 export const grantsOfAUser = ['sign_in_session', 'refresh_token', 'refresh_family', 'reference_token', 'authorization_code'] as const;
 
@@ -70,7 +86,12 @@ export function createUserAdmin(deps: {
   records: UserRecordStore;
   /** For ending sessions and revoking tokens by subject. */
   /** `factors`: the user's second factors go with them (issue 35). */
-  store: Pick<Store, 'removeAll'> & Partial<Pick<Store, 'factors'>>;
+  store: Pick<Store, 'removeAll' | 'findAll'> & Partial<Pick<Store, 'factors'>>;
+  /**
+   * Back-Channel Logout 1.0 (issue 37): a session the operator ends is told to every client that
+   * got a code in it, through the store's queue (a running service's worker posts).
+   */
+  backChannelLogout?: EndedSessionNotifier | undefined;
   configUsers: readonly User[];
   rules: PasswordRules;
   clock: Clock;
@@ -109,8 +130,13 @@ export function createUserAdmin(deps: {
   }
 
   async function endEverything(subjectId: string): Promise<number> {
+    // Read before the delete below, which is what ends them: their clients are told afterwards.
+    const sessions = deps.backChannelLogout
+      ? (await deps.store.findAll({ subjectId, type: 'sign_in_session' }, clock.now())).flatMap((r) => endedSession(r.data) ?? [])
+      : [];
     let ended = 0;
     for (const type of grantsOfAUser) ended += await deps.store.removeAll({ subjectId, type });
+    for (const session of sessions) await deps.backChannelLogout!.notify(session);
     return ended;
   }
 

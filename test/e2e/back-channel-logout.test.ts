@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { hashSecret } from '../../src/sdk/hash.js';
+import { eventually, logoutOutcomes, startLogoutReceiver, verifyLogoutToken } from '../support/logout-receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { authorizeUrl, Browser, formsOf, redeemWeb, signInAndAuthorize, signInClients, signInConfig, spaRedirect, webRequest } from '../support/sign-in.js';
 
@@ -32,12 +33,16 @@ beforeAll(async () => {
   rpUrl = `http://127.0.0.1:${(rp.address() as AddressInfo).port}`;
   const [web] = signInClients;
   server = await startServer(await signInConfig({
+    // The test's relying party listens on loopback, which the address rules refuse unless allowed.
+    backchannelLogout: { allowedAddresses: ['127.0.0.1'] },
     clients: [
       { ...web!, backchannelLogoutUri: `${rpUrl}/web/backchannel` },
       {
         ...web!, clientId: 'shop', clientSecrets: [{ value: hashSecret('shop-secret') }], allowedScopes: ['openid'],
         backchannelLogoutUri: `${rpUrl}/shop/backchannel?tenant=1`, allowedIdentityTokenSigningAlgorithms: [],
       },
+      // Registered for back-channel logout, but never given a code in the sessions below.
+      { ...web!, clientId: 'idle', clientSecrets: [{ value: hashSecret('idle-secret') }], backchannelLogoutUri: `${rpUrl}/idle/backchannel` },
       ...signInClients.slice(1),
     ],
   }));
@@ -72,6 +77,11 @@ describe('back-channel logout', () => {
     const res = await browser.get(`/connect/endsession?${new URLSearchParams({ id_token_hint: idToken })}`);
     expect(res.status).toBe(200);
     await logoutTokens(2);
+    // Each client of the session has its outcome; the one that got no code in it is told nothing.
+    await eventually('both outcomes', () => logoutOutcomes(server.logs).length === 2);
+    expect(logoutOutcomes(server.logs).sort()).toEqual(['shop #1 delivered', 'web #1 delivered']);
+    expect(received.map((r) => r.path)).not.toContain('/idle/backchannel');
+    expect(await server.app.store.logoutDeliveries.count()).toBe(0);
 
     const { sid, sub } = decodeJwt(idToken);
     const keys = createRemoteJWKSet(new URL(`${server.url}/.well-known/openid-configuration/jwks`));
@@ -100,6 +110,52 @@ describe('back-channel logout', () => {
     await logoutTokens(1);
     expect(received.map((r) => r.path)).toEqual(['/web/backchannel']);
     expect(decodeJwt(received[0]!.token)).toMatchObject({ aud: 'web', sid });
+  });
+
+  it('tries a client that is down at first again, with back-off, until it answers', async () => {
+    const receiver = await startLogoutReceiver();
+    const [web] = signInClients;
+    // Short waits so the test need not wait minutes: the first retry after 1 s, looked for every second.
+    const node = await startServer(await signInConfig({
+      backchannelLogout: { allowedAddresses: ['127.0.0.1'], retryDelay: 1, pollInterval: 1 },
+      clients: [{ ...web!, backchannelLogoutUri: `${receiver.url}/web/backchannel` }, ...signInClients.slice(1)],
+    }));
+    try {
+      receiver.failNext(2);
+      const browser = new Browser(node.url);
+      const flow = webRequest();
+      const idToken = (await redeemWeb(node, (await signInAndAuthorize(node, browser, flow.params)).searchParams.get('code')!, flow.verifier)).body.id_token as string;
+      expect((await browser.get(`/connect/endsession?${new URLSearchParams({ id_token_hint: idToken })}`)).status).toBe(200);
+      await eventually('the delivery', () => logoutOutcomes(node.logs).includes('web #3 delivered'));
+      expect(logoutOutcomes(node.logs)).toEqual(['web #1 answered 503', 'web #2 answered 503', 'web #3 delivered']);
+      // Every attempt carried a fresh, valid logout token for the session of the ID token.
+      expect(receiver.received).toHaveLength(3);
+      const { sid, sub } = decodeJwt(idToken);
+      for (const { token } of receiver.received) expect(await verifyLogoutToken(token, node.url, 'web')).toMatchObject({ sid, sub });
+      expect(new Set(receiver.received.map((r) => decodeJwt(r.token).jti)).size).toBe(3);
+    } finally {
+      await node.close();
+      await receiver.close();
+    }
+  });
+
+  it('posts nothing to a loopback client when the deployment did not allow loopback addresses', async () => {
+    const receiver = await startLogoutReceiver();
+    const [web] = signInClients;
+    const node = await startServer(await signInConfig({ clients: [{ ...web!, backchannelLogoutUri: `${receiver.url}/web/backchannel` }, ...signInClients.slice(1)] }));
+    try {
+      const browser = new Browser(node.url);
+      const flow = webRequest();
+      const idToken = (await redeemWeb(node, (await signInAndAuthorize(node, browser, flow.params)).searchParams.get('code')!, flow.verifier)).body.id_token as string;
+      expect((await browser.get(`/connect/endsession?${new URLSearchParams({ id_token_hint: idToken })}`)).status).toBe(200);
+      await eventually('giving up', () => logoutOutcomes(node.logs).length === 2);
+      const refused = 'its address may not be posted to (backchannelLogout.allowedAddresses)';
+      expect(logoutOutcomes(node.logs)).toEqual([`web #1 ${refused}`, `web gave up after 1: ${refused}`]);
+      expect(receiver.received).toEqual([]);
+    } finally {
+      await node.close();
+      await receiver.close();
+    }
   });
 
   it('stops start-up for a back-channel URI with a fragment, naming the field', async () => {

@@ -149,6 +149,37 @@ describe('registration', () => {
     expect(read).toMatchObject({ status: 200, body: { require_signed_request_object: true } });
   });
 
+  it('backchannel_logout_uri and backchannel_logout_session_required (Back-Channel Logout §2.2): kept, read back, dropped by a PUT without them', async () => {
+    const metadata = { redirect_uris: ['https://app.example.com/cb'], scope: 'openid api1.read', backchannel_logout_uri: 'https://app.example.com/logout?tenant=1' };
+    const reply = await register({ ...metadata, backchannel_logout_session_required: false });
+    expect(reply).toMatchObject({ status: 201, body: { backchannel_logout_uri: 'https://app.example.com/logout?tenant=1', backchannel_logout_session_required: false } });
+    const id = String(reply.body!.client_id);
+    const auth = { authorization: `Bearer ${String(reply.body!.registration_access_token)}` };
+    expect(await call('GET', `/connect/register/${id}`, undefined, auth)).toMatchObject({ status: 200, body: { backchannel_logout_uri: 'https://app.example.com/logout?tenant=1', backchannel_logout_session_required: false } });
+    // Without session_required the client gets what the service always sends: sid.
+    const updated = await call('PUT', `/connect/register/${id}`, { client_id: id, ...metadata }, auth);
+    expect(updated).toMatchObject({ status: 200, body: { backchannel_logout_uri: 'https://app.example.com/logout?tenant=1', backchannel_logout_session_required: true } });
+    const { backchannel_logout_uri: _uri, ...without } = metadata;
+    // Every PUT answers a new registration access token.
+    const cleared = await call('PUT', `/connect/register/${id}`, { client_id: id, ...without }, { authorization: `Bearer ${String(updated.body!.registration_access_token)}` });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).not.toHaveProperty('backchannel_logout_uri');
+    expect(cleared.body).not.toHaveProperty('backchannel_logout_session_required');
+  });
+
+  it('refuses a backchannel_logout_uri that is not https, has a fragment or is not a URL, with 400 invalid_client_metadata', async () => {
+    const base = { redirect_uris: ['https://app.example.com/cb'], scope: 'openid api1.read' };
+    for (const [uri, description] of [
+      ['http://app.example.com/logout', 'backchannel_logout_uri must use https.'],
+      ['https://app.example.com/logout#x', 'backchannel_logout_uri must be an absolute http(s) URL without a fragment.'],
+      ['/logout', 'backchannel_logout_uri must be an absolute http(s) URL without a fragment.'],
+    ] as const) {
+      expect(await register({ ...base, backchannel_logout_uri: uri })).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata', error_description: description } });
+    }
+    expect(await register({ ...base, backchannel_logout_uri: 'https://app.example.com/logout', backchannel_logout_session_required: 'yes' }))
+      .toMatchObject({ status: 400, body: { error: 'invalid_client_metadata', error_description: 'backchannel_logout_session_required must be true or false.' } });
+  });
+
   it('refuses a missing, unknown or other kind of initial access token with 401 invalid_token', async () => {
     const missing = await call('POST', '/connect/register', m2mMetadata);
     expect(missing).toMatchObject({ status: 401, body: { error: 'invalid_token', error_description: 'The access token is missing or invalid.' } });

@@ -71,6 +71,8 @@ describe('log event sink', () => {
       'token.failed', 'client.authentication_failed', 'api.authentication_failed', 'user.sign_in_failed',
       // The alarms of issue 19: a disabled client or an expired secret still in use.
       'client.disabled_used', 'client.expired_secret_used', 'api.disabled_used', 'api.expired_secret_used',
+      // Issue 37: an application that was never told of a sign-out.
+      'logout.failed',
     ]);
     expect(createLogEventSink({ logger: silent, config: { logLevel: 'info' } }).types).toBeUndefined();
   });

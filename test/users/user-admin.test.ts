@@ -68,6 +68,34 @@ describe('user admin', () => {
     expect((await admin.setDisabled(alice.subjectId, false)).user.disabled).toBe(false);
   });
 
+  it('tells the clients of every session a disable or removal ends (Back-Channel Logout), and only those', async () => {
+    const told: Array<{ subject: string; sid: string; clients: readonly string[] }> = [];
+    const store = createMemoryStore({ now: () => T0 });
+    const admin = createUserAdmin({
+      records: store.users, store, clock: { now: () => T0 }, configUsers: [], rules: resolvePasswordRules({}), cost: { ln: 2, r: 8, p: 1 },
+      backChannelLogout: { notify: async (session) => told.push(session) },
+    });
+    const alice = await admin.add({ username: 'alice' });
+    const bob = await admin.add({ username: 'bob' });
+    const session = (sid: string, clients: string[], subject: string) => JSON.stringify({ subject, authTime: 1, sid, consents: {}, clients });
+    await store.add({ ...grant('session:b1', 'sign_in_session', alice.subjectId), data: session('s1', ['web', 'shop'], alice.subjectId) });
+    await store.add({ ...grant('session:b2', 'sign_in_session', alice.subjectId), data: session('s2', ['web'], alice.subjectId) });
+    // Expired: it already ended.
+    await store.add({ ...grant('session:b3', 'sign_in_session', alice.subjectId), expiresAt: T0 - 1, data: session('s3', ['web'], alice.subjectId) });
+    await store.add({ ...grant('session:b4', 'sign_in_session', bob.subjectId), data: session('s4', ['web'], bob.subjectId) });
+
+    await admin.setDisabled('alice', true);
+    expect(told.sort((a, b) => a.sid.localeCompare(b.sid))).toEqual([
+      { subject: alice.subjectId, sid: 's1', clients: ['web', 'shop'] },
+      { subject: alice.subjectId, sid: 's2', clients: ['web'] },
+    ]);
+    told.length = 0;
+    await admin.setDisabled('alice', true);
+    expect(told).toEqual([]);
+    await admin.remove('bob');
+    expect(told).toEqual([{ subject: bob.subjectId, sid: 's4', clients: ['web'] }]);
+  });
+
   it('names a user it cannot find, and an identity it cannot unlink', async () => {
     const { admin } = setup();
     await expect(admin.show('nobody')).rejects.toThrow('no user "nobody" in the database (svc users list shows them).');

@@ -29,7 +29,7 @@ export function createConsentSignOut(deps: {
       const { revoked } = await deps.sessions.signOut(ctx.browserId!);
       deps.logger.info({ reqId: ctx.requestId, revoked }, 'consent page: signed out; the tokens of the session\'s codes revoked');
       deps.events?.raise({ type: 'user.signed_out', subject: session.subject, clientId: undefined }, ctx.requestId);
-      void deps.backChannelLogout?.notify(session, ctx.requestId).catch((err: unknown) => deps.logger.warn({ reqId: ctx.requestId, err }, 'back-channel logout failed'));
+      await deps.backChannelLogout?.notify(session, ctx.requestId).catch((err: unknown) => deps.logger.warn({ reqId: ctx.requestId, err }, 'back-channel logout could not be queued'));
     }
     const { request } = found.interaction;
     return deps.proceed(request, ctx, found.id, { request }, deps.newBrowserId());

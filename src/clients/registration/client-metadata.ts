@@ -136,6 +136,11 @@ export function definitionFromMetadata(body: Record<string, unknown>, policy: Po
   }
   // RFC 9101 §10.5: its authorization requests must be signed request objects (requireRequestObject).
   const signedRequests = flag(body, 'require_signed_request_object');
+  // OpenID Connect Back-Channel Logout 1.0 §2.2: where the logout token is posted, under the same
+  // scheme rule as redirect URIs; the address rules apply again at each delivery (SSRF).
+  const logoutUri = text(body, 'backchannel_logout_uri');
+  if (logoutUri !== undefined) checkBackchannelLogoutUri(logoutUri, policy);
+  const logoutSessionRequired = flag(body, 'backchannel_logout_session_required');
   const name = text(body, 'client_name', 200);
   return {
     ...(name === undefined ? {} : { clientName: name }),
@@ -149,7 +154,20 @@ export function definitionFromMetadata(body: Record<string, unknown>, policy: Po
     ...(dpopBound ? { requireDPoP: true } : {}),
     ...(certificateBound ? { requireCertificateBoundTokens: true } : {}),
     ...(signedRequests ? { requireRequestObject: true } : {}),
+    ...(logoutUri === undefined ? {} : { backchannelLogoutUri: logoutUri }),
+    ...(logoutSessionRequired === undefined ? {} : { backchannelLogoutSessionRequired: logoutSessionRequired }),
   };
+}
+
+/** §2.2: an absolute URL without a fragment; https, or http on a loopback address under the native-app policy. */
+function checkBackchannelLogoutUri(uri: string, policy: Policy): void {
+  const url = URL.canParse(uri) ? new URL(uri) : undefined;
+  if (url === undefined || uri.includes('#') || !/^https?:$/.test(url.protocol)) {
+    throw new InvalidClientMetadata('backchannel_logout_uri must be an absolute http(s) URL without a fragment.');
+  }
+  if (url.protocol === 'http:' && !(policy.redirectUris === 'https-or-loopback' && isLoopbackHost(url.hostname))) {
+    throw new InvalidClientMetadata(policy.redirectUris === 'https' ? 'backchannel_logout_uri must use https.' : 'backchannel_logout_uri must use https, or http on a loopback address.');
+  }
 }
 
 /** The metadata a registration answers with (RFC 7591 §3.2.1), from what is stored. */
@@ -157,7 +175,7 @@ export function metadataOf(clientId: string, definition: Readonly<Record<string,
   const d = definition as {
     clientName?: string; allowedGrantTypes?: string[]; allowedScopes?: string[]; allowOfflineAccess?: boolean; redirectUris?: string[]; tokenEndpointAuthMethods?: string[];
     allowedIdentityTokenSigningAlgorithms?: string[]; requireDPoP?: boolean; requireCertificateBoundTokens?: boolean;
-    requireRequestObject?: boolean;
+    requireRequestObject?: boolean; backchannelLogoutUri?: string; backchannelLogoutSessionRequired?: boolean;
   };
   const grantTypes = d.allowedGrantTypes ?? [];
   return {
@@ -173,5 +191,9 @@ export function metadataOf(clientId: string, definition: Readonly<Record<string,
     dpop_bound_access_tokens: d.requireDPoP === true,
     ...(d.requireCertificateBoundTokens ? { tls_client_certificate_bound_access_tokens: true } : {}),
     require_signed_request_object: d.requireRequestObject === true,
+    // The service always sends `sid`, so the default (true) is what the client gets when it named none.
+    ...(d.backchannelLogoutUri === undefined ? {} : {
+      backchannel_logout_uri: d.backchannelLogoutUri, backchannel_logout_session_required: d.backchannelLogoutSessionRequired ?? true,
+    }),
   };
 }

@@ -14,7 +14,7 @@
 /** The fields a registrant's metadata sets; absent from a `PUT`, they take their defaults. */
 export const registrantFields = [
   'clientName', 'allowedGrantTypes', 'allowedScopes', 'allowOfflineAccess', 'redirectUris', 'tokenEndpointAuthMethods',
-  'requireClientSecret', 'allowedIdentityTokenSigningAlgorithms',
+  'requireClientSecret', 'allowedIdentityTokenSigningAlgorithms', 'backchannelLogoutUri', 'backchannelLogoutSessionRequired',
 ] as const;
 
 /** A requirement a registrant may ask for, and the property saying it did. */

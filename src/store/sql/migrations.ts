@@ -182,4 +182,26 @@ export const migrations: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    // Issue 37: the back-channel logout queue (src/store/logout-deliveries.ts). A new table only
+    // (expand-only): nodes of the previous version never read it and keep running beside new ones.
+    id: '0007-logout-deliveries',
+    async up(db) {
+      await db.schema
+        .createTable('logout_deliveries')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('client_id', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('sid', 'text', (c) => c.notNull())
+        .addColumn('request_id', 'text')
+        .addColumn('attempts', 'integer', (c) => c.notNull())
+        .addColumn('claim', 'text')
+        .addColumn('due_at', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+      // Every worker's poll is a range over it: only the due rows are read.
+      await db.schema.createIndex('logout_deliveries_due_at').on('logout_deliveries').column('due_at').execute();
+    },
+  },
 ];

@@ -97,7 +97,23 @@ export interface UserSecondFactorsTable {
   used_at: NullableMillis;
 }
 
+/** The back-channel logout queue (`logout-deliveries.ts`); never a token. */
+export interface LogoutDeliveriesTable {
+  id: string;
+  client_id: string;
+  subject: string;
+  sid: string;
+  request_id: string | null;
+  attempts: ColumnType<number | string, number, number>;
+  /** The current holder's random proof of its lease; null between attempts. */
+  claim: string | null;
+  due_at: Millis;
+  created_at: Millis;
+  expires_at: Millis;
+}
+
 export interface Database {
+  logout_deliveries: LogoutDeliveriesTable;
   users: UsersTable;
   user_second_factors: UserSecondFactorsTable;
   user_identities: UserIdentitiesTable;

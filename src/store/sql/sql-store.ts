@@ -15,6 +15,7 @@ import type { Database, PersistedGrantsTable, SigningKeysTable } from './schema.
 import { createSqlClientRecords } from './sql-client-records.js';
 import { createSqlUserRecords } from './sql-user-records.js';
 import { createSqlSecondFactors } from './sql-second-factors.js';
+import { createSqlLogoutDeliveries } from './sql-logout-deliveries.js';
 
 /** What differs between SQLite and PostgreSQL; everything else is shared SQL. */
 export interface SqlBackend {
@@ -291,6 +292,17 @@ export function createSqlStore(backend: SqlBackend): Store {
         return Number(result.numDeletedRows) > 0;
       }),
 
+    findAll: (filter, now) =>
+      guard('findAll', async () => {
+        assertFilterNotEmpty(filter);
+        let query = db.selectFrom('persisted_grants').selectAll().where('expires_at', '>', now);
+        if (filter.subjectId !== undefined) query = query.where('subject_id', '=', filter.subjectId);
+        if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId);
+        if (filter.sessionId !== undefined) query = query.where('session_id', '=', filter.sessionId);
+        if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+        return (await query.execute()).map((row) => toGrant(row.key, row));
+      }),
+
     removeExpired: (now, batchSize) =>
       guard('removeExpired', async () => {
         // Bounded and ordered by the expiry index (`persisted_grants_expires_at`): each batch is a
@@ -363,6 +375,7 @@ export function createSqlStore(backend: SqlBackend): Store {
     clientRecords: createSqlClientRecords(db, guard),
     users: createSqlUserRecords(db, guard),
     factors: createSqlSecondFactors(db, guard),
+    logoutDeliveries: createSqlLogoutDeliveries(db, guard),
 
     ping: () =>
       guard('ping', async () => {

@@ -3,6 +3,7 @@
  * material in the repository), a plain deps object, a Map-backed fake store and signing helpers.
  */
 import { createMemoryClientRecords } from '../../../src/store/memory-client-records.js';
+import { createMemoryLogoutDeliveries } from '../../../src/store/memory-logout-deliveries.js';
 import { createMemoryUserRecords } from '../../../src/store/memory-user-records.js';
 import { createMemorySecondFactors } from '../../../src/store/memory-second-factors.js';
 import { KeyObject, createHmac, randomUUID, webcrypto } from 'node:crypto';
@@ -153,6 +154,7 @@ export class FakeStore implements Store {
   removeAll = unused('removeAll');
   listGrants = unused('listGrants');
   removeStored = unused('removeStored');
+  findAll = unused('findAll');
   removeExpired = unused('removeExpired');
   countExpired = unused('countExpired');
   listSigningKeys = unused('listSigningKeys');
@@ -164,6 +166,7 @@ export class FakeStore implements Store {
   readonly clientRecords = createMemoryClientRecords();
   readonly users = createMemoryUserRecords();
   readonly factors = createMemorySecondFactors();
+  readonly logoutDeliveries = createMemoryLogoutDeliveries();
 }
 
 const noop = () => {};
