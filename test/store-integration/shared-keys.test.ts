@@ -27,7 +27,7 @@ describe.skipIf(skip)('signing keys shared through PostgreSQL', () => {
   afterEach(async () => {
     for (const ring of rings.splice(0)) ring.stop();
     await Promise.all(opened.splice(0).map((s) => s.close()));
-    await schema.query('drop table if exists signing_keys, persisted_grants, rate_counters, client_records, client_secrets, client_records_version, users, user_identities, logout_deliveries, svc_schema_migrations cascade');
+    await schema.query('drop table if exists signing_keys, persisted_grants, rate_counters, client_records, client_secrets, client_records_version, users, user_identities, user_second_factors, logout_deliveries, svc_schema_migrations cascade');
   });
   afterAll(() => schema?.drop());
 
