@@ -155,3 +155,20 @@ describe('each rule that is a request, broken: the answer', () => {
     expect(server.logText()).toContain('is not allowed under FAPI 2.0 (PS256, ES256, EdDSA)');
   });
 });
+
+describe('start-up', () => {
+  it('a client that breaks the profile\'s rules stops start-up, each line naming the client, the field and the rule', async () => {
+    const started = startServer(await signInConfig({
+      fapi2: 'security',
+      clients: [{
+        clientId: 'legacy-bank', clientSecrets: [{ value: 'K7gNU3sdo+OL0wNhqoVWhr3g6s1xYv72ol/pe/Unols=' }], allowedGrantTypes: ['authorization_code'],
+        allowedScopes: ['openid'], redirectUris: ['http://legacy-bank.example.com/cb'],
+      }],
+    }));
+    const error = await started.then(() => undefined, (err: unknown) => err as Error);
+    expect(error?.message).toContain('clients[0].tokenEndpointAuthMethods: client "legacy-bank" (FAPI 2.0 security, SP §5.3.2.1): list the client\'s authentication methods, only private_key_jwt, tls_client_auth, self_signed_tls_client_auth');
+    expect(error?.message).toContain('clients[0].redirectUris: client "legacy-bank" (FAPI 2.0 security, SP §5.3.2.2): redirect URIs must be https, got "http://legacy-bank.example.com/cb"');
+    expect(error?.message).toContain('clients[0].authorizationCodeLifetime: client "legacy-bank" (FAPI 2.0 security, SP §5.3.2.2)');
+    expect(error?.message).toContain('clients[0].allowedIdentityTokenSigningAlgorithms: client "legacy-bank" (FAPI 2.0 security, SP §5.4)');
+  });
+});
