@@ -155,6 +155,19 @@ export function checkFapi2Config(raw: Raw, add: Add): void {
 // On the wire: the rules that are requests.
 
 /**
+ * SP §5.3.2.1: no refresh token rotation unless a client that lost the answer with the new
+ * token can retry with the old one and succeed. The service's rotation spends the presented
+ * token (a retry within `refreshTokenReuseInterval` is refused, later it revokes the family), so
+ * for a client under the profile (confidential and sender-constrained, which is what makes a
+ * stolen refresh token useless without the client's key) it is off: the refresh grant spends
+ * nothing and the token issuer issues no new refresh token (`refresh-token.ts`, `token-issuer.ts`).
+ * The token lives until its family's absolute end, or its sliding lifetime from issuance.
+ */
+export function rotatesRefreshTokens(client: Pick<Client, 'fapi2'>): boolean {
+  return !underProfile(client);
+}
+
+/**
  * At the authorization endpoint and at PAR (`authorization-request.ts`, after the client's own
  * `requirePushedAuthorization` and `requireRequestObject`):
  * - SP §5.3.2.2: only through PAR (RFC 9126), a `request_uri` at the authorization endpoint.

@@ -40,7 +40,7 @@ beforeAll(async () => {
       clientId: 'bank-app', clientName: 'Bank app', fapi2: 'message-signing',
       // An RSA key too, so that an RS256 signature would verify but for the profile (SP §5.4).
       clientSecrets: [{ type: 'JsonWebKey', value: await publicJwk(ec, 'ec-1') }, { type: 'JsonWebKey', value: await publicJwk(rsa, 'rsa-1') }],
-      tokenEndpointAuthMethods: ['private_key_jwt'], allowedGrantTypes: ['authorization_code', 'client_credentials'], allowedScopes: ['openid', 'profile', 'api1.read'],
+      tokenEndpointAuthMethods: ['private_key_jwt'], allowedGrantTypes: ['authorization_code', 'client_credentials', 'refresh_token'], allowedScopes: ['openid', 'profile', 'api1.read'], allowOfflineAccess: true,
       redirectUris: [redirectUri], authorizationCodeLifetime: 60,
       allowedIdentityTokenSigningAlgorithms: ['ES256'], authorizationSignedResponseAlg: 'ES256',
     }],
@@ -55,12 +55,12 @@ async function requestObject(params: Record<string, string>, signingKey = key): 
 }
 
 describe('oauth4webapi runs the FAPI 2.0 flow (Message Signing, DPoP)', () => {
-  it('PAR with a signed request object and DPoP, JARM, code redemption with DPoP, then UserInfo with the bound token', async () => {
+  it('PAR with a signed request object and DPoP, JARM, code redemption with DPoP, UserInfo with the bound token; refreshes keep the refresh token', async () => {
     const dpop = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const request = await requestObject({
-      state, nonce: 'n-1', response_mode: 'jwt', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      scope: 'openid profile offline_access', state, nonce: 'n-1', response_mode: 'jwt', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
     });
     const pushed = await oauth.pushedAuthorizationRequest(as, client, oauth.PrivateKeyJwt(key), { request }, { ...insecure, DPoP: dpop });
     const { request_uri: requestUri } = await oauth.processPushedAuthorizationResponse(as, client, pushed);
@@ -81,6 +81,17 @@ describe('oauth4webapi runs the FAPI 2.0 flow (Message Signing, DPoP)', () => {
 
     const userInfo = await oauth.userInfoRequest(as, client, tokens.access_token, { ...insecure, DPoP: dpop });
     expect(await oauth.processUserInfoResponse(as, client, alice.subjectId, userInfo)).toMatchObject({ sub: alice.subjectId, name: 'Alice Smith' });
+
+    // SP §5.3.2.1: no rotation. A refresh answers no new refresh token, and the same one works
+    // again: a client that lost an answer retries with it.
+    const refreshToken = tokens.refresh_token!;
+    expect(refreshToken).toMatch(/.+/);
+    for (let round = 0; round < 2; round += 1) {
+      const refreshed = await oauth.refreshTokenGrantRequest(as, client, oauth.PrivateKeyJwt(key), refreshToken, { ...insecure, DPoP: dpop });
+      const again = await oauth.processRefreshTokenResponse(as, client, refreshed);
+      expect(again.token_type).toBe('dpop');
+      expect(again.refresh_token).toBeUndefined();
+    }
   });
 });
 
