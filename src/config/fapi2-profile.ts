@@ -10,8 +10,7 @@
  * judged (named beside each); docs/guides/fapi2.md has the table with the test of each rule.
  *
  * Already true for every client, profile or not, so nothing to enforce here: `iss` in every
- * authorization response (RFC 9207, SP §5.3.2.2), only `response_type=code` (SP §5.3.2.2), no
- * resource owner password credentials for a client that does not list the grant, PKCE S256 as
+ * authorization response (RFC 9207, SP §5.3.2.2), only `response_type=code` (SP §5.3.2.2), PKCE S256 as
  * the only method (RFC 9700 §2.1.1), a `request_uri` used once, and no open redirector.
  */
 import type { Client } from './model.js';
@@ -60,6 +59,10 @@ export const fapi2ConfigRules: readonly ConfigRule[] = [
   {
     section: 'SP §5.3.2.1', field: 'requireClientSecret',
     check: (c) => (c.requireClientSecret === false ? 'only confidential clients: remove requireClientSecret: false' : undefined),
+  },
+  {
+    section: 'SP §5.3.2.1', field: 'allowedGrantTypes',
+    check: (c) => (listed(c.allowedGrantTypes).includes('password') ? 'the resource owner password credentials grant is not allowed: remove "password"' : undefined),
   },
   {
     section: 'SP §5.3.2.1', field: 'tokenEndpointAuthMethods',

@@ -50,6 +50,12 @@ describe('FAPI 2.0 profile at start-up', () => {
     );
   });
 
+  it('SP §5.3.2.1: no resource owner password credentials grant', () => {
+    expect(under({ allowedGrantTypes: ['authorization_code', 'password'] })).toEqual([
+      'clients[0].allowedGrantTypes: client "bank" (FAPI 2.0 security, SP §5.3.2.1): the resource owner password credentials grant is not allowed: remove "password"',
+    ]);
+  });
+
   it('SP §5.3.2.1: private_key_jwt or mutual TLS only, listed', () => {
     expect(under({ tokenEndpointAuthMethods: ['private_key_jwt', 'client_secret_basic'] })).toEqual([
       'clients[0].tokenEndpointAuthMethods: client "bank" (FAPI 2.0 security, SP §5.3.2.1): "client_secret_basic" not allowed: clients authenticate with private_key_jwt, tls_client_auth, self_signed_tls_client_auth only',
