@@ -3,15 +3,16 @@
  * a person signs in through the pages: the whole flow under Security Profile and Message Signing
  * with DPoP (PAR with a signed request object, private_key_jwt, a DPoP proof at PAR and at the
  * token endpoint, JARM, code redemption, UserInfo with the DPoP-bound token). Then every rule
- * that is a request, broken once: the answer the client gets. The same flow over mutual TLS is
- * in `fapi2-mutual-tls.test.ts`.
+ * that is a request, broken once: the answer the client gets. openid-client runs the flow too
+ * (JAR pushed, DPoP, JARM). The same flow over mutual TLS is in `fapi2-mutual-tls.test.ts`.
  */
 import { webcrypto } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oauth from 'oauth4webapi';
+import * as openid from 'openid-client';
 import { decodeJwt, SignJWT } from 'jose';
 import { postForm, startServer, type TestServer } from '../support/server.js';
-import { alice, authorizeUrl, Browser, signInConfig } from '../support/sign-in.js';
+import { alice, authorizeUrl, Browser, signInAndAuthorize, signInConfig } from '../support/sign-in.js';
 
 const redirectUri = 'https://bank-app.example.com/callback';
 const insecure = { [oauth.allowInsecureRequests]: true };
@@ -92,6 +93,27 @@ describe('oauth4webapi runs the FAPI 2.0 flow (Message Signing, DPoP)', () => {
       expect(again.token_type).toBe('dpop');
       expect(again.refresh_token).toBeUndefined();
     }
+  });
+});
+
+describe('openid-client runs it too', () => {
+  it('JAR pushed (buildAuthorizationUrlWithJAR, then WithPAR) with DPoP, JARM (useJwtResponseMode), redemption and UserInfo with DPoP', async () => {
+    const config = await openid.discovery(new URL(server.url), 'bank-app', { id_token_signed_response_alg: 'ES256', authorization_signed_response_alg: 'ES256' },
+      openid.PrivateKeyJwt(key), { execute: [openid.allowInsecureRequests] });
+    openid.useJwtResponseMode(config);
+    const DPoP = openid.getDPoPHandle(config, await openid.randomDPoPKeyPair('ES256'));
+    const verifier = openid.randomPKCECodeVerifier();
+    const state = openid.randomState();
+    const jar = await openid.buildAuthorizationUrlWithJAR(config, {
+      redirect_uri: redirectUri, scope: 'openid profile', state, nonce: 'n-2', response_mode: 'jwt',
+      code_challenge: await openid.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    }, key);
+    const url = await openid.buildAuthorizationUrlWithPAR(config, jar.searchParams, { DPoP });
+    expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
+    const callback = await signInAndAuthorize(server, new Browser(server.url), Object.fromEntries(url.searchParams));
+    const tokens = await openid.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: 'n-2', idTokenExpected: true }, undefined, { DPoP });
+    expect(tokens.token_type).toBe('dpop');
+    expect(await openid.fetchUserInfo(config, tokens.access_token, alice.subjectId, { DPoP })).toMatchObject({ sub: alice.subjectId });
   });
 });
 
