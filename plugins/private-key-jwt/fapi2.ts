@@ -5,7 +5,8 @@
  */
 import type { Client } from 'svc/sdk';
 
-export const FAPI2_ALGORITHMS: readonly string[] = ['PS256', 'ES256', 'EdDSA'];
+// `Ed25519` is RFC 9864's name for EdDSA with the curve §5.4 names.
+export const FAPI2_ALGORITHMS: readonly string[] = ['PS256', 'ES256', 'EdDSA', 'Ed25519'];
 
 export function underFapi2(client: Client): boolean {
   return client.fapi2 !== undefined && client.fapi2 !== 'off';

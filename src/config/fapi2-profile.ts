@@ -14,13 +14,15 @@
  * the only method (RFC 9700 §2.1.1), a `request_uri` used once, and no open redirector.
  */
 import type { Client } from './model.js';
-import { InvalidRequest, InvalidRequestObject } from '../sdk/errors.js';
+import { InvalidDpopProof, InvalidRequest, InvalidRequestObject } from '../sdk/errors.js';
 
 export const fapi2Profiles = ['off', 'security', 'message-signing'] as const;
 export type Fapi2Profile = (typeof fapi2Profiles)[number];
 
 /** SP §5.4 (Cryptography and secrets): the only JWS algorithms; no RS256, no `none`. */
 export const fapi2Algorithms: readonly string[] = ['PS256', 'ES256', 'EdDSA'];
+/** What a client's signature may use: the same, with RFC 9864's `Ed25519`, EdDSA with the curve SP §5.4 names. */
+const fapi2ClientAlgorithms: readonly string[] = [...fapi2Algorithms, 'Ed25519'];
 /** SP §5.3.2.1: clients authenticate with mutual TLS (RFC 8705 §2) or `private_key_jwt` only. */
 export const fapi2AuthMethods: readonly string[] = ['private_key_jwt', 'tls_client_auth', 'self_signed_tls_client_auth'];
 /** SP §5.3.2.2: authorization codes live at most 60 seconds. */
@@ -192,8 +194,19 @@ export function checkFapi2AuthorizationRequest(
 
 /** SP §5.4: a request object of a client under the profile is signed with PS256, ES256 or EdDSA (`request-object.ts`). */
 export function checkFapi2RequestObjectAlgorithm(client: Pick<Client, 'fapi2'>, alg: string): void {
-  if (underProfile(client) && !fapi2Algorithms.includes(alg)) {
+  if (underProfile(client) && !fapi2ClientAlgorithms.includes(alg)) {
     throw new InvalidRequestObject('The request object\'s signing algorithm is not allowed (FAPI 2.0: PS256, ES256 or EdDSA).', { logDetail: `FAPI 2.0 SP §5.4: request object alg ${show(alg)}` });
+  }
+}
+
+/**
+ * SP §5.4: a DPoP proof of a client under the profile, at the token endpoint and at PAR, is
+ * signed with PS256, ES256 or EdDSA (`token.ts`, `par.ts`, once the client authenticated: the
+ * proof itself was checked before, against `dpop.signingAlgValues`).
+ */
+export function checkFapi2DpopAlgorithm(client: Pick<Client, 'fapi2' | 'clientId'>, alg: string | undefined): void {
+  if (underProfile(client) && alg !== undefined && !fapi2ClientAlgorithms.includes(alg)) {
+    throw new InvalidDpopProof('The DPoP proof\'s signing algorithm is not allowed (FAPI 2.0: PS256, ES256 or EdDSA).', { logDetail: `FAPI 2.0 SP §5.4: DPoP proof alg ${show(alg)} (client "${client.clientId}")` });
   }
 }
 

@@ -18,7 +18,7 @@ import type { CertificateBinding } from '../sender-binding/certificate-binding.j
 import type { DpopProofValidator, VerifiedDpopProof } from '../sender-binding/dpop-proof-validator.js';
 import type { Confirmation } from '../sdk/dpop.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
-import { fapi2SenderConstraint } from '../config/fapi2-profile.js';
+import { checkFapi2DpopAlgorithm, fapi2SenderConstraint } from '../config/fapi2-profile.js';
 
 export interface TokenEndpointDeps {
   clientAuthenticator: ClientAuthenticator;
@@ -77,6 +77,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     if (client.requireDPoP && proof === undefined) {
       throw new InvalidRequest('A DPoP proof is required for this client.', { logDetail: `client "${client.clientId}" requires DPoP; no DPoP header` });
     }
+    checkFapi2DpopAlgorithm(client, proof?.alg);
     const bound = deps.certificateBinding?.(client, authenticated, request.clientCertificate);
     // FAPI 2.0: no bearer tokens; without a proof the certificate binds them, without either the request is refused.
     const certificate = bound ?? fapi2SenderConstraint(client, { dpop: proof !== undefined, certificateThumbprint: request.clientCertificate?.thumbprint });

@@ -174,6 +174,18 @@ describe('each rule that is a request, broken: the answer', () => {
     expect((await oauth.processClientCredentialsResponse(as, client, bound)).token_type).toBe('dpop');
   });
 
+  it('SP §5.4: a DPoP proof signed with RS256 (which the service accepts from other clients) is refused, at the token endpoint and at PAR', async () => {
+    const dpop = oauth.DPoP(client, await oauth.generateKeyPair('RS256'));
+    const answer = await oauth.clientCredentialsGrantRequest(as, client, oauth.PrivateKeyJwt(key), { scope: 'api1.read' }, { ...insecure, DPoP: dpop });
+    expect(answer.status).toBe(400);
+    const refusal = { error: 'invalid_dpop_proof', error_description: 'The DPoP proof\'s signing algorithm is not allowed (FAPI 2.0: PS256, ES256 or EdDSA).' };
+    expect(await answer.json()).toEqual(refusal);
+    const request = await requestObject({ state: 's', response_mode: 'jwt', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' });
+    const pushed = await oauth.pushedAuthorizationRequest(as, client, oauth.PrivateKeyJwt(key), { request }, { ...insecure, DPoP: dpop });
+    expect(pushed.status).toBe(400);
+    expect(await pushed.json()).toEqual(refusal);
+  });
+
   it('SP §5.3.2.1: a client assertion whose aud is the token endpoint, not the issuer, fails client authentication', async () => {
     const answer = await clientCredentials({ aud: `${server.url}/connect/token` });
     expect(answer.status).toBe(401);
@@ -185,7 +197,7 @@ describe('each rule that is a request, broken: the answer', () => {
     const answer = await clientCredentials({ aud: server.url }, 'RS256');
     expect(answer.status).toBe(401);
     expect(answer.body).toEqual({ error: 'invalid_client', error_description: 'Client authentication failed.' });
-    expect(server.logText()).toContain('is not allowed under FAPI 2.0 (PS256, ES256, EdDSA)');
+    expect(server.logText()).toContain('is not allowed under FAPI 2.0 (PS256, ES256, EdDSA, Ed25519)');
   });
 });
 
