@@ -7,6 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { validateUserConfig } from '../../src/config/validate.js';
 import type { ClientConfig, UserConfig } from '../../src/config/schema.js';
+import {
+  checkFapi2AuthorizationRequest, checkFapi2DpopAlgorithm, checkFapi2RequestObjectAlgorithm, fapi2SenderConstraint, rotatesRefreshTokens,
+} from '../../src/config/fapi2-profile.js';
 
 const certificate = { type: 'X509CertificateBase64', value: 'MIIB' };
 /** A client that meets every rule. */
@@ -115,5 +118,59 @@ describe('FAPI 2.0 profile at start-up', () => {
 
   it('refuses an unknown profile name', () => {
     expect(validateUserConfig({ ...base, fapi2: 'on' })).toEqual(['fapi2: unknown value "on" (allowed: off, security, message-signing)']);
+  });
+});
+
+describe('FAPI 2.0 profile on the wire: the rules as plain functions', () => {
+  const security = { clientId: 'bank', fapi2: 'security' as const };
+  const signing = { clientId: 'bank', fapi2: 'message-signing' as const };
+  const off = { clientId: 'web', fapi2: undefined };
+  const refusal = (fn: () => unknown): { code?: string; description?: string } => {
+    try {
+      fn();
+    } catch (err) {
+      return { code: (err as { code: string }).code, description: (err as { description: string }).description };
+    }
+    return {};
+  };
+
+  it('authorization requests: PAR under the profile; a signed request object and a JARM mode under Message Signing', () => {
+    expect(refusal(() => checkFapi2AuthorizationRequest(security, { pushed: false, signed: true, responseMode: 'jwt' }))).toEqual({
+      code: 'invalid_request', description: 'This client must use pushed authorization requests (FAPI 2.0).',
+    });
+    expect(refusal(() => checkFapi2AuthorizationRequest(security, { pushed: true, signed: false, responseMode: undefined }))).toEqual({});
+    expect(refusal(() => checkFapi2AuthorizationRequest(signing, { pushed: true, signed: false, responseMode: 'jwt' })).code).toBe('invalid_request');
+    expect(refusal(() => checkFapi2AuthorizationRequest(signing, { pushed: true, signed: true, responseMode: 'query' })).code).toBe('invalid_request');
+    for (const mode of ['jwt', 'query.jwt', 'form_post.jwt']) {
+      expect(refusal(() => checkFapi2AuthorizationRequest(signing, { pushed: true, signed: true, responseMode: mode }))).toEqual({});
+    }
+    expect(refusal(() => checkFapi2AuthorizationRequest(off, { pushed: false, signed: false, responseMode: undefined }))).toEqual({});
+  });
+
+  it('signatures of the client: PS256, ES256, EdDSA (or Ed25519) only, under the profile', () => {
+    expect(refusal(() => checkFapi2RequestObjectAlgorithm(security, 'RS256')).code).toBe('invalid_request_object');
+    expect(refusal(() => checkFapi2DpopAlgorithm(security, 'ES384')).code).toBe('invalid_dpop_proof');
+    for (const alg of ['PS256', 'ES256', 'EdDSA', 'Ed25519']) {
+      expect(refusal(() => checkFapi2RequestObjectAlgorithm(security, alg))).toEqual({});
+      expect(refusal(() => checkFapi2DpopAlgorithm(security, alg))).toEqual({});
+    }
+    expect(refusal(() => checkFapi2RequestObjectAlgorithm(off, 'RS256'))).toEqual({});
+    expect(refusal(() => checkFapi2DpopAlgorithm(off, 'RS256'))).toEqual({});
+  });
+
+  it('token requests: a DPoP proof, else the TLS client certificate binds, else refused', () => {
+    expect(fapi2SenderConstraint(security, { dpop: true, certificateThumbprint: 'x5t' })).toBeUndefined();
+    expect(fapi2SenderConstraint(security, { dpop: false, certificateThumbprint: 'x5t' })).toEqual({ 'x5t#S256': 'x5t' });
+    expect(refusal(() => fapi2SenderConstraint(security, { dpop: false, certificateThumbprint: undefined }))).toEqual({
+      code: 'invalid_request', description: 'This client\'s tokens must be sender-constrained: send a DPoP proof or a TLS client certificate (FAPI 2.0).',
+    });
+    expect(fapi2SenderConstraint(off, { dpop: false, certificateThumbprint: 'x5t' })).toBeUndefined();
+  });
+
+  it('refresh tokens rotate except under the profile', () => {
+    expect(rotatesRefreshTokens(off)).toBe(true);
+    expect(rotatesRefreshTokens({ fapi2: 'off' })).toBe(true);
+    expect(rotatesRefreshTokens(security)).toBe(false);
+    expect(rotatesRefreshTokens(signing)).toBe(false);
   });
 });
