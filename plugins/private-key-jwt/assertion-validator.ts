@@ -16,6 +16,7 @@ import {
   type SecretValidator,
 } from 'svc/sdk';
 import type { SupportedAlgorithm } from './algorithms.js';
+import { FAPI2_ALGORITHMS, underFapi2 } from './fapi2.js';
 import { decodedAssertion } from './assertion-parser.js';
 import { audienceForm, audienceRule, checkAudienceProperties } from './audience.js';
 import { checkClaims } from './claims.js';
@@ -105,6 +106,9 @@ export function createAssertionValidator(
 
     const jws = decode(parsed);
     const header = readHeader(jws, algorithms);
+    if (holder.kind === 'client' && underFapi2(holder.client) && !FAPI2_ALGORITHMS.includes(header.alg)) {
+      reject(`alg ${show(header.alg)} is not allowed under FAPI 2.0 (${FAPI2_ALGORITHMS.join(', ')})`);
+    }
     const { keys, unusable } = clientKeys.keysFor(secrets);
     const candidates = selectKeys(keys, unusable, header, nowMs);
     const payload = verifiedClaims(jws, header.alg, candidates);

@@ -7,6 +7,7 @@
 import type { AssertionAudienceForm, Client, EndpointUrls, SecretHolder } from 'svc/sdk';
 import type { AudienceMode } from './options.js';
 import { CLIENT_AUTHENTICATION_TYP, isExplicitlyTyped } from './typ.js';
+import { underFapi2 } from './fapi2.js';
 
 export const AUDIENCE_PROPERTY = 'privateKeyJwt.audience';
 /** Client properties under this prefix belong to this plugin; an unknown one is a typo, refused at start-up. */
@@ -59,6 +60,9 @@ export function audienceRule(
   let because: string;
   if (isExplicitlyTyped(typ)) {
     [mode, because] = ['strict', `typ ${CLIENT_AUTHENTICATION_TYP}`];
+  } else if (holder.kind === 'client' && underFapi2(holder.client)) {
+    // FAPI 2.0 Security Profile §5.3.2.1: the issuer identifier is the only audience accepted.
+    [mode, because] = ['strict', `FAPI 2.0 (client fapi2 ${holder.client.fapi2})`];
   } else if (property !== undefined) {
     // An unknown value (rejected at start-up) would fall to strict here: fail closed.
     [mode, because] = [property === 'compat' ? 'compat' : 'strict', `client property ${AUDIENCE_PROPERTY}`];

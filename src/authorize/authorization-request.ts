@@ -15,6 +15,7 @@ import { isRegisteredRedirectUri } from './redirect-uri.js';
 import { acrRequestOf, type AcrRequest } from './acr.js';
 import type { UntrustedReason } from '../pages/sign-in-views.js';
 import type { Lookup } from '../clients/client-directory.js';
+import { checkFapi2AuthorizationRequest } from '../config/fapi2-profile.js';
 
 export type Prompt = 'none' | 'login' | 'consent';
 /** `query.jwt` and `form_post.jwt`: the same, the parameters signed into one JWT (JARM, `jarm.ts`). */
@@ -199,6 +200,8 @@ export function createRequestValidator(deps: RequestValidatorDeps) {
     if ((client.requireRequestObject || deps.requireRequestObjects === true) && options.signed !== true) {
       throw new InvalidRequest('This client must send a signed request object (request).');
     }
+    // Issue 37: PAR only, and under Message Signing a signed request object asking for a signed response.
+    checkFapi2AuthorizationRequest(client, { pushed: options.pushed, signed: options.signed === true, responseMode: mode });
     // RFC 8707 §2: the APIs named, and only the requested scopes that belong to them.
     const { scopes, resources } = (deps.resources ?? noResources).grantTarget(client, repeatedValues(params, 'resource'), resolveRequestedScopes(client, params.get('scope'), deps.scopeCatalog));
     const codeChallenge = checkPkce(params, client);

@@ -21,6 +21,7 @@ import { joinRepeated, repeatableParameters } from '../oauth/form-params.js';
 import { isJwsAlgorithm, MalformedJws, parseCompactJws, type CompactJws, type JwsAlgorithm } from '../sdk/jws.js';
 import { timeOrderedKey } from '../sdk/store-keys.js';
 import { isDuplicateKeyError, type Store } from '../store/store.js';
+import { checkFapi2RequestObjectAlgorithm } from '../config/fapi2-profile.js';
 
 /** RFC 9101 §10.8: the media type of a request object, without its `application/` prefix. */
 export const requestObjectTyp = 'oauth-authz-req+jwt';
@@ -155,6 +156,7 @@ export function createRequestObjectReader(deps: RequestObjectDeps): RequestObjec
   return async function readRequestObject(requestObject, client) {
     const jws = parse(requestObject);
     const alg = checkHeader(jws);
+    checkFapi2RequestObjectAlgorithm(client, alg);
     await checkSignature(jws, alg, client);
     const { exp, jti } = checkClaims(jws.claims, client);
     const params = parametersOf(jws.claims);

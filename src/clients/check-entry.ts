@@ -36,7 +36,9 @@ export function createEntryChecker(config: ResolvedConfig, registry: PluginRegis
     apiScopes: config.apiScopes.map((s) => ({ name: s.name })),
     identityResources: config.identityResources.map((r) => ({ name: r.name, claims: [...r.claims] })),
     // The ID token algorithms the service has keys for: a stored client may pick only one of them.
-    signing: { idTokenAlgorithms: [...config.signing.idTokenAlgorithms] },
+    signing: { idTokenAlgorithms: [...config.signing.idTokenAlgorithms], accessTokenAlgorithm: config.signing.accessTokenAlgorithm },
+    // The global FAPI 2.0 profile: a stored client meets its rules as a config one does.
+    fapi2: config.fapi2,
   };
   const resourceEntries = config.apiResources.map((r) => ({ name: r.name, scopes: [...r.scopes] }));
 

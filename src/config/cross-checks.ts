@@ -10,6 +10,7 @@ import { checkHiddenPasswordForm } from './identity-providers.js';
 import { didYouMean } from './closest-name.js';
 import type { Problem } from './issues.js';
 import { redirectUriAdvice, redirectUriProblem } from './redirect-uri-rules.js';
+import { checkFapi2Config } from './fapi2-profile.js';
 
 type Raw = Record<string, unknown>;
 
@@ -34,6 +35,8 @@ export function crossCheck(raw: unknown): Problem[] {
   const clientIndex = checkClients(raw, model, add);
   checkUsers(raw, clientIndex, add);
   checkOperations(raw, add);
+  // Issue 37: the FAPI 2.0 profile's rules that are config, for every client under it.
+  checkFapi2Config(raw, add);
   // `pages`: its URLs must be https where the issuer is (`validate-branding.ts`).
   checkBranding({ add: (path, message) => add(pathOf(path), message) }, raw.pages, typeof raw.issuer === 'string' && raw.issuer.startsWith('https:'));
   // ISSUE 34: `upstreamSignIn.hidePasswordForm` without `identityProviders` would lock everyone out.

@@ -110,6 +110,7 @@ export const clientSchema = fields({
   // RFC 6749 §4.1.2 recommends at most 10 minutes; five is IdentityServer's default.
   authorizationCodeLifetime: wholeNumber(1, 600, 'Authorization code lifetime in seconds.').default(300),
   requireDPoP: flag('Every token request must carry a DPoP proof (RFC 9449), so every access token of the client is bound to its key. IdentityServer\'s name.').default(false),
+  fapi2: oneOf(['off', 'security', 'message-signing'], 'This client under the FAPI 2.0 profile (docs/guides/fapi2.md): `"security"` (FAPI 2.0 Security Profile), `"message-signing"` (and FAPI 2.0 Message Signing), `"off"`. Default: the global `fapi2`.').optional(),
   allowedIdentityTokenSigningAlgorithms: textList('The algorithm of this client\'s ID tokens: the first entry, which must be one of `signing.idTokenAlgorithms`. Empty: RS256, OpenID Connect Core\'s default.').default(() => []),
   // The MCP authorization profile: every token names the one API it is for.
   requireResourceIndicator: flag('Authorization, device authorization and token requests must name the API they are for with `resource` (RFC 8707), so every access token of this client is addressed to named APIs only, as the Model Context Protocol\'s authorization profile asks.').default(false),

@@ -46,6 +46,8 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     pageSecret: c.pageSecret ?? cookieSecret,
     deprecations,
     configDir,
+    // A client's own `fapi2`, else the global one: the code reads only the client's.
+    clients: c.clients.map((client) => (client.fapi2 === undefined && c.fapi2 !== 'off' ? { ...client, fapi2: c.fapi2 } : client)),
     apiScopes: c.apiScopes.map(({ description, ...s }) => ({ ...s, ...resolveDescription(description) })),
     identityResources: c.identityResources.map(({ description, ...r }) => ({ ...r, ...resolveDescription(description) })),
     pages: resolveBranding(c.pages, configDir),

@@ -361,6 +361,8 @@ export const userConfigSchema = fields({
   mtls: mtlsSchema.prefault({}),
   dpop: dpopSchema.prefault({}),
   requestObjects: requestObjectsSchema.prefault({}),
+  // One setting turns the whole profile on (issue 37); each client may say otherwise with its own `fapi2`.
+  fapi2: oneOf(['off', 'security', 'message-signing'], 'The FAPI 2.0 profile for every client (docs/guides/fapi2.md): `"security"` enforces the FAPI 2.0 Security Profile (PAR, PKCE S256, confidential clients with `private_key_jwt` or mutual TLS, DPoP or certificate-bound tokens, codes of 60 s at most, https redirect URIs, PS256/ES256/EdDSA only), `"message-signing"` adds FAPI 2.0 Message Signing (signed request objects at PAR, JARM responses, signed introspection answers). A client breaking a rule stops start-up. Per client: `clients[].fapi2`.').default('off'),
   clientStores: clientStoresSchema.prefault({}),
   registration: registrationSchema.prefault({}),
   clientIdMetadataDocuments: clientIdMetadataDocumentsSchema.prefault({}),

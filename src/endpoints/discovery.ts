@@ -101,14 +101,15 @@ export function buildDiscoveryDocument(
     ...(config.registration.enabled ? { registration_endpoint: config.issuer + paths.register } : {}),
     // draft-ietf-oauth-client-id-metadata-document-03 §6 (authorization server metadata).
     ...(documents ? { client_id_metadata_document_supported: true } : {}),
-    require_pushed_authorization_requests: false,
+    // FAPI 2.0 for every client (issue 37): PAR only (SP §5.3.2.2), and signed request objects under Message Signing (MS §5.3).
+    require_pushed_authorization_requests: config.fapi2 !== 'off',
     prompt_values_supported: ['none', 'login', 'consent'],
     // OIDC Core §5.5: read for its `acr` request only (issue 35); other claims requests are voluntary and ignored.
     claims_parameter_supported: true,
     // RFC 9101 §10.5 and OIDC Discovery §3: request objects by value, verified with a plugin's client keys.
     request_parameter_supported: requestObjects,
     ...(requestObjects ? { request_object_signing_alg_values_supported: [...config.requestObjects.signingAlgValues] } : {}),
-    require_signed_request_object: config.requestObjects.required,
+    require_signed_request_object: config.requestObjects.required || config.fapi2 === 'message-signing',
     request_uri_parameter_supported: false,
     // RFC 9449 §5.1: DPoP proofs are accepted at the token endpoint and at UserInfo.
     dpop_signing_alg_values_supported: [...config.dpop.signingAlgValues],

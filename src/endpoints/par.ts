@@ -14,6 +14,7 @@ import { RedirectableError, UntrustedRequestError, type RequestValidator } from 
 import type { PushedRequests } from '../authorize/pushed-requests.js';
 import type { DpopProofValidator } from '../sender-binding/dpop-proof-validator.js';
 import type { FormRequest } from './form-request.js';
+import { checkFapi2DpopAlgorithm } from '../config/fapi2-profile.js';
 
 export function createParEndpoint(deps: {
   clientAuthenticator: ClientAuthenticator;
@@ -31,6 +32,7 @@ export function createParEndpoint(deps: {
     const verified = await deps.dpop.verify({ headers: request.dpop, method: 'POST', url: deps.parUrl }, 'token');
     const proof = verified?.summary;
     const { client } = await deps.clientAuthenticator.authenticateClient({ ...request, endpoint: 'pushed_authorization_request' });
+    checkFapi2DpopAlgorithm(client, proof?.alg);
     const params = new Map(request.params);
     for (const name of deps.credentialParameters) params.delete(name);
     // RFC 9126 §2.1: client_id may be left out of the body when another method names the client.

@@ -21,6 +21,7 @@ import type { CertificateBinding } from '../sender-binding/certificate-binding.j
 import type { DpopProofValidator, VerifiedDpopProof } from '../sender-binding/dpop-proof-validator.js';
 import type { Confirmation } from '../sdk/dpop.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
+import { checkFapi2DpopAlgorithm, fapi2SenderConstraint } from '../config/fapi2-profile.js';
 
 export interface TokenEndpointDeps {
   clientAuthenticator: ClientAuthenticator;
@@ -82,7 +83,10 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     if (client.requireDPoP && proof === undefined) {
       throw new InvalidRequest('A DPoP proof is required for this client.', { logDetail: `client "${client.clientId}" requires DPoP; no DPoP header` });
     }
-    const certificate = deps.certificateBinding?.(client, authenticated, request.clientCertificate);
+    checkFapi2DpopAlgorithm(client, proof?.alg);
+    const bound = deps.certificateBinding?.(client, authenticated, request.clientCertificate);
+    // FAPI 2.0: no bearer tokens; without a proof the certificate binds them, without either the request is refused.
+    const certificate = bound ?? fapi2SenderConstraint(client, { dpop: proof !== undefined, certificateThumbprint: request.clientCertificate?.thumbprint });
     // One confirmation for both kinds of binding (RFC 7800): a DPoP key and a TLS client certificate.
     const cnf: Confirmation | undefined = proof || certificate ? { ...(proof ? { jkt: proof.jkt } : {}), ...certificate } : undefined;
     const requestedScopes = resolveRequestedScopes(client, request.params.get('scope'), deps.scopeCatalog);

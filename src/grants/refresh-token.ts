@@ -2,6 +2,7 @@ import { InvalidGrant, InvalidRequest, type ExtensionGrantValidator } from '../s
 import type { RefreshTokenService } from '../oauth/refresh-tokens.js';
 import { parseScope } from '../oauth/scopes.js';
 import { noResources, type ResourceCatalog } from '../oauth/resources.js';
+import { rotatesRefreshTokens } from '../config/fapi2-profile.js';
 
 /**
  * RFC 6749 §6: a refresh token buys a new access token and, by rotation, a new refresh token
@@ -10,6 +11,9 @@ import { noResources, type ResourceCatalog } from '../oauth/resources.js';
  * original scope and audience. The presented token is spent by the host when it stores the
  * new ones (`consumes`), so a failed request leaves it usable. The service's `invalid_grant` and
  * `invalid_scope` errors are the grant's answers as they are.
+ *
+ * A client under the FAPI 2.0 profile keeps its refresh token (no rotation, `fapi2-profile.ts`):
+ * nothing is spent, so a client that lost an answer retries with the same token.
  */
 export function createRefreshTokenGrant({ refreshTokens, resources = noResources }: { refreshTokens: RefreshTokenService; resources?: ResourceCatalog }): ExtensionGrantValidator {
   return {
@@ -40,7 +44,7 @@ export function createRefreshTokenGrant({ refreshTokens, resources = noResources
         scopes: requested ?? redeemed.scopes,
         claims: redeemed.claims,
         sessionId: redeemed.familyId,
-        consumes: handle,
+        ...(rotatesRefreshTokens(ctx.request.client) ? { consumes: handle } : {}),
       };
     },
     spent: (handle, request) => refreshTokens.refuseSpent(handle, request.client),

@@ -7,6 +7,7 @@
  * endpoint stores them in one transaction with the one-time grant the request spends
  * (`Store.commit`). A JWT signed for a request whose commit fails is never returned.
  */
+import { rotatesRefreshTokens } from '../config/fapi2-profile.js';
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, GrantSuccess, JsonValue } from '../sdk/contracts.js';
 import type { Confirmation } from '../sdk/dpop.js';
@@ -167,7 +168,8 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
       // RFC 6749 §5.1: the access token's scope, narrowed to its APIs when `resource` named them.
       scope: (request.target?.scopes ?? scopes).join(' '),
     };
-    if (refreshable) {
+    // FAPI 2.0 (`fapi2-profile.ts`): a refresh keeps the presented refresh token, so none is issued.
+    if (refreshable && (grantType !== 'refresh_token' || rotatesRefreshTokens(client))) {
       // A public client's refresh token is bound like its access token: to the DPoP key (RFC 9449
       // §5) and to the client certificate (RFC 8705 §4). A confidential client's is bound by its
       // authentication already.

@@ -14,6 +14,8 @@ export interface DpopProofSummary {
   readonly jkt: string;
   /** The proof's `ath` claim, when it carried one: the hash of the access token it accompanies. */
   readonly ath: string | undefined;
+  /** The proof's JWS `alg` (a profile may allow fewer than the service accepts: FAPI 2.0). */
+  readonly alg?: string | undefined;
 }
 
 /** The confirmation claim of a sender-constrained token (RFC 7800 §3.1; RFC 9449 §6, RFC 8705 §3.1). */

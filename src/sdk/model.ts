@@ -52,6 +52,8 @@ export interface Client {
   readonly requireCertificateBoundTokens: boolean;
   /** Every token request must carry a DPoP proof (RFC 9449). */
   readonly requireDPoP: boolean;
+  /** The FAPI 2.0 profile the client is under (its own setting, else the global one); absent: off. */
+  readonly fapi2?: 'off' | 'security' | 'message-signing' | undefined;
   /** ID tokens are signed with the first of these; empty: RS256. */
   readonly allowedIdentityTokenSigningAlgorithms: readonly string[];
   /** Every authorization, device authorization and token request must name its APIs with `resource` (RFC 8707). */

@@ -211,7 +211,7 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
       if (nonce === undefined) throw new NonceNeeded('proof has no nonce');
       if (typeof nonce !== 'string' || !(await nonces.isFresh(nonce))) throw new NonceNeeded('proof nonce is unknown or stale');
     }
-    return { summary: { jkt, ath: ath as string | undefined }, jti: jti as string, iat: iat as number };
+    return { summary: { jkt, ath: ath as string | undefined, alg }, jti: jti as string, iat: iat as number };
   }
 
   /**

@@ -28,6 +28,11 @@ export interface BenchFixture {
    */
   readonly workloadIssuer: { readonly issuer: string; readonly audience: string; readonly clientId: string; readonly kid: string; readonly alg: 'RS256' | 'ES256'; readonly privateKey: KeyObject };
   /**
+   * The FAPI 2.0 client (`fapi2: 'security'`, issue 37) of the fapi2-code row: its ES256 key signs
+   * its request objects and client assertions. On every server whose access tokens are ES256.
+   */
+  readonly fapiClient: { readonly clientId: string; readonly privateKey: KeyObject };
+  /**
    * Writes a config and returns its path. `store` is relative to the temp folder.
    */
   writeConfig(name: string, settings: ConfigSettings): string;
@@ -108,6 +113,14 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
   };
 
   const privateKey = createPrivateKey(clientKey.privateKeyPem);
+  // FAPI 2.0 allows no RS256 (SP §5.4): its own ES256 key, whatever BENCH_PKJ_ALG says.
+  const fapiKey = await createClientKey({ clientId: 'fapi-bank', alg: 'ES256', days: 30 });
+  const fapiClient = {
+    clientId: 'fapi-bank', fapi2: 'security', clientSecrets: [fapiKey.secret], tokenEndpointAuthMethods: ['private_key_jwt'],
+    allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'api1.read'], redirectUris: [webRedirect],
+    authorizationCodeLifetime: 60, allowedIdentityTokenSigningAlgorithms: ['ES256'], authorizationSignedResponseAlg: 'ES256',
+  };
+  const fapiPrivateKey = createPrivateKey(fapiKey.privateKeyPem);
   const workloadKeys = assertionAlg === 'RS256' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const workloadIssuer = {
     issuer: 'https://kubernetes.default.svc.cluster.local', audience: 'svc-bench', clientId: 'workload', kid: 'bench-1', alg: assertionAlg, privateKey: workloadKeys.privateKey,
@@ -133,11 +146,13 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
     user,
     assertionKey: { clientId: 'pkj', alg: assertionAlg, privateKey },
     workloadIssuer,
+    fapiClient: { clientId: fapiClient.clientId, privateKey: fapiPrivateKey },
     writeOidcProviderSettings(name, settings) {
       const file = join(dir, `${name}.oidc-provider.json`);
       const assertionJwk = { ...createPublicKey(privateKey).export({ format: 'jwk' }), alg: assertionAlg };
       const webapp = { redirectUri: webRedirect, accountId: user.subjectId };
-      writeFileSync(file, `${JSON.stringify({ ...settings, secrets, assertionJwk, webapp }, null, 2)}\n`);
+      const fapiJwk = { ...createPublicKey(fapiPrivateKey).export({ format: 'jwk' }), alg: 'ES256' };
+      writeFileSync(file, `${JSON.stringify({ ...settings, secrets, assertionJwk, webapp, fapiJwk }, null, 2)}\n`);
       return file;
     },
     writeConfig(name, settings) {
@@ -173,7 +188,8 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
           { name: 'reports', uri: reportsResource, scopes: ['reports.read'] },
         ],
         users: [{ subjectId: user.subjectId, username: user.username, password: passwordHash }],
-        clients: [...clients, deviceClient].map(shortLived),
+        // The FAPI client only where access tokens are ES256: RS256 ones would stop start-up (SP §5.4).
+        clients: [...clients, deviceClient, ...(settings.accessTokenAlgorithm === 'RS256' ? [] : [fapiClient])].map(shortLived),
         ...(soak ? { cleanupInterval: soak.cleanupInterval, metrics: { enabled: true } } : {}),
         plugins: { 'workload-identity': workloadPlugin },
         // The device-poll scenario first starts thousands of device flows from this one address

@@ -23,6 +23,7 @@ const jwtResource = 'urn:bench:api1';
 const reportsResource = 'urn:bench:reports';
 const webScope = 'openid api1.read offline_access';
 const webApps = ['webapp', 'webapp-es256'];
+const fapiScope = 'openid api1.read';
 const clockTolerance = 15; // its default
 
 const signingKey = async (algorithm) => {
@@ -70,6 +71,20 @@ const provider = new Provider(issuer, {
     // with ES256 ID tokens, as ours (fixture.ts).
     webApp('webapp', 'RS256'),
     webApp('webapp-es256', 'ES256'),
+    // The FAPI 2.0 client of the fapi2-code row (issue 37), as ours: private_key_jwt (ES256),
+    // ES256 ID tokens, DPoP-bound codes and tokens, no refresh tokens.
+    {
+      client_id: 'fapi-bank',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      redirect_uris: [settings.webapp.redirectUri],
+      scope: fapiScope,
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_signing_alg: 'ES256',
+      jwks: { keys: [settings.fapiJwk] },
+      id_token_signed_response_alg: 'ES256',
+      dpop_bound_access_tokens: true,
+    },
   ],
   jwks: { keys: [await signingKey('ES256'), await signingKey('RS256')] },
   scopes: ['openid', 'offline_access', 'api1.read', 'reports.read'],
@@ -82,12 +97,15 @@ const provider = new Provider(issuer, {
   routes: { token: '/connect/token', introspection: '/connect/introspect', jwks: '/.well-known/openid-configuration/jwks' },
   features: {
     devInteractions: { enabled: false },
+    // FAPI 2.0 for its FAPI client only, as ours (`fapi2: 'security'` on that client).
+    fapi: { enabled: true, profile: (_ctx, client) => (client?.clientId === 'fapi-bank' ? '2.0' : undefined) },
+    dPoP: { enabled: true },
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
     jwtIntrospection: { enabled: true },
     resourceIndicators: {
       enabled: true,
-      defaultResource: (_ctx, client) => (client.clientId === 'm2m' || webApps.includes(client.clientId) ? jwtResource : undefined),
+      defaultResource: (_ctx, client) => (client.clientId === 'm2m' || webApps.includes(client.clientId) || client.clientId === 'fapi-bank' ? jwtResource : undefined),
       // With `openid` granted it would otherwise issue an opaque token for its userinfo endpoint
       // unless the token request names the resource; ours issues the API's JWT either way.
       useGrantedResource: () => true,
@@ -98,7 +116,7 @@ const provider = new Provider(issuer, {
   },
 });
 
-const webClients = new Map(await Promise.all(webApps.map(async (id) => [id, await provider.Client.find(id)])));
+const webClients = new Map(await Promise.all([...webApps, 'fapi-bank'].map(async (id) => [id, await provider.Client.find(id)])));
 
 /**
  * What its authorization endpoint leaves in the store for a signed-in user who consented (see
@@ -109,10 +127,11 @@ const webClients = new Map(await Promise.all(webApps.map(async (id) => [id, awai
  * No session: with offline_access the code does not expire with one (expiresWithSession), so
  * the redemption never reads it.
  */
-async function mintCode(webapp, codeChallenge) {
+async function mintCode(webapp, codeChallenge, dpopJkt) {
   const { accountId, redirectUri } = settings.webapp;
+  const scope = webapp.clientId === 'fapi-bank' ? fapiScope : webScope;
   const grant = new provider.Grant({ accountId, clientId: webapp.clientId });
-  grant.addOIDCScope(webScope);
+  grant.addOIDCScope(scope);
   grant.addResourceScope(jwtResource, 'api1.read');
   const grantId = await grant.save();
   const code = new provider.AuthorizationCode({
@@ -124,23 +143,25 @@ async function mintCode(webapp, codeChallenge) {
     grantId,
     redirectUri,
     resource: jwtResource,
-    scope: webScope,
+    scope,
+    // The FAPI row's codes are bound to the DPoP key, as PAR with a proof binds ours (RFC 9449 §10).
+    ...(dpopJkt ? { dpopJkt } : {}),
   });
   return code.save();
 }
 
-/** POST /bench/codes {"count": n, "code_challenge": "...", "client_id"?: "webapp" (default) or "webapp-es256"} → {"codes": [...]}. */
+/** POST /bench/codes {"count": n, "code_challenge": "...", "client_id"?: "webapp" (default), "webapp-es256" or "fapi-bank", "dpop_jkt"?} → {"codes": [...]}. */
 async function mintCodes(req, res) {
   let text = '';
   for await (const chunk of req) text += chunk;
-  const { count, code_challenge: challenge, client_id: clientId = 'webapp' } = JSON.parse(text);
+  const { count, code_challenge: challenge, client_id: clientId = 'webapp', dpop_jkt: dpopJkt } = JSON.parse(text);
   const webapp = webClients.get(clientId);
   if (!Number.isInteger(count) || count < 1 || count > 10_000 || typeof challenge !== 'string' || !webapp) {
     res.writeHead(400).end('count (1-10000), code_challenge and a web app client_id expected');
     return;
   }
   const codes = [];
-  for (let i = 0; i < count; i++) codes.push(await mintCode(webapp, challenge));
+  for (let i = 0; i < count; i++) codes.push(await mintCode(webapp, challenge, dpopJkt));
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ codes }));
 }
 

@@ -10,6 +10,8 @@ import type { LoadSpec } from './measure.js';
 import { join } from 'node:path';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { openSqlite } from '../../src/store/sql/sqlite.js';
+// Issue 37: the FAPI 2.0 code flow row, in a file of its own.
+import { fapi2CodeRedemption } from './fapi2-scenario.js';
 
 export type ServerKind = 'floor' | 'es256' | 'rs256' | 'memory' | 'warn' | 'postgres';
 
@@ -648,7 +650,7 @@ const onPostgres = (['cc-reference', 'introspection', 'private-key-jwt'] as cons
   return { ...base, id: `${id}-pg`, title: `${base.title.replace(' (SQLite)', '')} — PostgreSQL`, server: 'postgres', repeats: id };
 });
 
-export const scenarios: readonly Scenario[] = [...onSqlite, fromDatabase, ...onMemory, atWarn, ...onPostgres];
+export const scenarios: readonly Scenario[] = [...onSqlite, fapi2CodeRedemption, fromDatabase, ...onMemory, atWarn, ...onPostgres];
 
 /** The floor: the same form POST to bare Koa. */
 export const floorScenario: Scenario = {

@@ -49,3 +49,16 @@ describe('a grant judges stored clients as it judges the config file\'s', () => 
     });
   });
 });
+
+describe('the global FAPI 2.0 profile judges stored clients as it judges the config file\'s (issue 37)', () => {
+  const fapiConfig = checkConfig({ fapi2: 'security', apiScopes: [{ name: 'backend.read' }] }, process.cwd());
+  const fapiChecker = createEntryChecker(fapiConfig, registry);
+
+  it('refuses a stored public client, naming the client, the field and the rule; resolves the profile into one that says fapi2: "off"', () => {
+    const checked = fapiChecker.client(stored({ allowedGrantTypes: [] }), []);
+    expect(checked.ok).toBe(false);
+    expect(!checked.ok && checked.problems).toContain('client "api1.client".requireClientSecret: client "api1.client" (FAPI 2.0 security, SP §5.3.2.1): only confidential clients: remove requireClientSecret: false');
+    const optedOut = fapiChecker.client(stored({ allowedGrantTypes: [], fapi2: 'off' }), []);
+    expect(optedOut).toMatchObject({ ok: true, value: { fapi2: 'off' } });
+  });
+});

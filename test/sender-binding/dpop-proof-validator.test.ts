@@ -52,7 +52,7 @@ describe('DPoP proof validator', () => {
     const v = validator();
     const { privateKey, jwk } = ec('P-256');
     const summary = await v.check({ headers: [proof(privateKey, 'ES256', jwk)], method: 'POST', url }, 'token');
-    expect(summary).toEqual({ jkt: expect.stringMatching(/^[\w-]{43}$/), ath: undefined });
+    expect(summary).toEqual({ jkt: expect.stringMatching(/^[\w-]{43}$/), ath: undefined, alg: 'ES256' });
     expect(await v.check({ headers: undefined, method: 'POST', url }, 'token')).toBeUndefined();
   });
 
@@ -121,7 +121,7 @@ describe('DPoP proof validator', () => {
     const iat = Math.floor(Date.now() / 1000);
     const headers = [proof(privateKey, 'ES256', jwk, { jti, iat })];
     const verified = (await v.verify({ headers, method: 'POST', url }, 'token'))!;
-    expect(verified.summary).toEqual({ jkt: expect.stringMatching(/^[\w-]{43}$/), ath: undefined });
+    expect(verified.summary).toEqual({ jkt: expect.stringMatching(/^[\w-]{43}$/), ath: undefined, alg: 'ES256' });
     const key = timeOrderedKey(iat * 1000, `dpop_jti:${verified.summary.jkt}:${jti}`);
     expect(await store.get(key)).toBeUndefined();
     // Verified again (a request refused after verify, e.g. a client that failed to authenticate): still nothing written, still good.

@@ -78,7 +78,8 @@ function unescapeHtml(s: string): string {
 /** A browser without JavaScript: keeps cookies, submits forms, does not follow redirects. */
 export class Browser {
   readonly cookies = new Map<string, string>();
-  constructor(readonly baseUrl: string) {}
+  /** `send`: the fetch to use, e.g. one over mutual TLS (`tls-fetch.ts`); default the global one. */
+  constructor(readonly baseUrl: string, private readonly send: typeof fetch = fetch) {}
 
   private remember(res: Response): void {
     for (const line of res.headers.getSetCookie()) {
@@ -102,11 +103,11 @@ export class Browser {
   }
 
   async get(url: string | URL): Promise<Page> {
-    return this.read(await fetch(new URL(url, this.baseUrl), { headers: this.headers(), redirect: 'manual' }));
+    return this.read(await this.send(new URL(url, this.baseUrl), { headers: this.headers(), redirect: 'manual' }));
   }
 
   async post(url: string, fields: Record<string, string>): Promise<Page> {
-    return this.read(await fetch(new URL(url, this.baseUrl), {
+    return this.read(await this.send(new URL(url, this.baseUrl), {
       method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...this.headers() }, body: new URLSearchParams(fields), redirect: 'manual',
     }));
   }

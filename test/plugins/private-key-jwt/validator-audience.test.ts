@@ -133,3 +133,21 @@ describe('the audience form, reported for the metrics', () => {
     });
   });
 });
+
+describe('a client under the FAPI 2.0 profile (SP §5.3.2.1: the issuer only)', () => {
+  async function validateFapi(aud: unknown, fapi2: 'security' | 'message-signing' | 'off', property?: string) {
+    const client = { ...makeClient('app', [secretValue], property === undefined ? {} : { 'privateKeyJwt.audience': property }), fapi2 };
+    const validator = createAssertionValidator(makeDeps({ clients: [client], pluginOptions: { audience: 'compat' } }));
+    return validator.validate(contextFor(client, await sign(key, 'EdDSA', claimsFor('app', { aud } as JWTPayload)), 'token'));
+  }
+
+  it('refuses the token endpoint URL, whatever the plugin option or the client property say', async () => {
+    expect(await validateFapi(urls.token, 'security')).toMatchObject(fail(`aud "${urls.token}" is not the issuer identifier (strict audience, by FAPI 2.0 (client fapi2 security))`));
+    expect(await validateFapi(urls.token, 'message-signing', 'compat')).toMatchObject({ success: false });
+    expect(await validateFapi(ISSUER, 'security')).toMatchObject(ok);
+  });
+
+  it('leaves a client with fapi2 "off" to the plugin option', async () => {
+    expect(await validateFapi(urls.token, 'off')).toMatchObject(ok);
+  });
+});
