@@ -18,7 +18,7 @@ export interface StarterSecrets {
 
 /** The starter config's text; only hashes of the secrets go in. */
 export function starterConfig(secrets: StarterSecrets): string {
-  return `// Written by \`svc init\`. Every field and its default: the README's "Configuration" section.
+  return `// Written by \`svc init\`. Every field and its default: the package's docs/config-reference.md.
 import { defineConfig } from 'svc-token-service/config';
 
 export default defineConfig({

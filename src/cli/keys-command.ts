@@ -53,7 +53,7 @@ export async function keysCommand(action: string | undefined, configPath: string
       return 0;
     }
     if (!protector.enabled) {
-      throw new CliError('no key-encryption key is configured: set signing.keyEncryptionKeys first (see README, "Signing keys").');
+      throw new CliError('no key-encryption key is configured: set signing.keyEncryptionKeys first (see docs/guides/operations.md, "Signing keys").');
     }
     let rewrapped = 0;
     for (const record of records) {

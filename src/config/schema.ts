@@ -103,8 +103,8 @@ const userSchema = fields({
 }, { expected: '{ subjectId, username, password, claims? }' });
 
 const signingSchema = fields({
-  // ES256 signs about 10x faster than RS256 on this hardware (see README "Signing algorithm").
-  accessTokenAlgorithm: oneOf(signingAlgorithms, 'Algorithm of access tokens (see README for measurements).').default('ES256'),
+  // ES256 signs about 10x faster than RS256 on this hardware (see docs/guides/operations.md, "Signing keys").
+  accessTokenAlgorithm: oneOf(signingAlgorithms, 'Algorithm of access tokens (see docs/guides/operations.md, "Signing keys", for measurements).').default('ES256'),
   // OpenID Connect Core §3.1.3.7: RS256 when a client registered none; Discovery §3 requires it.
   idTokenAlgorithms: list(text()).superRefine((algs, ctx) => {
     algs.forEach((alg, i) => {
@@ -121,7 +121,7 @@ const signingSchema = fields({
   propagationTime: wholeNumber(0, undefined, 'Seconds a new key is published before it signs.').default(3600),
   refreshInterval: wholeNumber(1, undefined, 'Seconds between reloads of the key set from the store.').default(60),
   threads: z.union([z.literal('auto'), z.int({ error: threadsMessage }).min(0, { error: threadsMessage }).max(256, { error: threadsMessage })], { error: threadsMessage })
-    .describe('Sign access tokens and ID tokens on this many worker threads instead of the event loop; `"auto"` is one per core; 0 signs inline. See README "Performance" for when it pays.').default(0),
+    .describe('Sign access tokens and ID tokens on this many worker threads instead of the event loop; `"auto"` is one per core; 0 signs inline. See docs/guides/operations.md, "Signing on threads", for when it pays.').default(0),
 });
 
 const deviceFlowSchema = fields({
@@ -338,7 +338,7 @@ export const userConfigSchema = fields({
     enabled: flag('Default: on when `OTEL_TRACES_EXPORTER` or `OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT` is set; `OTEL_SDK_DISABLED=true` wins.').optional(),
     endpoint: url('URL').describe('The OTLP/HTTP traces URL, e.g. `"http://collector:4318/v1/traces"`. Default: from `OTEL_EXPORTER_OTLP_*`, else `http://localhost:4318/v1/traces`.').optional(),
     serviceName: text({ max: 200, description: `The \`service.name\` of the spans. Default \`OTEL_SERVICE_NAME\`, else \`"${defaultServiceName}"\`.` }).optional(),
-  }, { expected: 'an object { enabled?, endpoint?, serviceName? }', description: 'OpenTelemetry tracing (README, "Traces"), sent over OTLP/HTTP.' }).optional(),
+  }, { expected: 'an object { enabled?, endpoint?, serviceName? }', description: 'OpenTelemetry tracing (docs/guides/operations.md, "Traces"), sent over OTLP/HTTP.' }).optional(),
   authThrottle: authThrottleSchema.prefault({}),
   passwordThrottle: passwordThrottleSchema.prefault({}),
   introspectionLimit: introspectionLimitSchema.prefault({}),
@@ -371,14 +371,14 @@ export const userConfigSchema = fields({
   passwordRules: checkedBy<PasswordRulesConfig>(
     // The checker names whole paths (`passwordRules.minLength`); the field's own issues are relative to it.
     (add, value) => checkPasswordRulesConfig({ add: (path, message) => add(path.replace(/^passwordRules\.?/, ''), message) }, value),
-    'What a password set for a database user must meet: `{ minLength? (8), refused? ([]) }`; the username and more than 1024 characters are always refused (README, "Users").',
+    'What a password set for a database user must meet: `{ minLength? (8), refused? ([]) }`; the username and more than 1024 characters are always refused (docs/guides/signing-users-in.md, "Users").',
   ).optional(),
   // Checked with the issuer beside it (an https issuer wants https assets): `cross-checks.ts`.
-  pages: z.custom<PagesConfig>(() => true).optional().describe('The pages\' look: product name, logo, colours, style sheet, legal links, templates (README, "Branding the pages").'),
+  pages: z.custom<PagesConfig>(() => true).optional().describe('The pages\' look: product name, logo, colours, style sheet, legal links, templates (docs/guides/signing-users-in.md, "Branding the pages").'),
   // ISSUE 34: the checkers name whole paths (`identityProviders[0].type`); the field's own issues are relative to it.
   identityProviders: checkedBy<IdentityProviderConfig[]>(
     (add, value) => checkIdentityProviders({ add: (path, message) => add(path.replace(/^identityProviders\.?/, ''), message) }, value),
-    'Upstream OpenID Connect (`type: "oidc"`, with `issuer`) and OAuth 2.0 (`type: "oauth2"`, with `authorizationUrl`, `tokenUrl`, `userInfoUrl`) providers people may sign in with, each `{ name, displayName, clientId, clientSecret | privateKeyJwt, scopes?, claimMapping?, allowedEmailDomains?, requiredClaim?, trustEmailVerified? (false), timeout? (10) }` (README, "Sign in with your identity provider").',
+    'Upstream OpenID Connect (`type: "oidc"`, with `issuer`) and OAuth 2.0 (`type: "oauth2"`, with `authorizationUrl`, `tokenUrl`, `userInfoUrl`) providers people may sign in with, each `{ name, displayName, clientId, clientSecret | privateKeyJwt, scopes?, claimMapping?, allowedEmailDomains?, requiredClaim?, trustEmailVerified? (false), timeout? (10) }` (docs/guides/signing-users-in.md, "Sign in with your identity provider").',
   ).optional(),
   // `hidePasswordForm` needs `identityProviders`: checked across both in `cross-checks.ts`.
   upstreamSignIn: checkedBy<UpstreamSignInConfig>(

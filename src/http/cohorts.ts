@@ -10,7 +10,7 @@
  * next starts, and every step finds the CPU caches full of the other steps: an ES256 signature
  * took about 55 µs that way against 39 µs right after another one. Step by step across a
  * cohort, each step's code and data stay cached. This is cohort scheduling (Larus and Parkes,
- * "Using Cohort Scheduling to Enhance Server Performance", USENIX 2002); README "Performance"
+ * "Using Cohort Scheduling to Enhance Server Performance", USENIX 2002); docs/guides/performance.md
  * has the measurements.
  *
  * A request waits at most for the rest of its turn, and an idle server answers as before. No

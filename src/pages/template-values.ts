@@ -1,6 +1,6 @@
 /**
  * What each template a deployment may replace (`pages.templates`) can use: the names here are
- * checked when the template is parsed at start-up, and are the README's table ("Branding the
+ * checked when the template is parsed at start-up, and are the table of docs/guides/signing-users-in.md ("Branding the
  * pages"). The values are built beside the built-in templates (`sign-in-templates.ts`,
  * `device-templates.ts`, `page-shell.ts`) from the same views and words.
  */

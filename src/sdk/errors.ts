@@ -106,7 +106,7 @@ const maxDescriptionLength = 500;
 /**
  * A description fit for the wire, whoever wrote it: quotes become `'`, backslashes `/`, anything
  * else outside RFC 6749 §5.2's set `?`, and it is cut at 500 characters. A description is ours
- * to write and never echoes the request (README "Errors"); this is the guarantee that holds even
+ * to write and never echoes the request (docs/reference/endpoints.md); this is the guarantee that holds even
  * for a plugin that forgets.
  */
 export function safeDescription(text: string): string {

@@ -4,7 +4,7 @@
  *
  * jose 6 signs and verifies through WebCrypto, whose async round trip (on libuv's thread pool
  * for RSA and ECDSA) costs about as much as the operation itself on a single core: ES256 signing
- * ~210 µs against ~50 µs here, RS256 verification ~40 µs against ~20 µs (README "Performance").
+ * ~210 µs against ~50 µs here, RS256 verification ~40 µs against ~20 µs (docs/guides/performance.md).
  * This module only signs, splits and checks a signature; what to trust (the accepted algorithms,
  * the key's fit to `alg`) is the caller's to decide first.
  */

@@ -5,7 +5,7 @@
  * primary-key B-tree: on SQLite each such insert writes a page of its own to the write-ahead log
  * and later back into the database. A key that starts with a time keeps that time in front of
  * the hash, so records made together sit together in the index, and a commit of many of them
- * writes a few pages instead of one each (measured in the README, "Performance").
+ * writes a few pages instead of one each (measured in docs/guides/performance.md).
  */
 
 /** 12 lowercase hex digits of epoch milliseconds and a dot: what `timeOrderedKey` puts in front. */

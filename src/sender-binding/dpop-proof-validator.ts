@@ -219,7 +219,7 @@ export function createDpopProofValidator({ config, store, clock, nonces }: {
    * The record is the key, the `jti` and the `iat`, which a replayed proof repeats; `iat` goes in
    * front as a time, so these inserts (one per request) sit together in the store's index instead
    * of each on a random page. A proof with a used `jti` and another `iat` is a new record, and
-   * only the holder of the private key can sign one (README, "Sender-constrained tokens: DPoP").
+   * only the holder of the private key can sign one (docs/guides/sender-constrained-tokens.md).
    */
   async function recordJti(jkt: string, jti: string, iat: number): Promise<void> {
     const nowMs = clock.now();

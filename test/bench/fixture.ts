@@ -99,7 +99,7 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
     { clientId: 'web', clientSecrets: shared(secrets.web), allowedGrantTypes: ['password'], allowedScopes: ['api1.read'] },
     // A web app signing users in: codes (PKCE) and rotating refresh tokens.
     webApp,
-    // The same web app with ES256 ID tokens (README "ID token algorithms"); the same secret.
+    // The same web app with ES256 ID tokens (docs/guides/operations.md "ID token algorithms"); the same secret.
     { ...webApp, clientId: 'webapp-es256', allowedIdentityTokenSigningAlgorithms: ['ES256'] },
     { clientId: 'api1.client', clientSecrets: shared(secrets.delegation), allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'], allowedSubjectTokenAudiences: ['api1'] },
   ];

@@ -11,7 +11,7 @@ import { contrastRatio, isCssColor } from '../../src/config/validate-branding.js
 const https = { issuer: 'https://id.example.com' };
 
 describe('pages config', () => {
-  it('accepts the README\'s example and resolves files against the config folder', () => {
+  it('accepts the branding guide\'s example and resolves files against the config folder', () => {
     const pages = {
       productName: 'Acme Cloud', logo: './branding/logo.svg', stylesheet: 'https://cdn.acme.example/id.css', colors: { primary: '#0b5cad', background: '#eef3f8', text: '#102030' },
       privacyPolicyUrl: 'https://acme.example/privacy', termsUrl: 'https://acme.example/terms', templates: { signIn: './branding/sign-in.html' },

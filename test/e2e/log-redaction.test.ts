@@ -1,5 +1,5 @@
 /**
- * Nothing secret reaches a log line or an event (README "Running it", SECURITY.md "Logs and
+ * Nothing secret reaches a log line or an event (docs/guides/operations.md "Running it", SECURITY.md "Logs and
  * events"): one server at `trace` level with its log captured and the event-recorder sink
  * loaded, a full scenario over HTTP with known secrets, passwords, assertions, tokens and codes
  * (successes and failures of every flow), then a search of the whole log and every event for

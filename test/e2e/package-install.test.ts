@@ -46,7 +46,7 @@ beforeAll(async () => {
   // Packed from a copy of what a clone holds, so its build (dist/, types/) never writes into the
   // repository while other suites read it.
   const clone = join(root, 'clone');
-  for (const entry of ['package.json', 'README.md', 'SECURITY.md', 'tsconfig.json', 'tsconfig.build.json', 'tsconfig.types.json', 'bin', 'src', 'plugins']) {
+  for (const entry of ['package.json', 'README.md', 'SECURITY.md', 'tsconfig.json', 'tsconfig.build.json', 'tsconfig.types.json', 'bin', 'src', 'plugins', 'docs']) {
     cpSync(join(repoRoot, entry), join(clone, entry), { recursive: true });
   }
   symlinkSync(join(repoRoot, 'node_modules'), join(clone, 'node_modules'), 'dir');
@@ -93,7 +93,10 @@ describe('the packed tarball', () => {
     expect(files).toEqual(expect.arrayContaining([
       'package.json', 'README.md', 'bin/svc.mjs', 'dist/cli/main.js', 'dist/sdk/index.js', 'types/sdk/index.d.ts',
       'plugins/shared-secret/index.ts', 'plugins/private-key-jwt/index.ts', 'plugins/delegation/index.ts', 'plugins/token-exchange/index.ts',
+      // The README's guides and references travel with it, so its links work where the package is read.
+      'docs/guides/getting-started.md', 'docs/reference/endpoints.md', 'docs/config-reference.md', 'docs/cli-reference.md', 'docs/device-flow.png',
     ]));
+    expect(files.filter((f) => f.startsWith('docs/bench/'))).toEqual([]);
     expect(files.filter((f) => /^(test|src|node_modules|data)\//.test(f) || f.endsWith('.test.ts') || f === 'svc.config.ts')).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(app, 'node_modules', 'svc-token-service', 'package.json'), 'utf8')) as { private?: boolean; bin: Record<string, string> };
     expect(manifest.private).toBeUndefined();

@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
-import { readmeSection, runReadmeScript, sampleConfig, shellBlocks } from '../support/readme.js';
+import { docSection, runReadmeScript, sampleConfig, shellBlocks } from '../support/readme.js';
 import { importDefault } from '../../src/config/module-loader.js';
 import type { UserConfig } from '../../src/config/schema.js';
 
-const section = readmeSection('### Branding the pages', '### Where the pages live');
+const section = docSection('docs/guides/signing-users-in.md', '## Branding the pages', '## Where the pages live');
 const block = (lang: string): string => {
   const found = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(section);
   if (!found) throw new Error(`no ${lang} block in "Branding the pages"`);
@@ -34,7 +34,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('README "Branding the pages"', () => {
+describe('docs/guides/signing-users-in.md "Branding the pages"', () => {
   it('works verbatim beside the sample config', async () => {
     const stdout = await runReadmeScript(shellBlocks(section)[0]!, { url: server.url, cwd: dir });
     expect(stdout.trim().split('\n')).toEqual([

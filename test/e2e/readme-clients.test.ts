@@ -35,8 +35,8 @@ afterAll(async () => {
 });
 
 function readmeBlocks(): string[] {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Clients at run time'), readme.indexOf('## Running it'));
+  const guide = readFileSync(join(repoRoot, 'docs/guides/machine-to-machine.md'), 'utf8');
+  const section = guide.slice(guide.indexOf('## Clients at run time'), guide.indexOf('## private_key_jwt'));
   return [...section.matchAll(/```(?:sh|ts)\n([\s\S]*?)```/g)].map((m) => m[1]!);
 }
 
@@ -47,7 +47,7 @@ const run = (script: string) =>
     env: { ...process.env, SVC_CONFIG: configFile },
   });
 
-describe('README "Clients at run time"', () => {
+describe('docs/guides/machine-to-machine.md "Clients at run time"', () => {
   it('adds a client, uses it, rotates its secret with an overlap, shows and tests it', async () => {
     const [use] = readmeBlocks();
     const { stdout } = await run(use!);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { basic, postForm, startServer, type TestServer } from '../support/server.js';
 import { Browser, signInAndAuthorize } from '../support/sign-in.js';
-import { readmeSection, runReadmeScript, sampleConfig, shellBlocks } from '../support/readme.js';
+import { docSection, runReadmeScript, sampleConfig, shellBlocks } from '../support/readme.js';
 
 let server: TestServer;
 const dir = mkdtempSync(join(tmpdir(), 'svc-readme-'));
@@ -22,9 +22,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('README "Sender-constrained tokens: DPoP"', () => {
+const guide = 'docs/guides/sender-constrained-tokens.md';
+
+describe('docs/guides/sender-constrained-tokens.md "Sender-constrained tokens: DPoP"', () => {
   it('works verbatim against the sample config', async () => {
-    const stdout = await runReadmeScript(shellBlocks(readmeSection('## Sender-constrained tokens: DPoP'))[0]!, { url: server.url, cwd: dir });
+    const stdout = await runReadmeScript(shellBlocks(docSection(guide, '## Sender-constrained tokens: DPoP', '## Mutual TLS'))[0]!, { url: server.url, cwd: dir });
     // curl -s prints no newline after a body: the answers follow each other on one line.
     const userinfoAt = stdout.indexOf('{"sub"');
     const bearerAt = stdout.indexOf('HTTP/1.1 ');
@@ -38,7 +40,7 @@ describe('README "Sender-constrained tokens: DPoP"', () => {
   });
 
   it('binds a pushed request to the key: its code is redeemed only with a proof of dpop.pem', async () => {
-    const [, par] = shellBlocks(readmeSection('## Sender-constrained tokens: DPoP'));
+    const [, par] = shellBlocks(docSection(guide, '## Sender-constrained tokens: DPoP', '## Mutual TLS'));
     // The first block made dpop.pem in the same folder.
     const pushed = JSON.parse(await runReadmeScript(par!, { url: server.url, cwd: dir })) as { request_uri: string; expires_in: number };
     expect(pushed).toEqual({ request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:[\w-]{43}$/), expires_in: 60 });

@@ -25,13 +25,13 @@ afterAll(async () => {
 
 /** The fenced blocks of the section, in order. */
 function blocks(): Array<{ lang: string; text: string }> {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const readme = readFileSync(join(repoRoot, 'docs/guides/sender-constrained-tokens.md'), 'utf8');
   const start = readme.indexOf('### The service terminates TLS');
   const section = readme.slice(start, readme.indexOf('### Behind a TLS-terminating proxy', start));
   return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, text: m[2]! }));
 }
 
-describe('README "The service terminates TLS"', () => {
+describe('docs/guides/sender-constrained-tokens.md "The service terminates TLS"', () => {
   it('works verbatim: the certificates, the config and the curl commands', async () => {
     const [certificates, config, commands] = blocks();
     expect([certificates?.lang, config?.lang, commands?.lang]).toEqual(['sh', 'ts', 'sh']);

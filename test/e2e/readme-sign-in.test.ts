@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
-import { readmeSection, runReadmeScript, sampleConfig, shellBlocks } from '../support/readme.js';
+import { docSection, runReadmeScript, sampleConfig, shellBlocks } from '../support/readme.js';
 
 let server: TestServer;
 const dir = mkdtempSync(join(tmpdir(), 'svc-readme-'));
@@ -22,9 +22,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('README "Sign in a user"', () => {
+const guide = 'docs/guides/signing-users-in.md';
+
+describe('docs/guides/signing-users-in.md "Sign in a user"', () => {
   it('works verbatim against the sample config', async () => {
-    const stdout = await runReadmeScript(shellBlocks(readmeSection('## Sign in a user'))[0]!, { url: server.url, cwd: dir });
+    const stdout = await runReadmeScript(shellBlocks(docSection(guide, '## Sign in a user'))[0]!, { url: server.url, cwd: dir });
     const lines = stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^http:\/\/localhost:8080\/callback\?code=[\w-]+&state=af0ifjsldkj&iss=/);
     const tokens = JSON.parse(lines[1]!) as Record<string, unknown>;
@@ -38,7 +40,7 @@ describe('README "Sign in a user"', () => {
 
   // A base64url verifier starts with '-' one time in 64; node must not read it as an option.
   it("computes the PKCE challenge of a verifier that starts with '-'", () => {
-    const line = shellBlocks(readmeSection('## Sign in a user'))[0]!.split('\n').find((l) => l.startsWith('CHALLENGE='))!;
+    const line = shellBlocks(docSection(guide, '## Sign in a user'))[0]!.split('\n').find((l) => l.startsWith('CHALLENGE='))!;
     const verifier = '-KSB7iWMFgwtSOzxctu6RaXv5A4ntILR9NqomGX1Cf8';
     const challenge = execFileSync('bash', ['-euo', 'pipefail', '-c', `${line}\necho "$CHALLENGE"`], { env: { ...process.env, VERIFIER: verifier }, encoding: 'utf8' }).trim();
     expect(challenge).toBe(createHash('sha256').update(verifier).digest('base64url'));

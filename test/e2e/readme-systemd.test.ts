@@ -10,14 +10,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const section = readme.slice(readme.indexOf('### As a systemd service'));
+const guide = readFileSync(new URL('../../docs/guides/operations.md', import.meta.url), 'utf8');
+const section = guide.slice(guide.indexOf('### As a systemd service'));
 const unit = /```ini\n([\s\S]*?)```/.exec(section)?.[1];
 const dir = mkdtempSync(join(tmpdir(), 'svc-systemd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("the README's systemd unit", () => {
-  it('is in the README', () => {
+  it('is in the operations guide', () => {
     expect(unit).toContain('ExecStart=');
   });
 

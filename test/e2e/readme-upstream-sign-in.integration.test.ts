@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
 import { validateUserConfig } from '../../src/config/validate.js';
-import { readmeSection, runReadmeScript, sampleConfig, shellBlocks } from '../support/readme.js';
+import { docSection, runReadmeScript, sampleConfig, shellBlocks } from '../support/readme.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { startGithubLike, type GithubLikeUpstream } from '../support/upstream-providers.js';
 
-const section = readmeSection('## Sign in with your identity provider', '## Sender-constrained tokens');
+const section = docSection('docs/guides/signing-users-in.md', '## Sign in with your identity provider', '## The device page');
 /** Each `identityProviders: [...]` of the section's ts blocks, evaluated as the config file would. */
 const providerLists = [...section.matchAll(/```ts\nidentityProviders: (\[[\s\S]*?\n\]),\n```/g)].map(([, list]) => list!);
 const evaluate = (list: string): UserConfig['identityProviders'] =>
@@ -33,7 +33,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('README "Sign in with your identity provider"', () => {
+describe('docs/guides/signing-users-in.md "Sign in with your identity provider"', () => {
   it('has configs for Entra ID and Google that start', () => {
     expect(providerLists).toHaveLength(3);
     for (const list of providerLists.slice(0, 2)) expect(validateUserConfig({ identityProviders: evaluate(list) })).toEqual([]);

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
 import { firstPartyPlugins, repoRoot, startServer, type TestServer } from '../support/server.js';
-import { readmeSection, sampleConfig } from '../support/readme.js';
+import { docSection, sampleConfig } from '../support/readme.js';
 import { testKeyFiles } from '../support/test-keys.js';
 
 let server: TestServer | undefined;
@@ -28,9 +28,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('README "Users"', () => {
+describe('docs/guides/signing-users-in.md "Users"', () => {
   it('adds a user who signs in at once; disabled, cannot; a generated password; update and show', async () => {
-    const [script] = [...readmeSection('## Users', '## Clients at run time').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const [script] = [...docSection('docs/guides/signing-users-in.md', '## Users', '## Sign in with your identity provider').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
     const { stdout, stderr } = await promisify(execFile)(
       'bash', ['-euo', 'pipefail', '-c', script!.replaceAll('http://localhost:5000', server!.url).replaceAll('npx svc', `node ${join(repoRoot, 'bin/svc.mjs')}`)],
       { cwd: dir, timeout: 120_000, env: { ...process.env, SVC_CONFIG: configFile } },

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run fuzz`. TypeScript loaded through jiti, as the benchmark and the service do.
-// Settings: FUZZ_SECONDS (default 60), FUZZ_SEED, FUZZ_PATH. See the README's "Fuzzing".
+// Settings: FUZZ_SECONDS (default 60), FUZZ_SEED, FUZZ_PATH. See docs/guides/working-on-the-code.md, "Fuzzing".
 import { createJiti } from 'jiti';
 
 const jiti = createJiti(import.meta.url, { interopDefault: true });

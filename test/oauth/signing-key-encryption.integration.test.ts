@@ -191,6 +191,6 @@ describe('rotation of the key-encryption key', () => {
     const configFile = join(dir, 'svc.config.json');
     writeFileSync(configFile, JSON.stringify({ issuer: 'https://issuer.test', store: 'sqlite:./svc.db', pluginDirs: [] }));
     const run = await runCliWith({}, 'keys', 'rewrap', '--config', configFile);
-    expect(run).toEqual({ code: 1, stdout: '', stderr: 'svc: no key-encryption key is configured: set signing.keyEncryptionKeys first (see README, "Signing keys").\n' });
+    expect(run).toEqual({ code: 1, stdout: '', stderr: 'svc: no key-encryption key is configured: set signing.keyEncryptionKeys first (see docs/guides/operations.md, "Signing keys").\n' });
   });
 });

@@ -1,4 +1,4 @@
-// The tests' upstream identity providers, started by hand for the README's "Sign in with your
+// The tests' upstream identity providers, started by hand for docs/guides/signing-users-in.md's "Sign in with your
 // identity provider": `node test/support/upstream-demo.mjs`. A GitHub-shaped OAuth 2.0 server
 // on 127.0.0.1:5010 (client `gh-client`, secret `gh-secret`; it approves at once as `octocat`)
 // and node-oidc-provider on 127.0.0.1:5011 (client `svc`, secret `upstream-secret`; its login

@@ -68,7 +68,7 @@ export async function createKeyRing({ config, store, clock, logger, keyWaitMs = 
   // A store that outlives the process, reachable from beyond this machine (the issuer is not on
   // loopback): a copy of it would sign tokens. A loopback-only development setup is left quiet.
   if (!protector.enabled && managedAlgs.length > 0 && config.store !== 'memory' && !isLoopbackHost(new URL(config.issuer).hostname)) {
-    logger.warn({ store: config.store.split(':')[0] }, 'signing keys are stored unencrypted: set signing.keyEncryptionKeys (see README, "Signing keys")');
+    logger.warn({ store: config.store.split(':')[0] }, 'signing keys are stored unencrypted: set signing.keyEncryptionKeys (see docs/guides/operations.md, "Signing keys")');
   }
   for (const alg of configuredAlgs) if (!algorithms.includes(alg as SigningAlgorithm)) algorithms.push(alg as SigningAlgorithm);
 

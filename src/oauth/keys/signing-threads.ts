@@ -1,7 +1,7 @@
 /**
  * Signatures on worker threads (`signing.threads`), so that one process signs on more than one
  * core. Signing inline, a process is one core, and the RSA signature of an RS256 token (about
- * 260 µs) is most of a request. Measured on two cores (README "Performance"): one worker of the
+ * 260 µs) is most of a request. Measured on two cores (docs/guides/performance.md): one worker of the
  * service issued RS256 tokens 1.70× as fast with two threads (cluster mode's two workers: 1.91×),
  * and bare Koa plus one RS256 signature went 2.01× (test/bench/signing-pool.mjs).
  *
