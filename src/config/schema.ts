@@ -286,6 +286,24 @@ const adminSchema = fields({
   host: text({ description: 'The address the admin API listens on.' }).default('127.0.0.1'),
 }, { expected: 'an object { port, host? }', description: 'The admin API (docs/guides/admin-api.md): clients, API resources, users, signing keys and grants over HTTP, for a token of this service with scope `admin` or `admin.read`. Off unless set.' });
 
+// Issue 34: the mail server "Forgot password?" sends its links through (`src/mail/`). Its password is
+// never echoed, not even in a config error message.
+const smtpSchema = fields({
+  host: text({ description: 'The mail server\'s host name or address, e.g. `"smtp.example.com"`.' }),
+  port: wholeNumber(1, 65535, 'The mail server\'s port: 587 for STARTTLS (submission), 465 for `security: "tls"`.').default(587),
+  security: oneOf(['starttls', 'tls', 'none'], 'How the connection is protected: `"starttls"` (upgrade, required: the mail is not sent in the clear), `"tls"` (TLS from the first byte, port 465) or `"none"` (plain text, only for a relay on the same host).').default('starttls'),
+  auth: fields({
+    user: text({ description: 'The account name at the mail server.' }),
+    password: z.string({ error: 'expected a non-empty string' }).min(1, { error: 'expected a non-empty string' }).describe('Its password, e.g. `process.env.SMTP_PASSWORD`; never logged.'),
+  }, { expected: 'an object { user, password }', description: 'Sign in to the mail server (SMTP AUTH); absent: no sign-in.' }).optional(),
+  from: text({ description: 'The sender of the mails, e.g. `"Example Sign-in <no-reply@example.com>"`.' }),
+  caFile: text({ description: 'A PEM file of the certificate authorities the mail server\'s certificate is checked against, relative to the config file; absent: the system\'s.' }).optional(),
+  resetLinkLifetime: wholeNumber(300, 86400, 'Seconds a password reset link works (once).').default(1800),
+}, {
+  expected: 'an object { host, port?, security?, auth?, from, caFile?, resetLinkLifetime? }',
+  description: 'A mail server (SMTP): with it the sign-in page offers "Forgot password?", which mails a single-use reset link to a user the database keeps (docs/guides/password-reset.md). Off unless set.',
+});
+
 /** The whole config; the order of the fields is the order of the messages and of the reference. */
 export const userConfigSchema = fields({
   issuer: url('issuer').describe('Issuer identifier URL. Default `http://localhost:<port>`.').optional(),
@@ -371,6 +389,7 @@ export const userConfigSchema = fields({
     (add, value) => checkUpstreamSignIn({ add: (path, message) => add(path.replace(/^upstreamSignIn\.?/, ''), message) }, value),
     'How upstream sign-in shows and links accounts: `{ hidePasswordForm? (false), linkByVerifiedEmail? (false) }`.',
   ).optional(),
+  smtp: smtpSchema.optional(),
   secondFactor: fields({
     enrolmentRequired: flag('Every user the database keeps must have a second factor: one without gets a grace sign-in with the password that leads straight to setting up one-time codes, and the request goes on once the first code is right (docs/guides/passkeys-and-one-time-codes.md).').default(false),
     passkeys: flag('Offer passkeys (WebAuthn): registered on `/account/second-factor`, used as the second factor after a password and to sign in without one. The issuer\'s host is the relying party id, so it must be a domain (not an IP address) served over https, or `localhost`. The passkey forms need JavaScript.').default(false),
@@ -408,6 +427,7 @@ export type ClientStoresConfig = z.input<typeof clientStoresSchema>;
 export type RegistrationConfig = z.input<typeof registrationSchema>;
 export type ClientIdMetadataDocumentsConfig = z.input<typeof clientIdMetadataDocumentsSchema>;
 export type AdminConfig = z.input<typeof adminSchema>;
+export type SmtpConfig = z.input<typeof smtpSchema>;
 
 export type TraceExporterName = 'otlp' | 'console';
 

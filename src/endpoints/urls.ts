@@ -12,6 +12,8 @@ export const paths = {
   devicePage: '/device',
   /** A user changes their own password (issue 34). */
   accountPassword: '/account/password',
+  /** "Forgot password?": a reset link by mail (issue 34), when `smtp` is configured. */
+  accountPasswordReset: '/account/password-reset',
   /** A user sets up one-time codes and recovery codes (issue 35). */
   accountSecondFactor: '/account/second-factor',
   authorize: '/connect/authorize',

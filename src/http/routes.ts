@@ -25,6 +25,8 @@ export interface Endpoints {
   devicePage?: Middleware;
   /** The password change page (HTML, GET and POST). */
   accountPage?: Middleware;
+  /** Issue 34: `/account/password-reset`, only with `smtp` configured. */
+  passwordResetPage?: Middleware;
   /** Issue 35: `/account/second-factor`. */
   secondFactorPage?: Middleware;
   /** GET/POST /connect/authorize and the sign-in and consent pages' POSTs (HTML). */
@@ -99,6 +101,7 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
   post(paths.deviceAuthorization, endpoints.deviceAuthorization, true);
   if (endpoints.devicePage) router.get(paths.devicePage, endpoints.devicePage).post(paths.devicePage, endpoints.devicePage);
   if (endpoints.accountPage) router.get(paths.accountPassword, endpoints.accountPage).post(paths.accountPassword, endpoints.accountPage);
+  if (endpoints.passwordResetPage) router.get(paths.accountPasswordReset, endpoints.passwordResetPage).post(paths.accountPasswordReset, endpoints.passwordResetPage);
   if (endpoints.secondFactorPage) router.get(paths.accountSecondFactor, endpoints.secondFactorPage).post(paths.accountSecondFactor, endpoints.secondFactorPage);
   if (endpoints.signIn) {
     router.get(paths.authorize, endpoints.signIn.authorize).post(paths.authorize, endpoints.signIn.authorize);

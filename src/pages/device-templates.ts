@@ -63,7 +63,7 @@ export function templateValues(view: PageView, { action, numericCodes, text }: R
         ...common, intro: text.signIn.intro(html`${view.clientName}`), notice: view.notice && text.notices[view.notice], action,
         hiddenFields: html`${hidden('step', 'sign-in')}${hidden('csrf', view.csrf)}${hidden('user_code', view.userCode)}`,
         username: view.username ?? '', usernameLabel: text.signIn.username, passwordLabel: text.signIn.password, submitLabel: text.signIn.submit,
-        clientName: view.clientName, userCode: view.userCode, codeLabel: text.signIn.code,
+        clientName: view.clientName, userCode: view.userCode, codeLabel: text.signIn.code, forgotPasswordUrl: undefined, forgotPasswordLabel: undefined,
       };
     case 'consent': {
       const t = text.consent;

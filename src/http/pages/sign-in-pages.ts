@@ -48,12 +48,17 @@ export interface SignInPageDeps {
   signInParts: LoadSignInParts;
   /** The deployment's look and templates (`pages` in the config); default the built-in ones. */
   branding?: Branding | undefined;
+  /** Issue 34: `smtp` is configured, so the sign-in form links "Forgot password?". */
+  forgotPassword?: boolean | undefined;
 }
 
 export function createSignInPages(deps: SignInPageDeps) {
   const { logger, limits, signInParts } = deps;
   const issuerPath = new URL(deps.issuer).pathname.replace(/\/$/, '');
-  const pagePaths: SignInPaths = { interaction: issuerPath + paths.signIn, endSession: issuerPath + paths.endSession, home: issuerPath + '/' };
+  const pagePaths: SignInPaths = {
+    interaction: issuerPath + paths.signIn, endSession: issuerPath + paths.endSession, home: issuerPath + '/',
+    ...(deps.forgotPassword ? { forgotPassword: issuerPath + paths.accountPasswordReset } : {}),
+  };
   const readBody = formBodyReader(limits);
 
   function browserOf(ctx: Context, reading: CookieReading): BrowserContext {
