@@ -28,6 +28,12 @@ interface IdentityProviderCommon {
   /** Only people whose upstream claim `name` equals `value` may sign in, e.g. `{ name: 'hd', value: 'contoso.com' }`. */
   requiredClaim?: { name: string; value: string | number | boolean };
   /**
+   * A request whose `login_hint` is an address at one of these domains (exactly, e.g.
+   * `"contoso.com"`) goes straight to this provider, without the sign-in page. An
+   * `acr_values=idp:<name>` naming a provider wins over it. A domain belongs to one provider.
+   */
+  domains?: string[];
+  /**
    * The provider verifies e-mail addresses (it is the authority for the domain, e.g. a company's
    * own Entra ID tenant): only then may a verified `email` link to an existing user, and only
    * when `upstreamSignIn.linkByVerifiedEmail` is on. Default false.
@@ -80,6 +86,8 @@ export interface ResolvedIdentityProvider {
   readonly claimMapping: Readonly<ClaimMapping>;
   readonly allowedEmailDomains?: readonly string[] | undefined;
   readonly requiredClaim?: { readonly name: string; readonly value: string | number | boolean } | undefined;
+  /** Lower case; empty when none. */
+  readonly domains: readonly string[];
   readonly trustEmailVerified: boolean;
   readonly timeout: number;
 }
@@ -98,7 +106,7 @@ export const identityProviderDefaults = {
 
 const commonFields = [
   'name', 'displayName', 'type', 'clientId', 'clientSecret', 'privateKeyJwt', 'scopes', 'claimMapping', 'allowedEmailDomains', 'requiredClaim',
-  'trustEmailVerified', 'timeout',
+  'domains', 'trustEmailVerified', 'timeout',
 ];
 const fieldsOf = { oidc: [...commonFields, 'issuer'], oauth2: [...commonFields, 'authorizationUrl', 'tokenUrl', 'userInfoUrl', 'subjectClaim', 'issuer'] };
 const providerName = /^[a-z0-9][a-z0-9-]{0,39}$/;
@@ -150,6 +158,7 @@ export function checkIdentityProviders(p: Problems, list: unknown): void {
   if (list === undefined) return;
   if (!Array.isArray(list)) return p.add('identityProviders', `expected an array, got ${kindOf(list)}`);
   const names = new Set<string>();
+  const domainOwners = new Map<string, string>();
   list.forEach((entry: unknown, i) => {
     const at = `identityProviders[${i}]`;
     if (!isObject(entry)) return p.add(at, `expected an object, got ${kindOf(entry)}`);
@@ -190,6 +199,16 @@ export function checkIdentityProviders(p: Problems, list: unknown): void {
       if (!Array.isArray(entry.allowedEmailDomains) || entry.allowedEmailDomains.length === 0) p.add(`${at}.allowedEmailDomains`, 'expected a non-empty array of domains, e.g. ["contoso.com"]');
       else entry.allowedEmailDomains.forEach((d, j) => (typeof d === 'string' && domain.test(d) ? undefined : p.add(`${at}.allowedEmailDomains[${j}]`, `expected a domain like "contoso.com", got ${kindOf(d)}`)));
     }
+    if (entry.domains !== undefined) {
+      if (!Array.isArray(entry.domains) || entry.domains.length === 0) p.add(`${at}.domains`, 'expected a non-empty array of domains, e.g. ["contoso.com"]');
+      else entry.domains.forEach((d, j) => {
+        if (typeof d !== 'string' || !domain.test(d)) return p.add(`${at}.domains[${j}]`, `expected a domain like "contoso.com", got ${kindOf(d)}`);
+        // One domain, one provider: a login_hint must not depend on the order of the list.
+        const owner = domainOwners.get(d.toLowerCase());
+        if (owner !== undefined) p.add(`${at}.domains[${j}]`, `"${d}" already goes to identity provider ${owner}`);
+        else domainOwners.set(d.toLowerCase(), typeof entry.name === 'string' ? `"${entry.name}"` : `#${i}`);
+      });
+    }
     if (entry.requiredClaim !== undefined) {
       const rc = entry.requiredClaim;
       if (!isObject(rc) || typeof rc.name !== 'string' || rc.name === '' || !['string', 'number', 'boolean'].includes(typeof rc.value)) {
@@ -222,6 +241,7 @@ export function resolveIdentityProviders(user: { identityProviders?: IdentityPro
       claimMapping: { ...(e.claimMapping ?? identityProviderDefaults.claimMapping) },
       allowedEmailDomains: e.allowedEmailDomains?.map((d) => d.toLowerCase()),
       requiredClaim: e.requiredClaim ? { ...e.requiredClaim } : undefined,
+      domains: (e.domains ?? []).map((d) => d.toLowerCase()),
       trustEmailVerified: e.trustEmailVerified ?? false,
       timeout: e.timeout ?? identityProviderDefaults.timeout,
     })),

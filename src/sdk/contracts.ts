@@ -582,7 +582,8 @@ export interface ExternalSignIn {
   /**
    * Several identity providers to choose from: the host then shows the sign-in page with a
    * button per provider (its `displayName`) and passes the choice to `start` as `provider`; a
-   * request's `acr_values=idp:<name>` skips the page. Without it the host redirects at once.
+   * request's `acr_values=idp:<name>`, or a `login_hint` at one of a provider's `domains`, skips
+   * the page. Without it the host redirects at once.
    */
   readonly providers?: ReadonlyArray<{
     readonly name: string;
@@ -593,6 +594,11 @@ export interface ExternalSignIn {
      * it the browser refuses to go there. Read at every render, so it may be set late.
      */
     readonly formAction?: string | undefined;
+    /**
+     * Issue 34: a request whose `login_hint` is an address at one of these domains (lower case,
+     * matched exactly) goes straight to this provider. `acr_values=idp:<name>` wins over it.
+     */
+    readonly domains?: readonly string[] | undefined;
   }>;
   /** With `providers`: show the username and password form too. Default true. */
   readonly passwordForm?: boolean;

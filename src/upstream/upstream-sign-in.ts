@@ -80,7 +80,9 @@ export function createUpstreamSignIn(deps: UpstreamSignInDeps, clientFor: (p: Re
   // The buttons' CSP `form-action` sources (`ExternalSignIn.providers`): the configured origin at
   // once, the discovered authorization endpoint's as soon as discovery answered (started here,
   // so a provider on another origin than its issuer works from the first click).
-  const buttons = config.identityProviders.map((p) => ({ name: p.name, displayName: p.displayName, formAction: new URL(p.authorizationUrl ?? p.issuer).origin }));
+  const buttons = config.identityProviders.map((p) => ({
+    name: p.name, displayName: p.displayName, formAction: new URL(p.authorizationUrl ?? p.issuer).origin, ...(p.domains.length > 0 ? { domains: p.domains } : {}),
+  }));
   for (const button of buttons) {
     providers.get(button.name)!.upstream.authorizationOrigin().then((origin) => {
       button.formAction = origin;

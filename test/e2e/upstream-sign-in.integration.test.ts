@@ -46,7 +46,7 @@ async function startRig(upstreamSignIn: UserConfig['upstreamSignIn']): Promise<R
     identityProviders: [
       { name: 'corp', displayName: 'Contoso', type: 'oidc', issuer: corpIssuer, clientId: 'svc', clientSecret: 'upstream-secret', trustEmailVerified: true },
       { name: 'corp-pkj', displayName: 'Contoso (key)', type: 'oidc', issuer: corpIssuer, clientId: 'svc-pkj', privateKeyJwt: { key: assertionKey } },
-      { name: 'corp-staff', displayName: 'Contoso staff', type: 'oidc', issuer: corpIssuer, clientId: 'svc', clientSecret: 'upstream-secret', allowedEmailDomains: ['contoso.com'] },
+      { name: 'corp-staff', displayName: 'Contoso staff', type: 'oidc', issuer: corpIssuer, clientId: 'svc', clientSecret: 'upstream-secret', allowedEmailDomains: ['contoso.com'], domains: ['contoso.com'] },
       {
         name: 'github', displayName: 'GitHub', type: 'oauth2', clientId: 'gh-client', clientSecret: 'gh-secret', scopes: ['read:user'], timeout: 1,
         authorizationUrl: `${github.url}/login/oauth/authorize`, tokenUrl: `${github.url}/login/oauth/access_token`, userInfoUrl: `${github.url}/user`,
@@ -136,6 +136,21 @@ describe('the sign-in page with identity providers', () => {
     expect(page.status).toBe(303);
     expect(page.location!.href.startsWith(`${github.url}/login/oauth/authorize?`)).toBe(true);
     expect(page.location!.searchParams.get('code_challenge_method')).toBe('S256');
+  });
+
+  it('a login_hint at a provider\'s domain goes straight to it; acr_values=idp:<name> wins; another domain gets the page', async () => {
+    const browser = new Browser(plain.server.url);
+    const byDomain = await browser.get(authorizeUrl(plain.server, webRequest({ login_hint: 'dana@Contoso.com' }).params));
+    expect(byDomain.status).toBe(303);
+    expect(byDomain.location!.href.startsWith(`${plain.corp.url}/`)).toBe(true);
+    expect(byDomain.location!.searchParams.get('login_hint')).toBe('dana@Contoso.com');
+    const named = await browser.get(authorizeUrl(plain.server, webRequest({ login_hint: 'dana@contoso.com', acr_values: 'idp:github' }).params));
+    expect(named.location!.href.startsWith(`${github.url}/login/oauth/authorize?`)).toBe(true);
+    for (const login_hint of ['dana@fabrikam.com', 'dana@sub.contoso.com', 'contoso.com']) {
+      const page = await browser.get(authorizeUrl(plain.server, webRequest({ login_hint }).params));
+      expect(page.status, login_hint).toBe(200);
+      expect(page.html).toContain('>Sign in with Contoso staff</button>');
+    }
   });
 });
 
