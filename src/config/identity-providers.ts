@@ -39,6 +39,12 @@ interface IdentityProviderCommon {
    * when `upstreamSignIn.linkByVerifiedEmail` is on. Default false.
    */
   trustEmailVerified?: boolean;
+  /**
+   * OpenID Connect: add the provider's own `amr` (RFC 8176, from its ID token) to ours after
+   * `"external"`. Our `acr` and the second-factor step read `amr`, so its `"mfa"` then counts as
+   * a second factor here: only for a provider trusted to say so. Default false.
+   */
+  trustAmr?: boolean;
   /** Seconds any one call to the provider may take. Default 10. */
   timeout?: number;
 }
@@ -89,6 +95,7 @@ export interface ResolvedIdentityProvider {
   /** Lower case; empty when none. */
   readonly domains: readonly string[];
   readonly trustEmailVerified: boolean;
+  readonly trustAmr: boolean;
   readonly timeout: number;
 }
 
@@ -106,7 +113,7 @@ export const identityProviderDefaults = {
 
 const commonFields = [
   'name', 'displayName', 'type', 'clientId', 'clientSecret', 'privateKeyJwt', 'scopes', 'claimMapping', 'allowedEmailDomains', 'requiredClaim',
-  'domains', 'trustEmailVerified', 'timeout',
+  'domains', 'trustEmailVerified', 'trustAmr', 'timeout',
 ];
 const fieldsOf = { oidc: [...commonFields, 'issuer'], oauth2: [...commonFields, 'authorizationUrl', 'tokenUrl', 'userInfoUrl', 'subjectClaim', 'issuer'] };
 const providerName = /^[a-z0-9][a-z0-9-]{0,39}$/;
@@ -215,7 +222,9 @@ export function checkIdentityProviders(p: Problems, list: unknown): void {
         p.add(`${at}.requiredClaim`, 'expected { name: "<upstream claim>", value: <string, number or boolean> }');
       }
     }
-    if (entry.trustEmailVerified !== undefined && typeof entry.trustEmailVerified !== 'boolean') p.add(`${at}.trustEmailVerified`, `expected true or false, got ${kindOf(entry.trustEmailVerified)}`);
+    for (const key of ['trustEmailVerified', 'trustAmr'] as const) {
+      if (entry[key] !== undefined && typeof entry[key] !== 'boolean') p.add(`${at}.${key}`, `expected true or false, got ${kindOf(entry[key])}`);
+    }
     if (entry.timeout !== undefined && (typeof entry.timeout !== 'number' || !Number.isInteger(entry.timeout) || entry.timeout < 1 || entry.timeout > 60)) {
       p.add(`${at}.timeout`, `expected whole seconds from 1 to 60, got ${kindOf(entry.timeout)}`);
     }
@@ -243,6 +252,7 @@ export function resolveIdentityProviders(user: { identityProviders?: IdentityPro
       requiredClaim: e.requiredClaim ? { ...e.requiredClaim } : undefined,
       domains: (e.domains ?? []).map((d) => d.toLowerCase()),
       trustEmailVerified: e.trustEmailVerified ?? false,
+      trustAmr: e.trustAmr ?? false,
       timeout: e.timeout ?? identityProviderDefaults.timeout,
     })),
     upstreamSignIn: {

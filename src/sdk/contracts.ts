@@ -225,6 +225,8 @@ export type GrantSubject =
       readonly kind: 'user'; readonly id: string; readonly authTime: number;
       /** How the user signed in (RFC 8176 `amr`, e.g. `["pwd", "otp", "mfa"]`) and the class it met (OIDC Core `acr`), when known. */
       readonly amr?: readonly string[] | undefined; readonly acr?: string | undefined;
+      /** Issue 34: the upstream identity provider the user signed in at (its configured `name`), IdentityServer's `idp` claim. */
+      readonly idp?: string | undefined;
     }
   | { readonly kind: 'client'; readonly id: string };
 
@@ -555,7 +557,17 @@ export interface ExternalSignInRequest {
 
 /** The identity provider's answer as the plugin reads it: the `state` it was given, and who signed in or why not. */
 export type ExternalSignInResult =
-  | { readonly state: string; readonly subject: string }
+  | {
+      readonly state: string; readonly subject: string;
+      /**
+       * Issue 34: how the person signed in there (RFC 8176 method names, at most ten); the
+       * tokens' `amr` is `["external", ...these]`. They count for our `acr` (an `"mfa"` here is a
+       * second factor): return only what the provider is trusted to say.
+       */
+      readonly amr?: readonly string[];
+      /** Issue 34: the provider's name, the tokens' `idp` claim (`[\w.:-]`, at most 64 characters). */
+      readonly idp?: string;
+    }
   | {
       readonly state: string;
       readonly message: string;

@@ -172,7 +172,9 @@ export function createUpstreamSignIn(deps: UpstreamSignInDeps, clientFor: (p: Re
         throw err;
       }
       logger.info({ provider: p.p.name, subject: local.subject, account: local.how }, 'upstream sign-in');
-      return { state: pending.hostState, subject: local.subject };
+      // The ID token's `amr` only from a provider trusted to say it (`trustAmr`): it counts for our `acr`.
+      const amr = p.p.type === 'oidc' && p.p.trustAmr && Array.isArray(answer.claims.amr) ? { amr: answer.claims.amr as string[] } : {};
+      return { state: pending.hostState, subject: local.subject, idp: p.p.name, ...amr };
     },
   };
 }
