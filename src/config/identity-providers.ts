@@ -51,6 +51,14 @@ interface IdentityProviderCommon {
 
 export interface OidcProviderConfig extends IdentityProviderCommon {
   type: 'oidc';
+  /**
+   * When a person who signed in here signs out of our service (`/connect/endsession`), send the
+   * browser to the provider's `end_session_endpoint` (RP-Initiated Logout 1.0) to sign out there
+   * too, then on with our logout. Keeps the provider's ID token in our session (the
+   * `id_token_hint`). Register `<issuer>/connect/endsession/callback` at the provider as a
+   * post-logout redirect URI. Default false.
+   */
+  logoutAtProvider?: boolean;
   /** The issuer; `<issuer>/.well-known/openid-configuration` is read at start-up (OIDC Discovery §4). */
   issuer: string;
 }
@@ -96,6 +104,7 @@ export interface ResolvedIdentityProvider {
   readonly domains: readonly string[];
   readonly trustEmailVerified: boolean;
   readonly trustAmr: boolean;
+  readonly logoutAtProvider: boolean;
   readonly timeout: number;
 }
 
@@ -115,7 +124,7 @@ const commonFields = [
   'name', 'displayName', 'type', 'clientId', 'clientSecret', 'privateKeyJwt', 'scopes', 'claimMapping', 'allowedEmailDomains', 'requiredClaim',
   'domains', 'trustEmailVerified', 'trustAmr', 'timeout',
 ];
-const fieldsOf = { oidc: [...commonFields, 'issuer'], oauth2: [...commonFields, 'authorizationUrl', 'tokenUrl', 'userInfoUrl', 'subjectClaim', 'issuer'] };
+const fieldsOf = { oidc: [...commonFields, 'issuer', 'logoutAtProvider'], oauth2: [...commonFields, 'authorizationUrl', 'tokenUrl', 'userInfoUrl', 'subjectClaim', 'issuer'] };
 const providerName = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const domain = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 
@@ -222,7 +231,7 @@ export function checkIdentityProviders(p: Problems, list: unknown): void {
         p.add(`${at}.requiredClaim`, 'expected { name: "<upstream claim>", value: <string, number or boolean> }');
       }
     }
-    for (const key of ['trustEmailVerified', 'trustAmr'] as const) {
+    for (const key of ['trustEmailVerified', 'trustAmr', 'logoutAtProvider'] as const) {
       if (entry[key] !== undefined && typeof entry[key] !== 'boolean') p.add(`${at}.${key}`, `expected true or false, got ${kindOf(entry[key])}`);
     }
     if (entry.timeout !== undefined && (typeof entry.timeout !== 'number' || !Number.isInteger(entry.timeout) || entry.timeout < 1 || entry.timeout > 60)) {
@@ -253,6 +262,7 @@ export function resolveIdentityProviders(user: { identityProviders?: IdentityPro
       domains: (e.domains ?? []).map((d) => d.toLowerCase()),
       trustEmailVerified: e.trustEmailVerified ?? false,
       trustAmr: e.trustAmr ?? false,
+      logoutAtProvider: e.type === 'oidc' ? (e.logoutAtProvider ?? false) : false,
       timeout: e.timeout ?? identityProviderDefaults.timeout,
     })),
     upstreamSignIn: {

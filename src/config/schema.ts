@@ -382,7 +382,7 @@ export const userConfigSchema = fields({
   // ISSUE 34: the checkers name whole paths (`identityProviders[0].type`); the field's own issues are relative to it.
   identityProviders: checkedBy<IdentityProviderConfig[]>(
     (add, value) => checkIdentityProviders({ add: (path, message) => add(path.replace(/^identityProviders\.?/, ''), message) }, value),
-    'Upstream OpenID Connect (`type: "oidc"`, with `issuer`) and OAuth 2.0 (`type: "oauth2"`, with `authorizationUrl`, `tokenUrl`, `userInfoUrl`) providers people may sign in with, each `{ name, displayName, clientId, clientSecret | privateKeyJwt, scopes?, claimMapping?, allowedEmailDomains?, requiredClaim?, domains? (login_hint domains that go straight to it), trustEmailVerified? (false), trustAmr? (false), timeout? (10) }` (README, "Sign in with your identity provider").',
+    'Upstream OpenID Connect (`type: "oidc"`, with `issuer`) and OAuth 2.0 (`type: "oauth2"`, with `authorizationUrl`, `tokenUrl`, `userInfoUrl`) providers people may sign in with, each `{ name, displayName, clientId, clientSecret | privateKeyJwt, scopes?, claimMapping?, allowedEmailDomains?, requiredClaim?, domains? (login_hint domains that go straight to it), trustEmailVerified? (false), trustAmr? (false), logoutAtProvider? (false, oidc), timeout? (10) }` (README, "Sign in with your identity provider").',
   ).optional(),
   // `hidePasswordForm` needs `identityProviders`: checked across both in `cross-checks.ts`.
   upstreamSignIn: checkedBy<UpstreamSignInConfig>(

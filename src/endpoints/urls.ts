@@ -22,6 +22,8 @@ export const paths = {
   signInCallback: '/connect/authorize/callback',
   userinfo: '/connect/userinfo',
   endSession: '/connect/endsession',
+  /** Issue 34: where an upstream provider sends the browser back after signing it out there. */
+  endSessionCallback: '/connect/endsession/callback',
   par: '/connect/par',
   register: '/connect/register',
   /** The deployment's logo and style sheet files (`pages.logo`, `pages.stylesheet`). */

@@ -30,7 +30,7 @@ export interface Endpoints {
   /** Issue 35: `/account/second-factor`. */
   secondFactorPage?: Middleware;
   /** GET/POST /connect/authorize and the sign-in and consent pages' POSTs (HTML). */
-  signIn?: { readonly authorize: Middleware; readonly interaction: Middleware; readonly endSession: Middleware; readonly callback?: Middleware };
+  signIn?: { readonly authorize: Middleware; readonly interaction: Middleware; readonly endSession: Middleware; readonly endSessionReturn?: Middleware; readonly callback?: Middleware };
   /** POST /connect/par (RFC 9126), answered 201. */
   par?(request: FormRequest): Promise<object>;
   /** GET/POST /connect/userinfo (OIDC Core §5.3). */
@@ -107,6 +107,7 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
     router.get(paths.authorize, endpoints.signIn.authorize).post(paths.authorize, endpoints.signIn.authorize);
     router.post(paths.signIn, endpoints.signIn.interaction);
     router.get(paths.endSession, endpoints.signIn.endSession).post(paths.endSession, endpoints.signIn.endSession);
+    if (endpoints.signIn.endSessionReturn) router.get(paths.endSessionCallback, endpoints.signIn.endSessionReturn);
     const callback = endpoints.signIn.callback;
     if (callback) router.get(paths.signInCallback, callback).post(paths.signInCallback, callback);
   }

@@ -567,6 +567,11 @@ export type ExternalSignInResult =
       readonly amr?: readonly string[];
       /** Issue 34: the provider's name, the tokens' `idp` claim (`[\w.:-]`, at most 64 characters). */
       readonly idp?: string;
+      /**
+       * Issue 34: what `endSession` needs to sign the person out at the provider later (e.g. its
+       * ID token), kept in our sign-in session and handed back when it ends; at most 8192 characters.
+       */
+      readonly logoutHint?: string;
     }
   | {
       readonly state: string;
@@ -622,6 +627,12 @@ export interface ExternalSignIn {
    * code, check its ID token); the host only trusts the `subject` you return.
    */
   callback(params: ReadonlyMap<string, string>, context: { readonly remoteAddress?: string | undefined }): Promise<ExternalSignInResult>;
+  /**
+   * Issue 34: our session of a person who signed in with a `logoutHint` ended at
+   * `/connect/endsession`. Answer the provider's logout URL to send the browser to (it must come
+   * back to `postLogoutRedirectUri` with `state`), or `undefined` to sign out here only.
+   */
+  endSession?(logoutHint: string, back: { readonly postLogoutRedirectUri: string; readonly state: string }): Promise<string | undefined>;
 }
 
 /**

@@ -44,7 +44,7 @@ describe('identityProviders', () => {
     [[{ ...entra, requiredClaim: { name: 'tid' } }], 'identityProviders[0].requiredClaim: expected { name: "<upstream claim>", value: <string, number or boolean> }'],
     [[{ ...entra, timeout: 0 }], 'identityProviders[0].timeout: expected whole seconds from 1 to 60, got number 0'],
     [[{ ...github, userInfoUrl: undefined }], 'identityProviders[0].userInfoUrl: required, expected an absolute https URL, got nothing'],
-    [[{ ...entra, userInfoUrl: 'https://x.example' }], 'identityProviders[0].userInfoUrl: unknown field for type "oidc" (known: name, displayName, type, clientId, clientSecret, privateKeyJwt, scopes, claimMapping, allowedEmailDomains, requiredClaim, domains, trustEmailVerified, trustAmr, timeout, issuer)'],
+    [[{ ...entra, userInfoUrl: 'https://x.example' }], 'identityProviders[0].userInfoUrl: unknown field for type "oidc" (known: name, displayName, type, clientId, clientSecret, privateKeyJwt, scopes, claimMapping, allowedEmailDomains, requiredClaim, domains, trustEmailVerified, trustAmr, timeout, issuer, logoutAtProvider)'],
   ])('%j is refused naming the field', (list, message) => {
     expect(problems(list)).toEqual([message]);
   });

@@ -95,7 +95,7 @@ export function createExternalSignIn(deps: {
     } satisfies Pick<ExternalSignIn, 'choose'> : {}),
 
     async callback(params, ctx) {
-      const result = (await external.callback(params, { remoteAddress: ctx.remoteAddress })) as Partial<Record<'state' | 'subject' | 'message' | 'provider' | 'reason' | 'amr' | 'idp', unknown>> | null;
+      const result = (await external.callback(params, { remoteAddress: ctx.remoteAddress })) as Partial<Record<'state' | 'subject' | 'message' | 'provider' | 'reason' | 'amr' | 'idp' | 'logoutHint', unknown>> | null;
       const state = typeof result?.state === 'string' ? result.state : '';
       const dot = state.indexOf('.');
       const found = await continuation.continued(new Map([['interaction', state.slice(0, Math.max(0, dot))], ['csrf', state.slice(dot + 1)]]), ctx);
@@ -121,7 +121,8 @@ export function createExternalSignIn(deps: {
       // sign-in), then what the plugin says the provider did; `idp` names the provider.
       const amr = ['external', ...(methodsOf(result!.amr) ?? []).filter((m) => m !== 'external')];
       const idp = typeof result!.idp === 'string' && idpName.test(result!.idp) ? result!.idp : undefined;
-      return deps.signedIn(result!.subject as string, ctx, found.id, found.interaction, 'external', amr, idp);
+      const logoutHint = typeof result!.logoutHint === 'string' && result!.logoutHint.length <= 8192 ? result!.logoutHint : undefined;
+      return deps.signedIn(result!.subject as string, ctx, found.id, found.interaction, 'external', amr, idp, logoutHint);
     },
   };
 }
