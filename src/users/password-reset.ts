@@ -4,7 +4,9 @@
  *
  * - A request names a username or an e-mail address. Whether an account matched is never in
  *   the answer, nor in how long it takes: the mail is sent after the answer, not before it.
- * - Only a user the database keeps, enabled and with an e-mail address, gets a link. A username
+ * - Only a user the database keeps, enabled, with an e-mail address and a password, gets a link:
+ *   one who signs in only at an upstream provider gets no local password this way (it would
+ *   outlive the provider's own policies and deprovisioning). A username
  *   matches before an e-mail address (a username may look like one); an address several users
  *   share sends each of them their own link.
  * - The link carries a handle of 256 random bits. The store keeps only its SHA-256 (`hashKey`),
@@ -116,7 +118,8 @@ export function createPasswordReset(deps: {
         events.raise({ type: 'password_reset.requested', outcome: 'throttled' }, requestId);
         return { kind: 'throttled', retryAfterSeconds: Math.ceil(wait / 1000) };
       }
-      const users = (await accountsFor(identifier.trim())).filter((u): u is StoredUser & { email: string } => !u.disabled && u.email !== undefined);
+      const users = (await accountsFor(identifier.trim()))
+        .filter((u): u is StoredUser & { email: string } => !u.disabled && u.email !== undefined && u.passwordHash !== undefined);
       if (users.length === 0) events.raise({ type: 'password_reset.requested', outcome: 'no_account' }, requestId);
       for (const user of users) {
         if ((await deps.perAccount.take(user.subjectId, now)) > 0) {

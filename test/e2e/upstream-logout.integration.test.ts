@@ -5,15 +5,18 @@
  * page is confirmed; it sends the browser back to `/connect/endsession/callback`, and our logout
  * goes on to the client's `post_logout_redirect_uri` with its `state`. The upstream session is
  * gone (the next sign-in there asks for the login again). A provider without the setting, and a
- * password sign-in, sign out here only.
+ * password sign-in, sign out here only. And a device approved in a browser signed in upstream
+ * gets the same `idp` and `amr` in its tokens (the device page reads the same session).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import { startServer, type TestServer } from '../support/server.js';
+import { postForm, startServer, type TestServer } from '../support/server.js';
 import { alice, authorizeUrl, Browser, formsOf, redeemWeb, signInClients, signInConfig, webRequest, type Page } from '../support/sign-in.js';
 import { reservePort, startNodeOidcProvider, walkUpstream, type OidcUpstream } from '../support/upstream-providers.js';
 
 const postLogout = 'https://web.example.com/signed-out';
+const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
+const tv = { clientId: 'tv', clientName: 'Living room TV', requireClientSecret: false, allowedGrantTypes: [deviceGrant], allowedScopes: ['openid'] };
 let server: TestServer;
 let corp: OidcUpstream;
 
@@ -21,7 +24,7 @@ beforeAll(async () => {
   const corpPort = await reservePort();
   const corpIssuer = `http://127.0.0.1:${corpPort}`;
   server = await startServer(await signInConfig({
-    clients: signInClients.map((c) => (c.clientId === 'web' ? { ...c, postLogoutRedirectUris: [postLogout] } : c)),
+    clients: [...signInClients.map((c) => (c.clientId === 'web' ? { ...c, postLogoutRedirectUris: [postLogout] } : c)), tv],
     identityProviders: [
       { name: 'corp', displayName: 'Contoso', type: 'oidc', issuer: corpIssuer, clientId: 'svc', clientSecret: 'upstream-secret', logoutAtProvider: true },
       { name: 'corp-here', displayName: 'Contoso (here only)', type: 'oidc', issuer: corpIssuer, clientId: 'svc', clientSecret: 'upstream-secret' },
@@ -117,5 +120,18 @@ describe('logout at the upstream provider', () => {
     const tokens = await redeemWeb(server, await codeFrom(browser, signedIn), flow.verifier);
     const plain = await browser.get(logoutUrl(tokens.body.id_token as string));
     expect(plain.location!.href).toBe(`${postLogout}?state=st-1`);
+  });
+
+  it('a device approved in a browser signed in upstream gets the same idp and amr', async () => {
+    const browser = new Browser(server.url);
+    await signInAt(browser, 'corp-here');
+    const codes = (await postForm(`${server.url}/connect/deviceauthorization`, { client_id: 'tv', scope: 'openid' })).body as { device_code: string; verification_uri_complete: string };
+    const entry = await browser.get(codes.verification_uri_complete);
+    const userCode = /id="user_code" name="user_code" value="([^"]*)"/.exec(entry.html)![1]!;
+    const consent = await browser.submit(entry, { user_code: userCode });
+    expect(consent.html).toContain('<h1>Allow access?</h1>');
+    expect((await browser.submit(consent, { decision: 'approve' })).status).toBe(200);
+    const tokens = await postForm(`${server.url}/connect/token`, { grant_type: deviceGrant, device_code: codes.device_code, client_id: 'tv' });
+    expect(decodeJwt((tokens.body as { id_token: string }).id_token)).toMatchObject({ idp: 'corp-here', amr: ['external'] });
   });
 });

@@ -4,6 +4,7 @@
  * no usable token; a disabled user's link is refused.
  */
 import { describe, expect, it } from 'vitest';
+import { hashPassword } from '../../src/oauth/password-hash.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createPasswordReset, passwordResetRecordType } from '../../src/users/password-reset.js';
 import { createPasswordChange } from '../../src/users/password-change.js';
@@ -13,18 +14,21 @@ import type { ServiceEvent } from '../../src/events/service-event.js';
 import type { OutgoingMail } from '../../src/mail/mailer.js';
 
 const clock = { now: () => Date.now() };
+const cheap = { ln: 4, r: 8, p: 1 };
 const rules = resolvePasswordRules({});
 
 async function setUp(send: (mail: OutgoingMail) => Promise<void>) {
   const store = createMemoryStore(clock);
-  await store.users.add({ subjectId: 's1', username: 'mia', email: 'mia@example.com', emailVerified: true, claims: {}, disabled: false, passwordHash: undefined, createdAt: clock.now() });
+  await store.users.add({ subjectId: 's1', username: 'mia', email: 'mia@example.com', emailVerified: true, claims: {}, disabled: false, passwordHash: await hashPassword('mia-password-1', cheap), createdAt: clock.now() });
+  // Signs in only at an upstream provider: no password to reset.
+  await store.users.add({ subjectId: 's2', username: 'noa', email: 'noa@example.com', emailVerified: true, claims: {}, disabled: false, passwordHash: undefined, createdAt: clock.now() });
   const events: ServiceEvent[] = [];
   const logged: Array<{ obj: unknown; msg: string }> = [];
   const log = (obj: unknown, msg: string) => void logged.push({ obj, msg });
   const logger = { info: log, warn: log, error: log, debug: log, child: () => logger } as never;
   const reset = createPasswordReset({
     users: () => store.users, store, mailer: { send, close: () => {} },
-    change: createPasswordChange({ users: () => store.users, rules, clock, cost: { ln: 4, r: 8, p: 1 } }), rules,
+    change: createPasswordChange({ users: () => store.users, rules, clock, cost: cheap }), rules,
     lifetimeSeconds: 1800, linkBase: 'https://id.example.com/account/password-reset',
     perAddress: memoryWindowLimit({ limit: 10, window: 3600 }), perAccount: memoryWindowLimit({ limit: 3, window: 3600 }),
     clock, logger, events: { raise: (event) => void events.push(event) },
@@ -61,5 +65,14 @@ describe('password reset', () => {
     await store.users.update('s1', { disabled: true }, clock.now());
     expect(await reset.check(token)).toBeUndefined();
     expect(await reset.reset(token, 'a good new password')).toEqual({ kind: 'unusable' });
+  });
+
+  it('mails no link to a user without a password (one who signs in only upstream)', async () => {
+    const sent: OutgoingMail[] = [];
+    const { reset, events } = await setUp(async (m) => void sent.push(m));
+    expect(await reset.request('noa@example.com', undefined, mail)).toEqual({ kind: 'accepted', minutes: 30 });
+    await reset.settled();
+    expect(sent).toEqual([]);
+    expect(events).toEqual([{ type: 'password_reset.requested', outcome: 'no_account' }]);
   });
 });
