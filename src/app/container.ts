@@ -334,6 +334,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
       const { config, store, clock, logger, counters } = cradle;
       return createDevicePage({
         issuer: config.issuer, limits: config.limits, userCodeFormat: config.deviceFlow.userCodeFormat, logger, branding: cradle.branding,
+        forgotPassword: cradle.passwordReset !== undefined,
         verificationPage: verificationPageLoader({
           config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
           resourceOwnerValidator: cradle.resourceOwnerValidator, scopeDescriptions: cradle.scopeDescriptions,

@@ -38,7 +38,7 @@ beforeAll(async () => {
   server = await startServer(await signInConfig({
     passwordRules: { minLength: 10 },
     smtp: { host: '127.0.0.1', port: smtp.port, security: 'starttls', auth: { user: smtp.user, password: smtp.password }, from: 'Sign-in <no-reply@example.com>', caFile: smtp.caFile },
-    clients: [...signInClients, {
+    clients: [...signInClients, { clientId: 'tv', requireClientSecret: false, allowedGrantTypes: ['urn:ietf:params:oauth:grant-type:device_code'], allowedScopes: ['openid'] }, {
       clientId: 'app', clientSecrets: [{ value: hashSecret('app-secret') }], allowedGrantTypes: ['password', 'refresh_token'], allowedScopes: ['api1.read'], allowOfflineAccess: true,
     }],
   }), { clock });
@@ -69,6 +69,13 @@ describe('Forgot password?', () => {
   it('the sign-in page links it when smtp is configured, and says nothing of it when not', async () => {
     const page = await new Browser(server.url).get(authorizeUrl(server, webRequest().params));
     expect(page.html).toContain('<a href="/account/password-reset">Forgot password?</a>');
+    // The device page's sign-in form too.
+    const codes = (await postForm(`${server.url}/connect/deviceauthorization`, { client_id: 'tv', scope: 'openid' })).body as { verification_uri_complete: string };
+    const deviceBrowser = new Browser(server.url);
+    const entry = await deviceBrowser.get(codes.verification_uri_complete);
+    const deviceSignIn = await deviceBrowser.submit(entry, { user_code: /id="user_code" name="user_code" value="([^"]*)"/.exec(entry.html)![1]! });
+    expect(deviceSignIn.html).toContain('<h1>Sign in</h1>');
+    expect(deviceSignIn.html).toContain('<a href="/account/password-reset">Forgot password?</a>');
     const plain = await startServer(await signInConfig());
     try {
       const without = await new Browser(plain.url).get(authorizeUrl(plain, webRequest().params));
