@@ -103,6 +103,10 @@ import { createDpopProofValidator, type DpopProofValidator } from '../sender-bin
 import { createDpopNonces } from '../sender-binding/dpop-nonces.js';
 import { createKeyProtector, type KeyProtector } from '../oauth/keys/key-protection.js';
 import { createUserAdmin } from '../users/user-admin.js';
+import { createPasswordReset, type PasswordReset } from '../users/password-reset.js';
+import { createPasswordChange } from '../users/password-change.js';
+import { createMailer } from '../mail/mailer.js';
+import { createPasswordResetMiddleware } from '../http/pages/password-reset-page.js';
 import { createAdminApi, type AdminApi } from '../admin/admin-api.js';
 import { serviceVersion } from './version.js';
 
@@ -184,6 +188,8 @@ export interface HostCradle extends ContainerInputs {
   pushedRequests: PushedRequests;
   /** The pages' look from `pages` in the config, its files read and templates parsed at start-up. */
   branding: Branding;
+  /** Issue 34: "Forgot password?", only when `smtp` is configured. */
+  passwordReset: PasswordReset | undefined;
   signInPages: ReturnType<typeof createSignInPages>;
   devicePage: Middleware;
   /** DPoP proofs (RFC 9449) at the token endpoint and UserInfo. */
@@ -310,6 +316,18 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
       authorizationRequestsOf(clientDirectory.clients, scopeCatalog, { config, verifiers: registry.clientSignatureVerifiers, store, clock }, resourceCatalog)).singleton(),
     pushedRequests: asFunction(({ store, clock }: HostCradle) => createPushedRequests({ store, clock })).singleton(),
     branding: asFunction(({ config }: HostCradle) => loadBranding(config)).singleton(),
+    passwordReset: asFunction(({ config, store, clock, logger, events, counters }: HostCradle) => {
+      if (!config.smtp) return undefined;
+      return createPasswordReset({
+        users: () => store.users, store, mailer: createMailer(config.smtp, config.configDir),
+        change: createPasswordChange({ users: () => store.users, rules: config.passwordRules, clock }), rules: config.passwordRules,
+        lifetimeSeconds: config.smtp.resetLinkLifetime, linkBase: config.issuer + paths.accountPasswordReset,
+        // Where the other limits count, so N nodes allow these once between them.
+        perAddress: counters.windowLimit('password-reset-address', { limit: 10, window: 3600 }),
+        perAccount: counters.windowLimit('password-reset-account', { limit: 3, window: 3600 }),
+        clock, logger, events,
+      });
+    }).singleton(),
     signInPages: asFunction((cradle: HostCradle) => {
       const { config, store, clock, logger, counters } = cradle;
       // ISSUE 34: the configured identity providers, served through the external sign-in seam.
@@ -317,7 +335,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
         config, accounts: cradle.upstreamAccounts, store, clock, logger, events: cradle.events,
       }));
       return createSignInPages({
-        issuer: config.issuer, limits: config.limits, logger, customPage, branding: cradle.branding,
+        issuer: config.issuer, limits: config.limits, logger, customPage, branding: cradle.branding, forgotPassword: cradle.passwordReset !== undefined,
         signInParts: signInPartsLoader({
           config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
           resourceOwnerValidator: cradle.resourceOwnerValidator, keyRing: cradle.keyRing,
@@ -340,6 +358,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
       const { config, store, clock, logger, counters } = cradle;
       return createDevicePage({
         issuer: config.issuer, limits: config.limits, userCodeFormat: config.deviceFlow.userCodeFormat, logger, branding: cradle.branding,
+        forgotPassword: cradle.passwordReset !== undefined,
         verificationPage: verificationPageLoader({
           config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
           resourceOwnerValidator: cradle.resourceOwnerValidator, scopeDescriptions: cradle.scopeDescriptions,
@@ -412,6 +431,7 @@ function createHostRouter(cradle: HostCradle): Router {
       accountPage: createAccountPage({
         config, users: () => store.users, resourceOwnerValidator, passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts, clock, logger,
       }),
+      ...(cradle.passwordReset ? { passwordResetPage: createPasswordResetMiddleware({ config, reset: cradle.passwordReset, pageParts: cradle.pageParts, logger }) } : {}),
       secondFactorPage: createSecondFactorAccountPage({
         config, factors: cradle.secondFactors, accountOf: databaseAccount(() => store.users), pageParts: cradle.pageParts, logger, passkeys: cradle.passkeys,
       }),

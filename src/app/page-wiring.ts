@@ -27,7 +27,8 @@ import type { PushedRequests } from '../authorize/pushed-requests.js';
 import { createAuthorizeFlow, type AuthorizeFlowDeps } from '../authorize/authorize-flow.js';
 import type { ResponseSealer } from '../authorize/jarm.js';
 import { createRequestObjectReader, type RequestObjectDeps } from '../authorize/request-object.js';
-import { createEndSession } from '../authorize/end-session.js';
+import { createEndSession, createEndSessionReturn } from '../authorize/end-session.js';
+import { createUpstreamLogout } from '../authorize/upstream-logout.js';
 import type { BackChannelLogout } from '../authorize/back-channel-logout.js';
 import { readIdTokenHint } from '../authorize/id-token-hint.js';
 import { createDeviceFlowStore } from '../device/device-flow-store.js';
@@ -122,8 +123,12 @@ export function signInPartsLoader(deps: SignInWiring): LoadSignInParts {
         prepareClient: deps.prepareClient,
         secondFactors: deps.secondFactors,
       });
-      const endSession = createEndSession({ config, clients, sessions, csrf, logger, events, readHint, backChannelLogout: deps.backChannelLogout });
-      return { cookies, csrf, sessions, flow, endSession };
+      const external = deps.customPage?.externalSignIn;
+      const upstreamLogout = external?.endSession
+        ? createUpstreamLogout({ external, store, callbackUrl: config.issuer + paths.endSessionCallback, clock, logger })
+        : undefined;
+      const endSession = createEndSession({ config, clients, sessions, csrf, logger, events, readHint, backChannelLogout: deps.backChannelLogout, upstreamLogout });
+      return { cookies, csrf, sessions, flow, endSession, endSessionReturn: createEndSessionReturn(upstreamLogout) };
     });
     parts.catch(() => {
       parts = undefined;

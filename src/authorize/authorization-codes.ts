@@ -23,6 +23,8 @@ export interface CodeGrant {
   /** Issue 35: the sign-in's RFC 8176 methods and the `acr` its tokens report. */
   readonly amr?: readonly string[];
   readonly acr?: string;
+  /** Issue 34: the upstream identity provider of the sign-in (the tokens' `idp`). */
+  readonly idp?: string;
   /** RFC 9449 §10: the thumbprint of the DPoP key the code may be redeemed with; none, any. */
   readonly dpopJkt?: string;
   /** RFC 8707: the APIs the request named with `resource` (audience identifiers); none, every API of the scopes. */

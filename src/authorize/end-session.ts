@@ -19,6 +19,7 @@ import type { BrowserContext, SentOutcome } from './flow-outcome.js';
 import type { SignInMessageId } from '../pages/sign-in-views.js';
 import type { Lookup } from '../clients/client-directory.js';
 import { idTokenHintMaxLength } from '../oauth/form-params.js';
+import type { UpstreamLogout } from './upstream-logout.js';
 
 export interface EndSessionDeps {
   config: Pick<ResolvedConfig, 'clients'>;
@@ -31,6 +32,8 @@ export interface EndSessionDeps {
   events?: EventService | undefined;
   /** Tells the session's clients, server to server (Back-Channel Logout 1.0); without it nobody is told. */
   backChannelLogout?: BackChannelLogout | undefined;
+  /** Issue 34: signs a session that began at an upstream provider out there too (`logoutAtProvider`). */
+  upstreamLogout?: UpstreamLogout | undefined;
 }
 
 const maxLength = 2000;
@@ -85,7 +88,8 @@ export function createEndSession(deps: EndSessionDeps) {
         if (value !== undefined) fields.push([name, value]);
       }
       const target = redirect !== undefined && !unverified ? { redirectUri: redirect } : {};
-      return { status: 200, view: { kind: 'logout', csrf: csrfFor(ctx.browserId!), fields }, ...language, ...target };
+      const upstream = session.upstreamLogout !== undefined && deps.upstreamLogout ? { formTargets: deps.upstreamLogout.targets() } : {};
+      return { status: 200, view: { kind: 'logout', csrf: csrfFor(ctx.browserId!), fields }, ...language, ...target, ...upstream };
     }
     // Nothing to sign out and nowhere we may send the browser: say the request was not valid.
     if (!session && unverified) return page(400, 'sign-out-invalid');
@@ -100,10 +104,30 @@ export function createEndSession(deps: EndSessionDeps) {
       await deps.backChannelLogout?.notify(session, ctx.requestId).catch((err: unknown) => deps.logger.warn({ reqId: ctx.requestId, err }, 'back-channel logout could not be queued'));
     }
     const cleared = { clearCookie: true } as const;
-    if (redirect === undefined || unverified) return { ...page(200, 'signed-out'), ...cleared };
-    const url = new URL(redirect);
-    const state = params.get('state');
-    if (state !== undefined) url.searchParams.append('state', state);
-    return { status: 200, response: { kind: 'redirect', location: url.href }, redirectUri: redirect, ...cleared };
+    let next: string | undefined;
+    if (redirect !== undefined && !unverified) {
+      const url = new URL(redirect);
+      const state = params.get('state');
+      if (state !== undefined) url.searchParams.append('state', state);
+      next = url.href;
+    }
+    // Issue 34: by way of the upstream provider's logout, which sends the browser back to `endSessionReturn`.
+    if (session?.upstreamLogout !== undefined && deps.upstreamLogout) {
+      const atProvider = await deps.upstreamLogout.start(session.upstreamLogout, { ...(next === undefined ? {} : { location: next }), ...language })
+        .catch((err: unknown) => void deps.logger.warn({ reqId: ctx.requestId, err }, 'upstream logout failed; signed out here only'));
+      if (atProvider !== undefined) return { status: 200, response: { kind: 'redirect', location: atProvider }, ...language, ...cleared };
+    }
+    if (next === undefined) return { ...page(200, 'signed-out'), ...cleared };
+    return { status: 200, response: { kind: 'redirect', location: next }, redirectUri: redirect, ...cleared };
+  };
+}
+
+/** Issue 34: GET /connect/endsession/callback, back from the provider's logout: on with ours. */
+export function createEndSessionReturn(upstreamLogout: UpstreamLogout | undefined) {
+  return async function endSessionReturn(params: ReadonlyMap<string, string>): Promise<SentOutcome> {
+    const next = await upstreamLogout?.finish(params.get('state'));
+    const language = next?.uiLocales === undefined ? {} : { uiLocales: next.uiLocales };
+    if (next?.location === undefined) return { status: 200, view: { kind: 'message', message: 'signed-out' }, ...language };
+    return { status: 200, response: { kind: 'redirect', location: next.location }, redirectUri: next.location, ...language };
   };
 }

@@ -28,17 +28,37 @@ interface IdentityProviderCommon {
   /** Only people whose upstream claim `name` equals `value` may sign in, e.g. `{ name: 'hd', value: 'contoso.com' }`. */
   requiredClaim?: { name: string; value: string | number | boolean };
   /**
+   * A request whose `login_hint` is an address at one of these domains (exactly, e.g.
+   * `"contoso.com"`) goes straight to this provider, without the sign-in page. An
+   * `acr_values=idp:<name>` naming a provider wins over it. A domain belongs to one provider.
+   */
+  domains?: string[];
+  /**
    * The provider verifies e-mail addresses (it is the authority for the domain, e.g. a company's
    * own Entra ID tenant): only then may a verified `email` link to an existing user, and only
    * when `upstreamSignIn.linkByVerifiedEmail` is on. Default false.
    */
   trustEmailVerified?: boolean;
+  /**
+   * OpenID Connect: add the provider's own `amr` (RFC 8176, from its ID token) to ours after
+   * `"external"`. Our `acr` and the second-factor step read `amr`, so its `"mfa"` then counts as
+   * a second factor here: only for a provider trusted to say so. Default false.
+   */
+  trustAmr?: boolean;
   /** Seconds any one call to the provider may take. Default 10. */
   timeout?: number;
 }
 
 export interface OidcProviderConfig extends IdentityProviderCommon {
   type: 'oidc';
+  /**
+   * When a person who signed in here signs out of our service (`/connect/endsession`), send the
+   * browser to the provider's `end_session_endpoint` (RP-Initiated Logout 1.0) to sign out there
+   * too, then on with our logout. Keeps the provider's ID token in our session (the
+   * `id_token_hint`). Register `<issuer>/connect/endsession/callback` at the provider as a
+   * post-logout redirect URI. Default false.
+   */
+  logoutAtProvider?: boolean;
   /** The issuer; `<issuer>/.well-known/openid-configuration` is read at start-up (OIDC Discovery §4). */
   issuer: string;
 }
@@ -80,7 +100,11 @@ export interface ResolvedIdentityProvider {
   readonly claimMapping: Readonly<ClaimMapping>;
   readonly allowedEmailDomains?: readonly string[] | undefined;
   readonly requiredClaim?: { readonly name: string; readonly value: string | number | boolean } | undefined;
+  /** Lower case; empty when none. */
+  readonly domains: readonly string[];
   readonly trustEmailVerified: boolean;
+  readonly trustAmr: boolean;
+  readonly logoutAtProvider: boolean;
   readonly timeout: number;
 }
 
@@ -98,9 +122,9 @@ export const identityProviderDefaults = {
 
 const commonFields = [
   'name', 'displayName', 'type', 'clientId', 'clientSecret', 'privateKeyJwt', 'scopes', 'claimMapping', 'allowedEmailDomains', 'requiredClaim',
-  'trustEmailVerified', 'timeout',
+  'domains', 'trustEmailVerified', 'trustAmr', 'timeout',
 ];
-const fieldsOf = { oidc: [...commonFields, 'issuer'], oauth2: [...commonFields, 'authorizationUrl', 'tokenUrl', 'userInfoUrl', 'subjectClaim', 'issuer'] };
+const fieldsOf = { oidc: [...commonFields, 'issuer', 'logoutAtProvider'], oauth2: [...commonFields, 'authorizationUrl', 'tokenUrl', 'userInfoUrl', 'subjectClaim', 'issuer'] };
 const providerName = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const domain = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 
@@ -150,6 +174,7 @@ export function checkIdentityProviders(p: Problems, list: unknown): void {
   if (list === undefined) return;
   if (!Array.isArray(list)) return p.add('identityProviders', `expected an array, got ${kindOf(list)}`);
   const names = new Set<string>();
+  const domainOwners = new Map<string, string>();
   list.forEach((entry: unknown, i) => {
     const at = `identityProviders[${i}]`;
     if (!isObject(entry)) return p.add(at, `expected an object, got ${kindOf(entry)}`);
@@ -190,13 +215,25 @@ export function checkIdentityProviders(p: Problems, list: unknown): void {
       if (!Array.isArray(entry.allowedEmailDomains) || entry.allowedEmailDomains.length === 0) p.add(`${at}.allowedEmailDomains`, 'expected a non-empty array of domains, e.g. ["contoso.com"]');
       else entry.allowedEmailDomains.forEach((d, j) => (typeof d === 'string' && domain.test(d) ? undefined : p.add(`${at}.allowedEmailDomains[${j}]`, `expected a domain like "contoso.com", got ${kindOf(d)}`)));
     }
+    if (entry.domains !== undefined) {
+      if (!Array.isArray(entry.domains) || entry.domains.length === 0) p.add(`${at}.domains`, 'expected a non-empty array of domains, e.g. ["contoso.com"]');
+      else entry.domains.forEach((d, j) => {
+        if (typeof d !== 'string' || !domain.test(d)) return p.add(`${at}.domains[${j}]`, `expected a domain like "contoso.com", got ${kindOf(d)}`);
+        // One domain, one provider: a login_hint must not depend on the order of the list.
+        const owner = domainOwners.get(d.toLowerCase());
+        if (owner !== undefined) p.add(`${at}.domains[${j}]`, `"${d}" already goes to identity provider ${owner}`);
+        else domainOwners.set(d.toLowerCase(), typeof entry.name === 'string' ? `"${entry.name}"` : `#${i}`);
+      });
+    }
     if (entry.requiredClaim !== undefined) {
       const rc = entry.requiredClaim;
       if (!isObject(rc) || typeof rc.name !== 'string' || rc.name === '' || !['string', 'number', 'boolean'].includes(typeof rc.value)) {
         p.add(`${at}.requiredClaim`, 'expected { name: "<upstream claim>", value: <string, number or boolean> }');
       }
     }
-    if (entry.trustEmailVerified !== undefined && typeof entry.trustEmailVerified !== 'boolean') p.add(`${at}.trustEmailVerified`, `expected true or false, got ${kindOf(entry.trustEmailVerified)}`);
+    for (const key of ['trustEmailVerified', 'trustAmr', 'logoutAtProvider'] as const) {
+      if (entry[key] !== undefined && typeof entry[key] !== 'boolean') p.add(`${at}.${key}`, `expected true or false, got ${kindOf(entry[key])}`);
+    }
     if (entry.timeout !== undefined && (typeof entry.timeout !== 'number' || !Number.isInteger(entry.timeout) || entry.timeout < 1 || entry.timeout > 60)) {
       p.add(`${at}.timeout`, `expected whole seconds from 1 to 60, got ${kindOf(entry.timeout)}`);
     }
@@ -222,7 +259,10 @@ export function resolveIdentityProviders(user: { identityProviders?: IdentityPro
       claimMapping: { ...(e.claimMapping ?? identityProviderDefaults.claimMapping) },
       allowedEmailDomains: e.allowedEmailDomains?.map((d) => d.toLowerCase()),
       requiredClaim: e.requiredClaim ? { ...e.requiredClaim } : undefined,
+      domains: (e.domains ?? []).map((d) => d.toLowerCase()),
       trustEmailVerified: e.trustEmailVerified ?? false,
+      trustAmr: e.trustAmr ?? false,
+      logoutAtProvider: e.type === 'oidc' ? (e.logoutAtProvider ?? false) : false,
       timeout: e.timeout ?? identityProviderDefaults.timeout,
     })),
     upstreamSignIn: {

@@ -297,6 +297,24 @@ const backchannelLogoutSchema = fields({
   }), 'Private, loopback or link-local addresses logout tokens may nevertheless be posted to, e.g. `["10.0.0.0/8"]` for clients on the internal network, `["127.0.0.1"]` for a test; every other such address is refused.').default(() => []),
 }, { description: 'Back-channel logout deliveries (OpenID Connect Back-Channel Logout 1.0; docs/guides/logout.md): kept in the store until delivered, retried with back-off, posted under the server-side fetch address rules.' });
 
+// Issue 34: the mail server "Forgot password?" sends its links through (`src/mail/`). Its password is
+// never echoed, not even in a config error message.
+const smtpSchema = fields({
+  host: text({ description: 'The mail server\'s host name or address, e.g. `"smtp.example.com"`.' }),
+  port: wholeNumber(1, 65535, 'The mail server\'s port: 587 for STARTTLS (submission), 465 for `security: "tls"`.').default(587),
+  security: oneOf(['starttls', 'tls', 'none'], 'How the connection is protected: `"starttls"` (upgrade, required: the mail is not sent in the clear), `"tls"` (TLS from the first byte, port 465) or `"none"` (plain text, only for a relay on the same host).').default('starttls'),
+  auth: fields({
+    user: text({ description: 'The account name at the mail server.' }),
+    password: z.string({ error: 'expected a non-empty string' }).min(1, { error: 'expected a non-empty string' }).describe('Its password, e.g. `process.env.SMTP_PASSWORD`; never logged.'),
+  }, { expected: 'an object { user, password }', description: 'Sign in to the mail server (SMTP AUTH); absent: no sign-in.' }).optional(),
+  from: text({ description: 'The sender of the mails, e.g. `"Example Sign-in <no-reply@example.com>"`.' }),
+  caFile: text({ description: 'A PEM file of the certificate authorities the mail server\'s certificate is checked against, relative to the config file; absent: the system\'s.' }).optional(),
+  resetLinkLifetime: wholeNumber(300, 86400, 'Seconds a password reset link works (once).').default(1800),
+}, {
+  expected: 'an object { host, port?, security?, auth?, from, caFile?, resetLinkLifetime? }',
+  description: 'A mail server (SMTP): with it the sign-in page offers "Forgot password?", which mails a single-use reset link to a user the database keeps (docs/guides/password-reset.md). Off unless set.',
+});
+
 /** The whole config; the order of the fields is the order of the messages and of the reference. */
 export const userConfigSchema = fields({
   issuer: url('issuer').describe('Issuer identifier URL. Default `http://localhost:<port>`.').optional(),
@@ -378,13 +396,14 @@ export const userConfigSchema = fields({
   // ISSUE 34: the checkers name whole paths (`identityProviders[0].type`); the field's own issues are relative to it.
   identityProviders: checkedBy<IdentityProviderConfig[]>(
     (add, value) => checkIdentityProviders({ add: (path, message) => add(path.replace(/^identityProviders\.?/, ''), message) }, value),
-    'Upstream OpenID Connect (`type: "oidc"`, with `issuer`) and OAuth 2.0 (`type: "oauth2"`, with `authorizationUrl`, `tokenUrl`, `userInfoUrl`) providers people may sign in with, each `{ name, displayName, clientId, clientSecret | privateKeyJwt, scopes?, claimMapping?, allowedEmailDomains?, requiredClaim?, trustEmailVerified? (false), timeout? (10) }` (docs/guides/signing-users-in.md, "Sign in with your identity provider").',
+    'Upstream OpenID Connect (`type: "oidc"`, with `issuer`) and OAuth 2.0 (`type: "oauth2"`, with `authorizationUrl`, `tokenUrl`, `userInfoUrl`) providers people may sign in with, each `{ name, displayName, clientId, clientSecret | privateKeyJwt, scopes?, claimMapping?, allowedEmailDomains?, requiredClaim?, domains? (login_hint domains that go straight to it), trustEmailVerified? (false), trustAmr? (false), logoutAtProvider? (false, oidc), timeout? (10) }` (docs/guides/signing-users-in.md, "Sign in with your identity provider").',
   ).optional(),
   // `hidePasswordForm` needs `identityProviders`: checked across both in `cross-checks.ts`.
   upstreamSignIn: checkedBy<UpstreamSignInConfig>(
     (add, value) => checkUpstreamSignIn({ add: (path, message) => add(path.replace(/^upstreamSignIn\.?/, ''), message) }, value),
     'How upstream sign-in shows and links accounts: `{ hidePasswordForm? (false), linkByVerifiedEmail? (false) }`.',
   ).optional(),
+  smtp: smtpSchema.optional(),
   secondFactor: fields({
     enrolmentRequired: flag('Every user the database keeps must have a second factor: one without gets a grace sign-in with the password that leads straight to setting up one-time codes, and the request goes on once the first code is right (docs/guides/passkeys-and-one-time-codes.md).').default(false),
     passkeys: flag('Offer passkeys (WebAuthn): registered on `/account/second-factor`, used as the second factor after a password and to sign in without one. The issuer\'s host is the relying party id, so it must be a domain (not an IP address) served over https, or `localhost`. The passkey forms need JavaScript.').default(false),
@@ -422,6 +441,7 @@ export type ClientStoresConfig = z.input<typeof clientStoresSchema>;
 export type RegistrationConfig = z.input<typeof registrationSchema>;
 export type ClientIdMetadataDocumentsConfig = z.input<typeof clientIdMetadataDocumentsSchema>;
 export type AdminConfig = z.input<typeof adminSchema>;
+export type SmtpConfig = z.input<typeof smtpSchema>;
 
 export type TraceExporterName = 'otlp' | 'console';
 

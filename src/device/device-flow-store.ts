@@ -35,6 +35,8 @@ export interface DeviceFlow {
   readonly authTime?: number;
   /** Issue 35: the approving session's RFC 8176 methods. */
   readonly amr?: readonly string[];
+  /** Issue 34: the upstream identity provider the approving session signed in at. */
+  readonly idp?: string;
   /** Epoch ms when the codes expire (RFC 8628 §3.2 `expires_in`). */
   readonly expiresAt: number;
 }

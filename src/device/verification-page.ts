@@ -202,7 +202,7 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     const previous = found.flow;
     const next: DeviceFlow =
       decision === 'approve'
-        ? { ...previous.value, status: 'approved', subject: user.subjectId, authTime: browser.session.authTime, ...(browser.session.amr ? { amr: browser.session.amr } : {}) }
+        ? { ...previous.value, status: 'approved', subject: user.subjectId, authTime: browser.session.authTime, ...(browser.session.amr ? { amr: browser.session.amr } : {}), ...(browser.session.idp ? { idp: browser.session.idp } : {}) }
         : { ...previous.value, status: 'denied' };
     // Pending -> approved/denied exactly once, whichever node gets there first.
     if (!(await flows.setFlow(found.userCode, previous, next))) return enterCode(bid, 409, '', 'code-used');

@@ -12,6 +12,8 @@ export const paths = {
   devicePage: '/device',
   /** A user changes their own password (issue 34). */
   accountPassword: '/account/password',
+  /** "Forgot password?": a reset link by mail (issue 34), when `smtp` is configured. */
+  accountPasswordReset: '/account/password-reset',
   /** A user sets up one-time codes and recovery codes (issue 35). */
   accountSecondFactor: '/account/second-factor',
   authorize: '/connect/authorize',
@@ -20,6 +22,8 @@ export const paths = {
   signInCallback: '/connect/authorize/callback',
   userinfo: '/connect/userinfo',
   endSession: '/connect/endsession',
+  /** Issue 34: where an upstream provider sends the browser back after signing it out there. */
+  endSessionCallback: '/connect/endsession/callback',
   par: '/connect/par',
   register: '/connect/register',
   /** The deployment's logo and style sheet files (`pages.logo`, `pages.stylesheet`). */

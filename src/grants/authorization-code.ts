@@ -66,7 +66,7 @@ export function createAuthorizationCodeGrant({ store, clock, logger, events, res
       });
     }
     return {
-      subject: { kind: 'user', id: found.subject, authTime: grant.authTime, ...(grant.amr ? { amr: grant.amr } : {}), ...(grant.acr ? { acr: grant.acr } : {}) },
+      subject: { kind: 'user', id: found.subject, authTime: grant.authTime, ...(grant.amr ? { amr: grant.amr } : {}), ...(grant.acr ? { acr: grant.acr } : {}), ...(grant.idp ? { idp: grant.idp } : {}) },
       scopes: grant.scopes,
       // RFC 8707 §2.2: a code granted for several APIs may be redeemed for some of them; its
       // refresh token keeps them all.

@@ -93,7 +93,7 @@ async function poll(
     if (flow.status === 'denied') throw new AccessDenied('The user denied the request.');
     if (flow.subject === undefined || flow.authTime === undefined) throw new InvalidGrant();
     // One redemption, atomically across nodes: the token endpoint spends the code with the tokens.
-    const subject = { kind: 'user', id: flow.subject, authTime: flow.authTime, ...authenticationOf(flow.amr, undefined) } as const;
+    const subject = { kind: 'user', id: flow.subject, authTime: flow.authTime, ...authenticationOf(flow.amr, undefined), ...(flow.idp ? { idp: flow.idp } : {}) } as const;
     return { subject, scopes: flow.scopes, consumes: deviceCode, ...(flow.resources === undefined ? {} : { grantedAudience: flow.resources }) };
   }
   throw new SlowDown('Polling too fast; slow down.');

@@ -25,10 +25,12 @@ export interface Endpoints {
   devicePage?: Middleware;
   /** The password change page (HTML, GET and POST). */
   accountPage?: Middleware;
+  /** Issue 34: `/account/password-reset`, only with `smtp` configured. */
+  passwordResetPage?: Middleware;
   /** Issue 35: `/account/second-factor`. */
   secondFactorPage?: Middleware;
   /** GET/POST /connect/authorize and the sign-in and consent pages' POSTs (HTML). */
-  signIn?: { readonly authorize: Middleware; readonly interaction: Middleware; readonly endSession: Middleware; readonly callback?: Middleware };
+  signIn?: { readonly authorize: Middleware; readonly interaction: Middleware; readonly endSession: Middleware; readonly endSessionReturn?: Middleware; readonly callback?: Middleware };
   /** POST /connect/par (RFC 9126), answered 201. */
   par?(request: FormRequest): Promise<object>;
   /** GET/POST /connect/userinfo (OIDC Core §5.3). */
@@ -99,11 +101,13 @@ export function createRouter(endpoints: Endpoints, limits: FormLimits): Router {
   post(paths.deviceAuthorization, endpoints.deviceAuthorization, true);
   if (endpoints.devicePage) router.get(paths.devicePage, endpoints.devicePage).post(paths.devicePage, endpoints.devicePage);
   if (endpoints.accountPage) router.get(paths.accountPassword, endpoints.accountPage).post(paths.accountPassword, endpoints.accountPage);
+  if (endpoints.passwordResetPage) router.get(paths.accountPasswordReset, endpoints.passwordResetPage).post(paths.accountPasswordReset, endpoints.passwordResetPage);
   if (endpoints.secondFactorPage) router.get(paths.accountSecondFactor, endpoints.secondFactorPage).post(paths.accountSecondFactor, endpoints.secondFactorPage);
   if (endpoints.signIn) {
     router.get(paths.authorize, endpoints.signIn.authorize).post(paths.authorize, endpoints.signIn.authorize);
     router.post(paths.signIn, endpoints.signIn.interaction);
     router.get(paths.endSession, endpoints.signIn.endSession).post(paths.endSession, endpoints.signIn.endSession);
+    if (endpoints.signIn.endSessionReturn) router.get(paths.endSessionCallback, endpoints.signIn.endSessionReturn);
     const callback = endpoints.signIn.callback;
     if (callback) router.get(paths.signInCallback, callback).post(paths.signInCallback, callback);
   }

@@ -29,6 +29,8 @@ export interface RefreshTokenData extends FamilyData {
   /** Issue 35: the sign-in's `amr` and `acr`, carried to every refreshed token. */
   readonly amr?: readonly string[] | undefined;
   readonly acr?: string | undefined;
+  /** Issue 34: the upstream identity provider of the sign-in. */
+  readonly idp?: string | undefined;
   readonly claims: Readonly<Record<string, JsonValue>>;
   readonly grantType: string;
   /** The DPoP key thumbprint a public client's refresh token is bound to (RFC 9449 §5). */
@@ -99,7 +101,7 @@ export function createRefreshTokenService({ store, clock, logger }: { store: Sto
       const sliding = client.slidingRefreshTokenLifetime;
       const expiresAt = sliding > 0 ? Math.min(family.expiresAt, now + sliding * 1000) : family.expiresAt;
       const user = grant.subject.kind === 'user' ? grant.subject : undefined;
-      const data: RefreshTokenData = { ...shared, authTime: user?.authTime, ...(user?.amr ? { amr: user.amr } : {}), ...(user?.acr ? { acr: user.acr } : {}), claims: grant.claims ?? {}, grantType, ...(jkt === undefined ? {} : { jkt }), ...(x5t === undefined ? {} : { x5t }) };
+      const data: RefreshTokenData = { ...shared, authTime: user?.authTime, ...(user?.amr ? { amr: user.amr } : {}), ...(user?.acr ? { acr: user.acr } : {}), ...(user?.idp ? { idp: user.idp } : {}), claims: grant.claims ?? {}, grantType, ...(jkt === undefined ? {} : { jkt }), ...(x5t === undefined ? {} : { x5t }) };
       const handle = newHandle();
       records.push({
         key: handle, type: 'refresh_token', clientId: client.clientId, subjectId: grant.subject.id,
@@ -120,7 +122,7 @@ export function createRefreshTokenService({ store, clock, logger }: { store: Sto
       if (wider !== undefined) throw new InvalidScope('A requested scope was not granted originally.', { logDetail: `scope ${JSON.stringify(wider)} was not granted originally` });
       const id = record.subjectId ?? '';
       const subject: GrantSubject = data.authTime === undefined ? { kind: 'client', id } : {
-        kind: 'user', id, authTime: data.authTime, ...(data.amr ? { amr: data.amr } : {}), ...(data.acr ? { acr: data.acr } : {}),
+        kind: 'user', id, authTime: data.authTime, ...(data.amr ? { amr: data.amr } : {}), ...(data.acr ? { acr: data.acr } : {}), ...(data.idp ? { idp: data.idp } : {}),
       };
       return { ...data, subject, familyId: record.sessionId ?? '' };
     },

@@ -25,7 +25,7 @@ import type { AccessTarget } from './access-target.js';
 import { authenticationClaims } from './authentication-claims.js';
 
 /** Claims a grant can never set: the issuer owns them. */
-const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'acr', 'amr', 'cnf']);
+const registeredClaims = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'auth_time', 'acr', 'amr', 'idp', 'cnf']);
 /** Response members a grant's custom parameters can never override. */
 const standardResponseMembers = new Set(['access_token', 'token_type', 'expires_in', 'scope', 'refresh_token', 'id_token']);
 

@@ -18,6 +18,8 @@ export interface RenderOptions {
   readonly text: PageText;
   /** The deployment's look and templates; default: the built-in ones. */
   readonly branding?: Branding;
+  /** Issue 34: the "Forgot password?" page, when `smtp` is configured. */
+  readonly forgotPassword?: string | undefined;
 }
 
 function titleOf(view: PageView, text: PageText): string {
@@ -49,7 +51,7 @@ export function renderPage(view: PageView, options: RenderOptions): string {
 }
 
 /** What a deployment's template for the step may use (`template-values.ts` lists the names); the same names as on the sign-in pages where they mean the same. */
-export function templateValues(view: PageView, { action, numericCodes, text }: RenderOptions, branding: Branding): TemplateValues {
+export function templateValues(view: PageView, { action, numericCodes, text, forgotPassword }: RenderOptions, branding: Branding): TemplateValues {
   const common = { lang: text.lang, productName: branding.productName, title: titleOf(view, text) };
   switch (view.kind) {
     case 'enter-code':
@@ -63,7 +65,7 @@ export function templateValues(view: PageView, { action, numericCodes, text }: R
         ...common, intro: text.signIn.intro(html`${view.clientName}`), notice: view.notice && text.notices[view.notice], action,
         hiddenFields: html`${hidden('step', 'sign-in')}${hidden('csrf', view.csrf)}${hidden('user_code', view.userCode)}`,
         username: view.username ?? '', usernameLabel: text.signIn.username, passwordLabel: text.signIn.password, submitLabel: text.signIn.submit,
-        clientName: view.clientName, userCode: view.userCode, codeLabel: text.signIn.code,
+        clientName: view.clientName, userCode: view.userCode, codeLabel: text.signIn.code, forgotPasswordUrl: forgotPassword, forgotPasswordLabel: forgotPassword === undefined ? undefined : text.passwordReset.forgot,
       };
     case 'consent': {
       const t = text.consent;
@@ -123,7 +125,7 @@ ${hidden('step', 'code')}${hidden('csrf', view.csrf)}
 </form>`;
 }
 
-function signIn(view: Extract<PageView, { kind: 'sign-in' }>, { action, text }: RenderOptions): SafeHtml {
+function signIn(view: Extract<PageView, { kind: 'sign-in' }>, { action, text, forgotPassword }: RenderOptions): SafeHtml {
   const t = text.signIn;
   return html`<h1>${t.title}</h1>
 <p>${t.intro(html`${view.clientName}`)}</p>
@@ -136,7 +138,8 @@ ${hidden('step', 'sign-in')}${hidden('csrf', view.csrf)}${hidden('user_code', vi
 <input type="password" id="password" name="password" autocomplete="current-password" required${view.username && !view.askSecondFactor ? html` autofocus` : ''}>
 ${view.askSecondFactor ? codeField(text, true) : ''}
 <div class="actions"><button type="submit">${t.submit}</button></div>
-</form>
+</form>${forgotPassword === undefined ? '' : html`
+<p><a href="${forgotPassword}">${text.passwordReset.forgot}</a></p>`}
 <p class="muted">${t.code} <span class="code">${view.userCode}</span></p>`;
 }
 

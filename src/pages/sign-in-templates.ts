@@ -23,6 +23,8 @@ export interface SignInPaths {
   readonly endSession: string;
   /** The service's start page, linked from error pages so none is a dead end (issue 39). */
   readonly home?: string;
+  /** Issue 34: the "Forgot password?" page, when `smtp` is configured; absent, the page says nothing of it. */
+  readonly forgotPassword?: string | undefined;
 }
 
 function titleOf(view: SignInView, text: PageText): string {
@@ -73,6 +75,7 @@ export function templateValues(view: SignInView, paths: SignInPaths, text: PageT
         hiddenFields: html`${hidden('step', 'sign-in')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}`,
         username: view.username ?? '', usernameLabel: text.signIn.username, passwordLabel: text.signIn.password, submitLabel: text.signIn.submit,
         clientName: view.clientName, userCode: undefined, codeLabel: undefined,
+        forgotPasswordUrl: paths.forgotPassword, forgotPasswordLabel: paths.forgotPassword === undefined ? undefined : text.passwordReset.forgot,
       };
     case 'consent': {
       const t = text.consent;
@@ -122,7 +125,8 @@ ${hidden('step', 'sign-in')}${hidden('interaction', view.interaction)}${hidden('
 <label for="password">${text.signIn.password}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" maxlength="1024" required${view.username ? html` autofocus` : ''}>
 <div class="actions"><button type="submit">${text.signIn.submit}</button></div>
-</form>`}${view.passkeyOptions === undefined ? '' : passkeyForm({
+</form>${paths.forgotPassword === undefined ? '' : html`
+<p><a href="${paths.forgotPassword}">${text.passwordReset.forgot}</a></p>`}`}${view.passkeyOptions === undefined ? '' : passkeyForm({
     action: paths.interaction, ceremony: 'authenticate', options: view.passkeyOptions, button: text.secondFactor.signInWithPasskey, withScript: true, secondary: true,
     fields: [['step', 'passkey-sign-in'], ['interaction', view.interaction], ['csrf', view.csrf]],
   }, text)}`;

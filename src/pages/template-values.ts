@@ -28,7 +28,7 @@ export const templateNames: Readonly<Record<PageTemplateName, TemplateNames>> = 
     values: ['lang', 'title', 'head', 'brand', 'body', 'footer', 'productName', 'logoUrl', 'privacyPolicyUrl', 'privacyPolicyLabel', 'termsUrl', 'termsLabel'],
   },
   signIn: {
-    values: [...common, 'intro', 'notice', 'action', 'hiddenFields', 'username', 'usernameLabel', 'passwordLabel', 'submitLabel', 'clientName', 'userCode', 'codeLabel'],
+    values: [...common, 'intro', 'notice', 'action', 'hiddenFields', 'username', 'usernameLabel', 'passwordLabel', 'submitLabel', 'clientName', 'userCode', 'codeLabel', 'forgotPasswordUrl', 'forgotPasswordLabel'],
   },
   consent: {
     values: [

@@ -50,7 +50,7 @@ const eventTypes: ReadonlySet<string> = new Set(Object.keys({
   'device.authorized': true, 'device.approved': true, 'device.denied': true, 'user.signed_in': true,
   'user.sign_in_failed': true, 'consent.given': true, 'consent.denied': true, 'code.issued': true, 'code.redeemed': true,
   'user.signed_out': true, 'second_factor.enrolled': true, 'second_factor.used': true, 'second_factor.failed': true, 'second_factor.removed': true,
-  'logout.notified': true, 'logout.failed': true, 'client.disabled_used': true, 'client.expired_secret_used': true,
+  'logout.notified': true, 'logout.failed': true, 'password_reset.requested': true, 'password_reset.sent': true, 'password_reset.used': true, 'client.disabled_used': true, 'client.expired_secret_used': true,
   'api.disabled_used': true, 'api.expired_secret_used': true, 'admin.request': true, 'plugin.loaded': true,
 } satisfies Record<ServiceEventType, true>));
 

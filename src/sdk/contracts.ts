@@ -225,6 +225,8 @@ export type GrantSubject =
       readonly kind: 'user'; readonly id: string; readonly authTime: number;
       /** How the user signed in (RFC 8176 `amr`, e.g. `["pwd", "otp", "mfa"]`) and the class it met (OIDC Core `acr`), when known. */
       readonly amr?: readonly string[] | undefined; readonly acr?: string | undefined;
+      /** Issue 34: the upstream identity provider the user signed in at (its configured `name`), IdentityServer's `idp` claim. */
+      readonly idp?: string | undefined;
     }
   | { readonly kind: 'client'; readonly id: string };
 
@@ -555,7 +557,22 @@ export interface ExternalSignInRequest {
 
 /** The identity provider's answer as the plugin reads it: the `state` it was given, and who signed in or why not. */
 export type ExternalSignInResult =
-  | { readonly state: string; readonly subject: string }
+  | {
+      readonly state: string; readonly subject: string;
+      /**
+       * Issue 34: how the person signed in there (RFC 8176 method names, at most ten); the
+       * tokens' `amr` is `["external", ...these]`. They count for our `acr` (an `"mfa"` here is a
+       * second factor): return only what the provider is trusted to say.
+       */
+      readonly amr?: readonly string[];
+      /** Issue 34: the provider's name, the tokens' `idp` claim (`[\w.:-]`, at most 64 characters). */
+      readonly idp?: string;
+      /**
+       * Issue 34: what `endSession` needs to sign the person out at the provider later (e.g. its
+       * ID token), kept in our sign-in session and handed back when it ends; at most 8192 characters.
+       */
+      readonly logoutHint?: string;
+    }
   | {
       readonly state: string;
       readonly message: string;
@@ -582,7 +599,8 @@ export interface ExternalSignIn {
   /**
    * Several identity providers to choose from: the host then shows the sign-in page with a
    * button per provider (its `displayName`) and passes the choice to `start` as `provider`; a
-   * request's `acr_values=idp:<name>` skips the page. Without it the host redirects at once.
+   * request's `acr_values=idp:<name>`, or a `login_hint` at one of a provider's `domains`, skips
+   * the page. Without it the host redirects at once.
    */
   readonly providers?: ReadonlyArray<{
     readonly name: string;
@@ -593,6 +611,11 @@ export interface ExternalSignIn {
      * it the browser refuses to go there. Read at every render, so it may be set late.
      */
     readonly formAction?: string | undefined;
+    /**
+     * Issue 34: a request whose `login_hint` is an address at one of these domains (lower case,
+     * matched exactly) goes straight to this provider. `acr_values=idp:<name>` wins over it.
+     */
+    readonly domains?: readonly string[] | undefined;
   }>;
   /** With `providers`: show the username and password form too. Default true. */
   readonly passwordForm?: boolean;
@@ -604,6 +627,12 @@ export interface ExternalSignIn {
    * code, check its ID token); the host only trusts the `subject` you return.
    */
   callback(params: ReadonlyMap<string, string>, context: { readonly remoteAddress?: string | undefined }): Promise<ExternalSignInResult>;
+  /**
+   * Issue 34: our session of a person who signed in with a `logoutHint` ended at
+   * `/connect/endsession`. Answer the provider's logout URL to send the browser to (it must come
+   * back to `postLogoutRedirectUri` with `state`), or `undefined` to sign out here only.
+   */
+  endSession?(logoutHint: string, back: { readonly postLogoutRedirectUri: string; readonly state: string }): Promise<string | undefined>;
 }
 
 /**

@@ -52,6 +52,10 @@ export type ServiceEvent =
   /** A back-channel logout given up after its last attempt (or past its time), never the token. */
   | { type: 'logout.failed'; clientId: string; subject: string; attempts: number; reason: string }
   /** A call to the admin API (issue 39): who (the token's client, once known), what, and how it ended; never a body. */
+  /** Issue 34, "Forgot password?": never the address typed, the link or the mail. `subject` when an account matched. */
+  | { type: 'password_reset.requested'; subject?: string; outcome: 'mailing' | 'no_account' | 'throttled' }
+  | { type: 'password_reset.sent'; subject: string; delivered: boolean; reason?: string }
+  | { type: 'password_reset.used'; subject: string }
   | { type: 'admin.request'; clientId: string | undefined; method: string; path: string; status: number }
   | { type: 'plugin.loaded'; plugin: string; source: string; grantTypes: readonly string[]; authenticationMethods: readonly string[] };
 

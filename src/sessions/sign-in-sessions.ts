@@ -27,9 +27,13 @@ export interface SignInSession {
   readonly families?: readonly string[];
   /**
    * RFC 8176 methods the person used to sign in (issue 35): `pwd`, then `otp` and `mfa` after a
-   * second factor. None for a sign-in at an upstream identity provider, which says its own.
+   * second factor; `external` first for a sign-in at an upstream identity provider.
    */
   readonly amr?: readonly string[];
+  /** Issue 34: the upstream identity provider the person signed in at (its `name`), the tokens' `idp` claim. */
+  readonly idp?: string;
+  /** Issue 34: what signing out at that provider needs (its ID token), only when `logoutAtProvider` is on. */
+  readonly upstreamLogout?: string;
 }
 
 /** Bounds the record; far more codes than one person's sign-in session asks for. */
@@ -50,7 +54,7 @@ export interface SignInSessions {
    * `max_age`) carries over the previous session's code families, so a later sign-out still
    * revokes their tokens.
    */
-  start(browserId: string, subject: string, previous?: SignInSession, amr?: readonly string[]): Promise<SignInSession>;
+  start(browserId: string, subject: string, previous?: SignInSession, amr?: readonly string[], idp?: string, upstreamLogout?: string): Promise<SignInSession>;
   /** A second factor given in the session (issue 35): its methods join `amr`. */
   factorsGiven(browserId: string, amr: readonly string[]): Promise<void>;
   /** Adds scopes the user consented to for a client to those given before. */
@@ -106,12 +110,13 @@ export function createSignInSessions({ store, clock, lifetimeSeconds }: { store:
     async get(browserId) {
       return (await read(browserId))?.session;
     },
-    async start(browserId, subject, previous, amr) {
+    async start(browserId, subject, previous, amr, idp, upstreamLogout) {
       const now = clock.now();
       const carried = previous?.subject === subject && previous.families ? { families: previous.families } : {};
       const session: SignInSession = {
         subject, authTime: Math.floor(now / 1000), sid: randomBytes(16).toString('base64url'), consents: {}, clients: [], ...carried,
-        ...(amr === undefined ? {} : { amr }),
+        ...(amr === undefined ? {} : { amr }), ...(idp === undefined ? {} : { idp }),
+        ...(upstreamLogout === undefined ? {} : { upstreamLogout }),
       };
       await store.add({
         key: keyOf(browserId), type: recordType, clientId: '', subjectId: subject, sessionId: undefined,

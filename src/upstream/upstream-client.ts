@@ -22,6 +22,8 @@ export interface UpstreamAnswer {
   readonly subject: string;
   /** The ID token's claims, then the user-info answer's (OIDC); the user-info answer (OAuth 2.0). */
   readonly claims: Readonly<Record<string, unknown>>;
+  /** OIDC: the ID token as it came, for a later `id_token_hint` (RP-Initiated Logout §2). */
+  readonly idToken?: string | undefined;
 }
 
 const loopback = (url: string): boolean => {
@@ -48,6 +50,8 @@ export interface UpstreamClient {
   authorizationUrl(callbackUrl: string, checks: UpstreamChecks, hints: { loginHint?: string | undefined; uiLocales?: string | undefined }): Promise<URL>;
   /** Reads the provider's answer at our callback URL; throws openid-client's errors, a timeout or a `StrictAnswerError`. */
   finish(callbackUrl: URL, checks: UpstreamChecks): Promise<UpstreamAnswer>;
+  /** RP-Initiated Logout 1.0 §2 at the provider; `undefined` when its discovery lists no `end_session_endpoint`. */
+  endSessionUrl(idTokenHint: string, postLogoutRedirectUri: string, state: string): Promise<URL | undefined>;
 }
 
 /** The user-info answer is not in the shape the config says. */
@@ -118,7 +122,7 @@ export function createUpstreamClient(p: ResolvedIdentityProvider): UpstreamClien
         const userInfo = c.serverMetadata().userinfo_endpoint
           ? await client.fetchUserInfo(c, tokens.access_token, idToken.sub)
           : {};
-        return { subject: idToken.sub, claims: { ...userInfo, ...idToken } };
+        return { subject: idToken.sub, claims: { ...userInfo, ...idToken }, idToken: tokens.id_token };
       }
       const response = await client.fetchProtectedResource(c, tokens.access_token, new URL(p.userInfoUrl!), 'GET', undefined, new Headers({ accept: 'application/json' }));
       if (response.status !== 200) throw new StrictAnswerError(`the user-info URL answered ${response.status}`);
@@ -131,6 +135,12 @@ export function createUpstreamClient(p: ResolvedIdentityProvider): UpstreamClien
       const subject = typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : typeof id === 'string' && id !== '' && id.length <= 255 ? id : undefined;
       if (subject === undefined) throw new StrictAnswerError(`the user-info answer has no usable "${p.subjectClaim}"`);
       return { subject, claims };
+    },
+
+    async endSessionUrl(idTokenHint, postLogoutRedirectUri, state) {
+      const c = await config();
+      if (!c.serverMetadata().end_session_endpoint) return undefined;
+      return client.buildEndSessionUrl(c, { id_token_hint: idTokenHint, post_logout_redirect_uri: postLogoutRedirectUri, state });
     },
   };
 }

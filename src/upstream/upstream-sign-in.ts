@@ -80,7 +80,9 @@ export function createUpstreamSignIn(deps: UpstreamSignInDeps, clientFor: (p: Re
   // The buttons' CSP `form-action` sources (`ExternalSignIn.providers`): the configured origin at
   // once, the discovered authorization endpoint's as soon as discovery answered (started here,
   // so a provider on another origin than its issuer works from the first click).
-  const buttons = config.identityProviders.map((p) => ({ name: p.name, displayName: p.displayName, formAction: new URL(p.authorizationUrl ?? p.issuer).origin }));
+  const buttons = config.identityProviders.map((p) => ({
+    name: p.name, displayName: p.displayName, formAction: new URL(p.authorizationUrl ?? p.issuer).origin, ...(p.domains.length > 0 ? { domains: p.domains } : {}),
+  }));
   for (const button of buttons) {
     providers.get(button.name)!.upstream.authorizationOrigin().then((origin) => {
       button.formAction = origin;
@@ -170,7 +172,24 @@ export function createUpstreamSignIn(deps: UpstreamSignInDeps, clientFor: (p: Re
         throw err;
       }
       logger.info({ provider: p.p.name, subject: local.subject, account: local.how }, 'upstream sign-in');
-      return { state: pending.hostState, subject: local.subject };
+      // The ID token's `amr` only from a provider trusted to say it (`trustAmr`): it counts for our `acr`.
+      const amr = p.p.type === 'oidc' && p.p.trustAmr && Array.isArray(answer.claims.amr) ? { amr: answer.claims.amr as string[] } : {};
+      // Kept in our session only when we will sign out at the provider (RP-Initiated Logout §2's hint).
+      const logout = p.p.logoutAtProvider && answer.idToken !== undefined && answer.idToken.length <= 8000 ? { logoutHint: `${p.p.name} ${answer.idToken}` } : {};
+      return { state: pending.hostState, subject: local.subject, idp: p.p.name, ...amr, ...logout };
+    },
+
+    async endSession(logoutHint, back) {
+      const space = logoutHint.indexOf(' ');
+      const found = providers.get(logoutHint.slice(0, Math.max(0, space)));
+      if (!found?.p.logoutAtProvider) return undefined;
+      try {
+        return (await found.upstream.endSessionUrl(logoutHint.slice(space + 1), back.postLogoutRedirectUri, back.state))?.href;
+      } catch (err) {
+        // Down or its discovery unreadable: our own logout goes on without it.
+        logger.info({ provider: found.p.name, err: (err as Error).name }, 'upstream logout: the provider could not be reached');
+        return undefined;
+      }
     },
   };
 }

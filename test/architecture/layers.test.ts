@@ -20,7 +20,8 @@ import { describe, expect, it } from 'vitest';
  *   redirect URI rule, TLS material) is declared here, not borrowed from the layer that uses it.
  * - Infrastructure that knows no OAuth: logging, the store, tracing, events, and `throttling`:
  *   the counters (back-offs and window limits, in this process or shared) and every throttle
- *   built on them, which answer with the SDK's OAuth errors.
+ *   built on them, which answer with the SDK's OAuth errors; `mail`, the SMTP sender (issue 34's
+ *   password reset links).
  * - The OAuth core: errors and parameters, grant running and token issuing, keys,
  *   `client-authentication` (parse, validate, throttle and observe: it finds clients through
  *   `clients` and answers with `oauth`'s errors; only the endpoints and the composition root
@@ -44,7 +45,7 @@ const layers: readonly (readonly string[])[] = [
   ['sdk'],
   ['net'],
   ['config'],
-  ['log', 'store', 'tracing', 'events', 'throttling'],
+  ['log', 'store', 'tracing', 'events', 'throttling', 'mail'],
   ['oauth', 'client-authentication', 'sender-binding', 'clients', 'plugin-host', 'users', 'second-factor'],
   ['sessions', 'upstream'],
   ['pages'],

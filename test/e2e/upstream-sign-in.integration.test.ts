@@ -5,12 +5,12 @@
  * cookie-keeping browser without JavaScript walks every page; our ID token's `sub` says which
  * local user signed in.
  */
-import { decodeJwt, exportJWK, generateKeyPair } from 'jose';
+import { decodeJwt, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
 import { createMemoryUpstreamAccounts } from '../../src/upstream/upstream-accounts.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { authorizeUrl, Browser, formsOf, redeemWeb, signInConfig, webRequest, type Page } from '../support/sign-in.js';
+import { alice, authorizeUrl, Browser, formsOf, redeemWeb, signInConfig, webRequest, type Page } from '../support/sign-in.js';
 import {
   reservePort, startFakeOidc, startGithubLike, startNodeOidcProvider, walkUpstream,
   type FakeOidcUpstream, type GithubLikeUpstream, type OidcUpstream,
@@ -46,13 +46,13 @@ async function startRig(upstreamSignIn: UserConfig['upstreamSignIn']): Promise<R
     identityProviders: [
       { name: 'corp', displayName: 'Contoso', type: 'oidc', issuer: corpIssuer, clientId: 'svc', clientSecret: 'upstream-secret', trustEmailVerified: true },
       { name: 'corp-pkj', displayName: 'Contoso (key)', type: 'oidc', issuer: corpIssuer, clientId: 'svc-pkj', privateKeyJwt: { key: assertionKey } },
-      { name: 'corp-staff', displayName: 'Contoso staff', type: 'oidc', issuer: corpIssuer, clientId: 'svc', clientSecret: 'upstream-secret', allowedEmailDomains: ['contoso.com'] },
+      { name: 'corp-staff', displayName: 'Contoso staff', type: 'oidc', issuer: corpIssuer, clientId: 'svc', clientSecret: 'upstream-secret', allowedEmailDomains: ['contoso.com'], domains: ['contoso.com'] },
       {
         name: 'github', displayName: 'GitHub', type: 'oauth2', clientId: 'gh-client', clientSecret: 'gh-secret', scopes: ['read:user'], timeout: 1,
         authorizationUrl: `${github.url}/login/oauth/authorize`, tokenUrl: `${github.url}/login/oauth/access_token`, userInfoUrl: `${github.url}/user`,
         claimMapping: { login: 'preferred_username', name: 'name', email: 'email' },
       },
-      { name: 'fake', displayName: 'Fake IdP', type: 'oidc', issuer: fake.url, clientId: 'svc-fake', clientSecret: 'fake-secret' },
+      { name: 'fake', displayName: 'Fake IdP', type: 'oidc', issuer: fake.url, clientId: 'svc-fake', clientSecret: 'fake-secret', trustAmr: true },
       { name: 'down', displayName: 'Offline IdP', type: 'oidc', issuer: `http://127.0.0.1:${downPort}`, clientId: 'svc', clientSecret: 'x', timeout: 1 },
     ],
     ...(upstreamSignIn ? { upstreamSignIn } : {}),
@@ -98,6 +98,11 @@ async function codeFrom(browser: Browser, page: Page): Promise<string> {
 
 /** Signs in at `provider` from our page and returns our ID token's `sub`. */
 async function signInVia(rig: Rig, provider: string, login = 'alice', browser = new Browser(rig.server.url)): Promise<string> {
+  return (await idTokenVia(rig, provider, login, browser)).sub!;
+}
+
+/** The ID token's claims after a sign-in at `provider`. */
+async function idTokenVia(rig: Rig, provider: string, login = 'alice', browser = new Browser(rig.server.url)): Promise<JWTPayload> {
   const flow = webRequest();
   const ours = await browser.get(authorizeUrl(rig.server, flow.params));
   const atUpstream = await choose(browser, ours, provider);
@@ -108,7 +113,7 @@ async function signInVia(rig: Rig, provider: string, login = 'alice', browser = 
   const code = await codeFrom(browser, back);
   const tokens = await redeemWeb(rig.server, code, flow.verifier);
   expect(tokens.status).toBe(200);
-  return decodeJwt(tokens.body.id_token as string).sub!;
+  return decodeJwt(tokens.body.id_token as string);
 }
 
 /** Nobody is signed in in this browser: `prompt=none` is answered `login_required`. */
@@ -120,6 +125,33 @@ async function expectNoSession(rig: Rig, browser: Browser): Promise<void> {
 function failureEvents(rig: Rig): Array<Record<string, unknown>> {
   return rig.server.logs.filter((l) => l.msg === 'user.sign_in_failed').map((l) => l.event as Record<string, unknown>);
 }
+
+describe('what our ID token says of an upstream sign-in', () => {
+  it('idp names the provider; amr is ["external"], with a trusted provider\'s own amr after it', async () => {
+    const corp = await idTokenVia(plain, 'corp', 'erin');
+    expect(corp).toMatchObject({ idp: 'corp', amr: ['external'] });
+    expect(corp.acr).toBeUndefined();
+    expect(await idTokenVia(plain, 'github')).toMatchObject({ idp: 'github', amr: ['external'] });
+    fake.claims.amr = ['pwd', 'mfa'];
+    try {
+      // `trustAmr` on: the provider's methods count, so its "mfa" is our acr "mfa".
+      expect(await idTokenVia(plain, 'fake')).toMatchObject({ idp: 'fake', amr: ['external', 'pwd', 'mfa'], acr: 'mfa' });
+    } finally {
+      delete fake.claims.amr;
+    }
+  });
+
+  it('a password sign-in has neither idp nor external', async () => {
+    const flow = webRequest();
+    const browser = new Browser(plain.server.url);
+    const page = await browser.get(authorizeUrl(plain.server, flow.params));
+    const form = formsOf(page.html).findIndex((f) => 'step' in f.fields && f.fields.step === 'sign-in');
+    const code = await codeFrom(browser, await browser.submit(page, { username: alice.username, password: alice.password }, form));
+    const claims = decodeJwt((await redeemWeb(plain.server, code, flow.verifier)).body.id_token as string);
+    expect(claims.amr).toEqual(['pwd']);
+    expect(claims.idp).toBeUndefined();
+  });
+});
 
 describe('the sign-in page with identity providers', () => {
   it('shows a button per provider with its display name, beside the password form', async () => {
@@ -136,6 +168,21 @@ describe('the sign-in page with identity providers', () => {
     expect(page.status).toBe(303);
     expect(page.location!.href.startsWith(`${github.url}/login/oauth/authorize?`)).toBe(true);
     expect(page.location!.searchParams.get('code_challenge_method')).toBe('S256');
+  });
+
+  it('a login_hint at a provider\'s domain goes straight to it; acr_values=idp:<name> wins; another domain gets the page', async () => {
+    const browser = new Browser(plain.server.url);
+    const byDomain = await browser.get(authorizeUrl(plain.server, webRequest({ login_hint: 'dana@Contoso.com' }).params));
+    expect(byDomain.status).toBe(303);
+    expect(byDomain.location!.href.startsWith(`${plain.corp.url}/`)).toBe(true);
+    expect(byDomain.location!.searchParams.get('login_hint')).toBe('dana@Contoso.com');
+    const named = await browser.get(authorizeUrl(plain.server, webRequest({ login_hint: 'dana@contoso.com', acr_values: 'idp:github' }).params));
+    expect(named.location!.href.startsWith(`${github.url}/login/oauth/authorize?`)).toBe(true);
+    for (const login_hint of ['dana@fabrikam.com', 'dana@sub.contoso.com', 'contoso.com']) {
+      const page = await browser.get(authorizeUrl(plain.server, webRequest({ login_hint }).params));
+      expect(page.status, login_hint).toBe(200);
+      expect(page.html).toContain('>Sign in with Contoso staff</button>');
+    }
   });
 });
 

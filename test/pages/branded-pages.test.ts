@@ -167,7 +167,7 @@ describe('what stops start-up', () => {
     expect((err as BootError).problems).toEqual([
       'pages.logo: logo.bmp is not one of .svg, .png, .jpg, .jpeg, .gif, .webp, .avif, .ico',
       `pages.stylesheet: cannot read ${join(dir, 'missing.css')} (ENOENT)`,
-      `pages.templates.signIn: ${join(dir, 'typo.html')}: line 1: unknown placeholder "clientNme" (did you mean "clientName"?) (this page offers: lang, productName, title, intro, notice, action, hiddenFields, username, usernameLabel, passwordLabel, submitLabel, clientName, userCode, codeLabel)`,
+      `pages.templates.signIn: ${join(dir, 'typo.html')}: line 1: unknown placeholder "clientNme" (did you mean "clientName"?) (this page offers: lang, productName, title, intro, notice, action, hiddenFields, username, usernameLabel, passwordLabel, submitLabel, clientName, userCode, codeLabel, forgotPasswordUrl, forgotPasswordLabel)`,
       `pages.templates.message: ${join(dir, 'bad.html')}: line 1: {{#startAgainUrl}} is never closed`,
       `pages.templates.consent: ${join(dir, 'nope.html')}: cannot read it (ENOENT)`,
     ]);

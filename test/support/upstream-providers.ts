@@ -55,14 +55,17 @@ export interface OidcUpstream extends Upstream {
 
 /** node-oidc-provider with one client (`svc`, secret `upstream-secret`) sending people back to `redirectUri`. */
 export async function startNodeOidcProvider(
-  port: number, redirectUri: string, accounts: Record<string, Record<string, unknown>>, more: { privateKeyJwtClient?: { clientId: string; publicJwk: JWK } } = {},
+  port: number, redirectUri: string, accounts: Record<string, Record<string, unknown>>, more: { privateKeyJwtClient?: { clientId: string; publicJwk: JWK }; postLogoutRedirectUri?: string } = {},
 ): Promise<OidcUpstream> {
   const issuer = `http://127.0.0.1:${port}`;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const claimsOf = new Map(Object.entries(accounts));
   const provider = new Provider(issuer, {
     clients: [
-      { client_id: 'svc', client_secret: 'upstream-secret', redirect_uris: [redirectUri], response_types: ['code'], grant_types: ['authorization_code'] },
+      {
+        client_id: 'svc', client_secret: 'upstream-secret', redirect_uris: [redirectUri], response_types: ['code'], grant_types: ['authorization_code'],
+        ...(more.postLogoutRedirectUri ? { post_logout_redirect_uris: [more.postLogoutRedirectUri] } : {}),
+      },
       // RFC 7523 §2.2: we authenticate with an assertion signed by our key, not a secret.
       ...(more.privateKeyJwtClient ? [{
         client_id: more.privateKeyJwtClient.clientId, token_endpoint_auth_method: 'private_key_jwt', token_endpoint_auth_signing_alg: more.privateKeyJwtClient.publicJwk.alg,
@@ -95,7 +98,7 @@ function upstreamForms(html: string): Array<{ action: string; fields: Record<str
  * signs in as `login`, approves consent, until the browser leaves `upstreamUrl`. Returns the
  * first response from elsewhere (our callback's answer).
  */
-export async function walkUpstream(browser: Browser, start: URL, upstreamUrl: string, login: string, options: { cancel?: boolean } = {}): Promise<Page> {
+export async function walkUpstream(browser: Browser, start: URL, upstreamUrl: string, login: string, options: { cancel?: boolean; confirmLogout?: boolean } = {}): Promise<Page> {
   let page = await browser.get(start);
   for (let steps = 0; steps < 20; steps++) {
     if (page.location) {
@@ -111,7 +114,8 @@ export async function walkUpstream(browser: Browser, start: URL, upstreamUrl: st
     }
     const form = upstreamForms(page.html)[0];
     if (!form) throw new Error(`no form on the upstream page (${page.status}):\n${page.html}`);
-    const fields = form.inputs.includes('login') ? { ...form.fields, login, password: 'any' } : form.fields;
+    // Its "sign out?" page (RP-Initiated Logout) has a `logout=yes` button.
+    const fields = form.inputs.includes('login') ? { ...form.fields, login, password: 'any' } : options.confirmLogout ? { ...form.fields, logout: 'yes' } : form.fields;
     page = await browser.post(new URL(form.action, upstreamUrl).href, fields);
   }
   throw new Error('the upstream walk did not end');

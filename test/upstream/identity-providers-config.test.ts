@@ -24,6 +24,8 @@ describe('identityProviders', () => {
     expect(resolved.identityProviders[0]).toMatchObject({ scopes: ['openid', 'email', 'profile'], subjectClaim: 'sub', timeout: 10, trustEmailVerified: false });
     expect(resolved.identityProviders[1]).toMatchObject({ scopes: [], subjectClaim: 'id', issuer: 'https://github.com' });
     expect(resolved.upstreamSignIn).toEqual({ hidePasswordForm: false, linkByVerifiedEmail: false });
+    expect(resolved.identityProviders[0]!.domains).toEqual([]);
+    expect(resolveConfig({ identityProviders: [{ ...entra, domains: ['Contoso.COM'] }] as never }, '/tmp').identityProviders[0]!.domains).toEqual(['contoso.com']);
   });
 
   it.each([
@@ -36,10 +38,13 @@ describe('identityProviders', () => {
     [[{ ...entra, scopes: ['email'] }], 'identityProviders[0].scopes: an OpenID Connect provider needs "openid" (OIDC Core §3.1.2.1)'],
     [[{ ...entra, claimMapping: { oid: 'sub' } }], 'identityProviders[0].claimMapping: cannot map to "sub": our subject is our own, never the provider\'s'],
     [[{ ...entra, allowedEmailDomains: ['@contoso.com'] }], 'identityProviders[0].allowedEmailDomains[0]: expected a domain like "contoso.com", got "@contoso.com"'],
+    [[{ ...entra, domains: [] }], 'identityProviders[0].domains: expected a non-empty array of domains, e.g. ["contoso.com"]'],
+    [[{ ...entra, domains: ['user@contoso.com'] }], 'identityProviders[0].domains[0]: expected a domain like "contoso.com", got "user@contoso.com"'],
+    [[{ ...entra, domains: ['contoso.com'] }, { ...github, domains: ['Contoso.com'] }], 'identityProviders[1].domains[0]: "Contoso.com" already goes to identity provider "entra"'],
     [[{ ...entra, requiredClaim: { name: 'tid' } }], 'identityProviders[0].requiredClaim: expected { name: "<upstream claim>", value: <string, number or boolean> }'],
     [[{ ...entra, timeout: 0 }], 'identityProviders[0].timeout: expected whole seconds from 1 to 60, got number 0'],
     [[{ ...github, userInfoUrl: undefined }], 'identityProviders[0].userInfoUrl: required, expected an absolute https URL, got nothing'],
-    [[{ ...entra, userInfoUrl: 'https://x.example' }], 'identityProviders[0].userInfoUrl: unknown field for type "oidc" (known: name, displayName, type, clientId, clientSecret, privateKeyJwt, scopes, claimMapping, allowedEmailDomains, requiredClaim, trustEmailVerified, timeout, issuer)'],
+    [[{ ...entra, userInfoUrl: 'https://x.example' }], 'identityProviders[0].userInfoUrl: unknown field for type "oidc" (known: name, displayName, type, clientId, clientSecret, privateKeyJwt, scopes, claimMapping, allowedEmailDomains, requiredClaim, domains, trustEmailVerified, trustAmr, timeout, issuer, logoutAtProvider)'],
   ])('%j is refused naming the field', (list, message) => {
     expect(problems(list)).toEqual([message]);
   });

@@ -31,6 +31,7 @@ export function createCodeResponse(deps: {
         ...(request.dpopJkt === undefined ? {} : { dpopJkt: request.dpopJkt }),
         ...(request.resources === undefined ? {} : { resources: request.resources }),
         ...authenticationOf(session.amr, request.acr),
+        ...(session.idp === undefined ? {} : { idp: session.idp }),
       },
     });
     if (state.interactionId) await deps.interactions.finish(state.interactionId);

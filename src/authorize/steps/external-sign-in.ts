@@ -18,7 +18,9 @@ import type { LiveClients } from './live-client.js';
 import type { SignedIn } from './signed-in.js';
 import type { SignInMethod } from './sign-in-step.js';
 import type { UpstreamChoice } from './upstream-choice.js';
+import { methodsOf } from './sign-in-form.js';
 
+const idpName = /^[\w.:-]{1,64}$/;
 const failureReasons: ReadonlySet<ExternalSignInFailure> = new Set<ExternalSignInFailure>(['cancelled', 'refused', 'unavailable', 'invalid-answer', 'not-allowed']);
 
 export interface ExternalSignIn extends SignInMethod {
@@ -93,7 +95,7 @@ export function createExternalSignIn(deps: {
     } satisfies Pick<ExternalSignIn, 'choose'> : {}),
 
     async callback(params, ctx) {
-      const result = (await external.callback(params, { remoteAddress: ctx.remoteAddress })) as Partial<Record<'state' | 'subject' | 'message' | 'provider' | 'reason', unknown>> | null;
+      const result = (await external.callback(params, { remoteAddress: ctx.remoteAddress })) as Partial<Record<'state' | 'subject' | 'message' | 'provider' | 'reason' | 'amr' | 'idp' | 'logoutHint', unknown>> | null;
       const state = typeof result?.state === 'string' ? result.state : '';
       const dot = state.indexOf('.');
       const found = await continuation.continued(new Map([['interaction', state.slice(0, Math.max(0, dot))], ['csrf', state.slice(dot + 1)]]), ctx);
@@ -115,7 +117,12 @@ export function createExternalSignIn(deps: {
         await interactions.finish(found.id);
         return { ...pageMessage(400, 'external-sign-in-failed'), ...languageOf(found.interaction.request) };
       }
-      return deps.signedIn(result!.subject as string, ctx, found.id, found.interaction, 'external');
+      // Issue 34: `external` first (IdentityServer's value; RFC 8176 registers none for a federated
+      // sign-in), then what the plugin says the provider did; `idp` names the provider.
+      const amr = ['external', ...(methodsOf(result!.amr) ?? []).filter((m) => m !== 'external')];
+      const idp = typeof result!.idp === 'string' && idpName.test(result!.idp) ? result!.idp : undefined;
+      const logoutHint = typeof result!.logoutHint === 'string' && result!.logoutHint.length <= 8192 ? result!.logoutHint : undefined;
+      return deps.signedIn(result!.subject as string, ctx, found.id, found.interaction, 'external', amr, idp, logoutHint);
     },
   };
 }

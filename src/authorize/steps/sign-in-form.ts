@@ -24,7 +24,7 @@ export interface SignInForm extends SignInMethod {
 }
 
 /** A plugin's `amr`: up to ten short method names (RFC 8176 §2), else none. */
-function methodsOf(amr: unknown): readonly string[] | undefined {
+export function methodsOf(amr: unknown): readonly string[] | undefined {
   if (!Array.isArray(amr) || amr.length === 0 || amr.length > 10) return undefined;
   return amr.every((m) => typeof m === 'string' && /^[\w.:-]{1,64}$/.test(m)) ? [...new Set(amr as string[])] : undefined;
 }

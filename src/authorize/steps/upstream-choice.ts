@@ -17,7 +17,10 @@ type SignInPageView = Extract<SignInView, { kind: 'sign-in' }>;
 export type UpstreamFailure = NonNullable<SignInPageView['upstreamFailure']>;
 
 export interface UpstreamChoice {
-  /** The provider the request's `acr_values=idp:<name>` names, when it is one of those offered. */
+  /**
+   * The provider the request goes to at once: the one its `acr_values=idp:<name>` names (an
+   * explicit choice, so it wins), else the one whose `domains` hold its `login_hint`'s domain.
+   */
   hinted(request: AuthorizationRequest): string | undefined;
   /** One of the offered providers, by name. */
   offered(name: string | undefined): { readonly name: string; readonly displayName: string } | undefined;
@@ -39,11 +42,17 @@ export function createUpstreamChoice(deps: { external: ExternalSignIn | undefine
     const targets = new Set(providers.flatMap((p) => (p.formAction ? [p.formAction] : [])));
     return { view: { providers, passwordForm: external.passwordForm !== false }, ...(targets.size > 0 ? { formTargets: [...targets] } : {}) };
   };
+  const names = new Set(providers.map((p) => p.name));
+  const byDomain = new Map(providers.flatMap((p) => (p.domains ?? []).map((d) => [d.toLowerCase(), p.name] as const)));
   return {
-    // IdentityServer's `idp:<name>` convention; OIDC Core §3.1.2.1 leaves `acr_values` to the deployment.
     hinted(request) {
-      const names = new Set(providers.map((p) => p.name));
-      return request.acrValues?.split(' ').map((v) => (v.startsWith('idp:') ? v.slice(4) : '')).find((n) => names.has(n));
+      // IdentityServer's `idp:<name>` convention; OIDC Core §3.1.2.1 leaves `acr_values` to the deployment.
+      const named = request.acrValues?.split(' ').map((v) => (v.startsWith('idp:') ? v.slice(4) : '')).find((n) => names.has(n));
+      if (named !== undefined || byDomain.size === 0) return named;
+      // OIDC Core §3.1.2.1: `login_hint` is often an e-mail address; its domain says whose people it names.
+      const hint = request.loginHint;
+      const at = hint?.lastIndexOf('@') ?? -1;
+      return at < 0 ? undefined : byDomain.get(hint!.slice(at + 1).toLowerCase());
     },
     offered: (name) => providers.find((p) => p.name === name),
     passwordFormHidden: external.passwordForm === false,

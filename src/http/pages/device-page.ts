@@ -34,6 +34,8 @@ export interface DevicePageDeps {
   verificationPage: LoadVerificationPage;
   /** The deployment's look and templates (`pages` in the config); default the built-in ones. */
   branding?: Branding | undefined;
+  /** Issue 34: `smtp` is configured, so the sign-in form links "Forgot password?". */
+  forgotPassword?: boolean | undefined;
 }
 
 export function createDevicePage(deps: DevicePageDeps): Middleware {
@@ -46,6 +48,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
   // The same reader as every endpoint: flat parameters, duplicates rejected, unreadable bodies a 400.
   const readBody = formBodyReader(deps.limits);
   const headers = pageHeaders({ branding: deps.branding });
+  const forgotPassword = deps.forgotPassword ? { forgotPassword: new URL(deps.issuer + paths.accountPasswordReset).pathname } : {};
 
   async function readForm(ctx: Context): Promise<Map<string, string>> {
     return ctx.request.is('application/x-www-form-urlencoded') ? readBody(ctx) : new Map();
@@ -54,7 +57,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
   function renderOptions(ctx: Context): RenderOptions {
     const uiLocales = new URLSearchParams(ctx.querystring).get('ui_locales') ?? undefined;
     const chosen = choosePageText(uiLocales, ctx.get('accept-language') || undefined);
-    return { action: chosen.from === 'ui_locales' ? actionFor.get(chosen.tag)! : action, numericCodes, text: chosen.value, ...(deps.branding ? { branding: deps.branding } : {}) };
+    return { action: chosen.from === 'ui_locales' ? actionFor.get(chosen.tag)! : action, numericCodes, text: chosen.value, ...(deps.branding ? { branding: deps.branding } : {}), ...forgotPassword };
   }
 
   function send(ctx: Context, status: number, view: PageView): void {

@@ -19,7 +19,7 @@ import { pageHeaders } from '../../pages/page-headers.js';
 import { pageFailure } from './page-failure.js';
 import type { AuthorizeFlow, BrowserContext, SentOutcome } from '../../authorize/authorize-flow.js';
 import type { SignInView } from '../../pages/sign-in-views.js';
-import type { createEndSession } from '../../authorize/end-session.js';
+import type { createEndSession, createEndSessionReturn } from '../../authorize/end-session.js';
 import { formBodyReader } from '../read-form.js';
 import { renderFormPost, renderSignInPage, signInMessage, submitScriptHash, type SignInPaths } from '../../pages/sign-in-templates.js';
 import { choosePageText, type PageText } from '../../pages/text/index.js';
@@ -33,6 +33,8 @@ export interface SignInParts {
   readonly sessions: SignInSessions;
   readonly flow: AuthorizeFlow;
   readonly endSession: ReturnType<typeof createEndSession>;
+  /** Issue 34: back from an upstream provider's logout. */
+  readonly endSessionReturn: ReturnType<typeof createEndSessionReturn>;
 }
 
 /** Built on the first request; a failure (the store down) is a page, and the next request tries again. */
@@ -48,12 +50,17 @@ export interface SignInPageDeps {
   signInParts: LoadSignInParts;
   /** The deployment's look and templates (`pages` in the config); default the built-in ones. */
   branding?: Branding | undefined;
+  /** Issue 34: `smtp` is configured, so the sign-in form links "Forgot password?". */
+  forgotPassword?: boolean | undefined;
 }
 
 export function createSignInPages(deps: SignInPageDeps) {
   const { logger, limits, signInParts } = deps;
   const issuerPath = new URL(deps.issuer).pathname.replace(/\/$/, '');
-  const pagePaths: SignInPaths = { interaction: issuerPath + paths.signIn, endSession: issuerPath + paths.endSession, home: issuerPath + '/' };
+  const pagePaths: SignInPaths = {
+    interaction: issuerPath + paths.signIn, endSession: issuerPath + paths.endSession, home: issuerPath + '/',
+    ...(deps.forgotPassword ? { forgotPassword: issuerPath + paths.accountPasswordReset } : {}),
+  };
   const readBody = formBodyReader(limits);
 
   function browserOf(ctx: Context, reading: CookieReading): BrowserContext {
@@ -103,6 +110,7 @@ export function createSignInPages(deps: SignInPageDeps) {
     authorize: handler(async (ctx, { flow }, browser) => flow.authorize(await paramsOf(ctx), browser)),
     interaction: handler(async (ctx, { flow }, browser) => flow.interact(await paramsOf(ctx), browser)),
     endSession: handler(async (ctx, { endSession }, browser) => endSession(await paramsOf(ctx), browser, ctx.method === 'POST' ? 'POST' : 'GET')),
+    endSessionReturn: handler(async (ctx, { endSessionReturn }) => endSessionReturn(await paramsOf(ctx))),
     /** The external identity provider's way back; only when a sign-in plugin brings one. */
     ...(deps.customPage?.externalSignIn
       ? { callback: handler(async (ctx, { flow }, browser) => flow.callback(await paramsOf(ctx), browser)) }

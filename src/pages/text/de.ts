@@ -151,6 +151,32 @@ export const de: PageText = {
       : b.rule === 'username' ? 'Das neue Passwort darf nicht Ihr Benutzername sein.'
       : 'Das neue Passwort ist zu verbreitet. Wählen Sie ein anderes.',
   },
+  passwordReset: {
+    forgot: 'Passwort vergessen?',
+    title: 'Passwort zurücksetzen',
+    intro: 'Geben Sie Ihren Benutzernamen oder Ihre E-Mail-Adresse ein. Passt ein Konto mit E-Mail-Adresse, senden wir einen Link, mit dem Sie ein neues Passwort festlegen.',
+    identifier: 'Benutzername oder E-Mail-Adresse',
+    submit: 'Link senden',
+    sentTitle: 'Sehen Sie in Ihre E-Mails',
+    sent: (minutes) => `Passt ein Konto mit E-Mail-Adresse zu Ihrer Eingabe, ist ein Link zum Festlegen eines neuen Passworts unterwegs. Er gilt einmal, ${minutes} Minuten lang. Keine E-Mail? Prüfen Sie die Adresse oder wenden Sie sich an die Betreiber dieses Dienstes.`,
+    newTitle: 'Neues Passwort festlegen',
+    newIntro: (username) => html`Wählen Sie ein neues Passwort für ${username}.`,
+    submitNew: 'Passwort festlegen',
+    doneTitle: 'Passwort festgelegt',
+    done: 'Ihr neues Passwort ist festgelegt, und Sie sind überall abgemeldet. Melden Sie sich mit dem neuen an.',
+    unusableTitle: 'Link nicht nutzbar',
+    unusable: 'Dieser Link wurde schon verwendet oder ist abgelaufen.',
+    requestAnother: 'Neuen Link anfordern',
+    throttled: (minutes) => `Von Ihrem Netz wurden zu viele Links angefordert. Versuchen Sie es in ${minutes} Minute${minutes === 1 ? '' : 'n'} wieder.`,
+    notices: {
+      'fields-missing': 'Füllen Sie jedes Feld aus.',
+      mismatch: 'Die beiden neuen Passwörter stimmen nicht überein.',
+    },
+    mail: {
+      subject: 'Passwort zurücksetzen',
+      text: (username, link, minutes) => `Jemand möchte das Passwort des Kontos „${username}“ zurücksetzen.\n\nÖffnen Sie diesen Link innerhalb von ${minutes} Minuten, um ein neues Passwort festzulegen (er gilt einmal):\n\n${link}\n\nWaren Sie das nicht, ignorieren Sie diese E-Mail: Ihr Passwort bleibt, wie es ist.\n`,
+    },
+  },
   secondFactor: {
     brand: 'Kontosicherheit',
     title: 'Einmalcode eingeben',

@@ -147,6 +147,32 @@ export const en: PageText = {
       : b.rule === 'username' ? 'The new password may not be your username.'
       : 'The new password is too common. Choose another.',
   },
+  passwordReset: {
+    forgot: 'Forgot password?',
+    title: 'Reset your password',
+    intro: 'Enter your username or e-mail address. If an account with an e-mail address matches, we send a link to set a new password.',
+    identifier: 'Username or e-mail address',
+    submit: 'Send the link',
+    sentTitle: 'Check your e-mail',
+    sent: (minutes) => `If an account with an e-mail address matches what you entered, a link to set a new password is on its way. It works once, for ${minutes} minutes. No mail? Check the address, or ask the people who run this service.`,
+    newTitle: 'Set a new password',
+    newIntro: (username) => html`Choose a new password for ${username}.`,
+    submitNew: 'Set password',
+    doneTitle: 'Password set',
+    done: 'Your new password is set, and you are signed out everywhere. Sign in with the new one.',
+    unusableTitle: 'Link not usable',
+    unusable: 'This link has been used already or has expired.',
+    requestAnother: 'Ask for a new link',
+    throttled: (minutes) => `Too many reset links were asked for from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    notices: {
+      'fields-missing': 'Fill in every field.',
+      mismatch: 'The two new passwords differ.',
+    },
+    mail: {
+      subject: 'Reset your password',
+      text: (username, link, minutes) => `Someone asked to reset the password of the account "${username}".\n\nTo set a new password, open this link within ${minutes} minutes (it works once):\n\n${link}\n\nIf it was not you, ignore this mail: your password stays as it is.\n`,
+    },
+  },
   secondFactor: {
     brand: 'Account security',
     title: 'Enter your one-time code',

@@ -109,6 +109,32 @@ export interface PageText {
     readonly notices: Readonly<Record<AccountNoticeId, string>>;
     readonly broken: (broken: BrokenPasswordRule) => string;
   };
+  /** Issue 34: "Forgot password?" (`/account/password-reset`), its page and its mail. */
+  readonly passwordReset: {
+    /** The link under the sign-in form. */
+    readonly forgot: string;
+    readonly title: string;
+    readonly intro: string;
+    readonly identifier: string;
+    readonly submit: string;
+    readonly sentTitle: string;
+    /** The same words whether or not the account exists. */
+    readonly sent: (minutes: number) => string;
+    readonly newTitle: string;
+    readonly newIntro: (username: SafeHtml) => SafeHtml;
+    readonly submitNew: string;
+    readonly doneTitle: string;
+    readonly done: string;
+    readonly unusableTitle: string;
+    readonly unusable: string;
+    readonly requestAnother: string;
+    readonly throttled: (minutes: number) => string;
+    readonly notices: Readonly<Record<'fields-missing' | 'mismatch', string>>;
+    readonly mail: {
+      readonly subject: string;
+      readonly text: (username: string, link: string, minutes: number) => string;
+    };
+  };
   /** Issue 35: one-time codes and recovery codes, in the sign-in flow and on `/account/second-factor`. */
   readonly secondFactor: {
     readonly brand: string;

@@ -16,7 +16,7 @@ function setup(answer: () => unknown = () => undefined, passwordForm?: boolean) 
   parts.interactions.stored.set('i1', { request: request() });
   const started: unknown[] = [];
   const external: ExternalSignIn = {
-    providers: [{ name: 'contoso', displayName: 'Contoso', formAction: 'https://login.contoso.example' }, { name: 'github', displayName: 'GitHub' }],
+    providers: [{ name: 'contoso', displayName: 'Contoso', formAction: 'https://login.contoso.example', domains: ['contoso.com'] }, { name: 'github', displayName: 'GitHub' }],
     ...(passwordForm === undefined ? {} : { passwordForm }),
     start: async (s) => (started.push(s.provider), 'https://idp.example/authorize'),
     callback: async () => answer() as never,
@@ -45,6 +45,20 @@ describe('several identity providers', () => {
     expect(hinted.started).toEqual(['github']);
     const unknown = setup();
     expect((await unknown.signIn.start(state({ request: request({ acrValues: 'idp:okta' }) }), 'i1', 'b1')).view?.kind).toBe('sign-in');
+  });
+
+  it('goes to the provider whose domain holds the login_hint\'s; acr_values=idp:<name> wins over it', async () => {
+    const byDomain = setup();
+    expect((await byDomain.signIn.start(state({ request: request({ loginHint: 'Ann@CONTOSO.com' }) }), 'i1', 'b1')).response?.kind).toBe('redirect');
+    expect(byDomain.started).toEqual(['contoso']);
+    const named = setup();
+    await named.signIn.start(state({ request: request({ loginHint: 'ann@contoso.com', acrValues: 'idp:github' }) }), 'i1', 'b1');
+    expect(named.started).toEqual(['github']);
+    for (const loginHint of ['ann@fabrikam.com', 'ann@mail.contoso.com', 'contoso.com', 'ann']) {
+      const other = setup();
+      expect((await other.signIn.start(state({ request: request({ loginHint }) }), 'i1', 'b1')).view?.kind, loginHint).toBe('sign-in');
+      expect(other.started).toEqual([]);
+    }
   });
 
   it('starts the provider of the button pressed; a provider not offered is the start-again page', async () => {
