@@ -118,13 +118,13 @@ ${notice(signInMessage(view, text))}${upstreamChoice(view, paths, text)}
 ${view.providers && view.passwordForm === false ? '' : html`<form method="post" action="${paths.interaction}">
 ${hidden('step', 'sign-in')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}
 <label for="username">${text.signIn.username}</label>
-<input type="text" id="username" name="username" value="${view.username ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="256" required${view.username ? '' : html` autofocus`}>
+<input type="text" id="username" name="username" value="${view.username ?? ''}" autocomplete="${view.passkeyOptions === undefined ? 'username' : 'username webauthn'}" autocapitalize="none" spellcheck="false" maxlength="256" required${view.username ? '' : html` autofocus`}>
 <label for="password">${text.signIn.password}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" maxlength="1024" required${view.username ? html` autofocus` : ''}>
 <div class="actions"><button type="submit">${text.signIn.submit}</button></div>
 </form>`}${view.passkeyOptions === undefined ? '' : passkeyForm({
     action: paths.interaction, ceremony: 'authenticate', options: view.passkeyOptions, button: text.secondFactor.signInWithPasskey, withScript: true, secondary: true,
-    fields: [['step', 'passkey-sign-in'], ['interaction', view.interaction], ['csrf', view.csrf]],
+    fields: [['step', 'passkey-sign-in'], ['interaction', view.interaction], ['csrf', view.csrf]], autofill: true,
   }, text)}`;
     case 'consent': {
       const t = text.consent;

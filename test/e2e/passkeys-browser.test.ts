@@ -3,7 +3,9 @@
  * domain through playwright-core): a user adds a passkey on the account page, signs out, signs
  * in with the password and the passkey, then with the passkey alone; a second profile without
  * the credential cannot. The issuer is `http://localhost:<port>`: WebAuthn needs a domain as the
- * relying party id and a secure context, which localhost is. axe checks the pages with passkeys.
+ * relying party id and a secure context, which localhost is. The sign-in page also asks for the
+ * passkey through the username field's autofill (conditional mediation). The passkey is renamed
+ * and removed on the account page. axe checks the pages with passkeys.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,6 +31,8 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
   let callback: string;
   let context: BrowserContext;
   let page: Page;
+  /** Whether the virtual authenticator answers at once (as a person touching it would). */
+  let presence: (enabled: boolean) => Promise<void>;
 
   beforeAll(async () => {
     app = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>App</title><h1>Signed in</h1>'));
@@ -54,9 +58,10 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
     await page.setViewportSize({ width: 375, height: 800 });
     const cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
       options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
     });
+    presence = async (enabled) => { await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled }); };
   });
   afterAll(async () => {
     await context?.close();
@@ -102,20 +107,52 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
     expect((await server.app.store.factors.get(nora.subjectId)).passkeys).toMatchObject([{ name: 'Test laptop' }]);
 
     await context.clearCookies();
+    // Nobody picks the passkey the username field offers (conditional UI, the next test): the password then.
+    await presence(false);
     const second = webRequest({ scope: 'openid profile' }, 'keyed', callback);
     await page.goto(authorize(second));
     await page.getByLabel('Username').fill(nora.username);
     await page.getByLabel('Password').fill(nora.password);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await checked(page, 'Enter your one-time code');
+    await presence(true);
     await page.getByRole('button', { name: 'Use a passkey' }).click();
     const claims = await tokensFrom(page, second.verifier);
     expect(claims).toMatchObject({ sub: nora.subjectId, acr: 'mfa' });
     expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'mfa']));
   });
 
-  it('signs in with the passkey alone; a second profile without the credential cannot', async () => {
+  it('offers the passkey in the username field (conditional UI): choosing it signs in without a password or a button', async () => {
     await context.clearCookies();
+    // What the page asks the browser for, seen from inside it.
+    const mediations: string[] = [];
+    page.on('console', (message) => { if (message.text().startsWith('mediation:')) mediations.push(message.text()); });
+    await page.addInitScript(`{
+      const get = navigator.credentials.get.bind(navigator.credentials);
+      navigator.credentials.get = (options) => { console.log('mediation:' + (options && options.mediation || 'none')); return get(options); };
+    }`);
+    // Until the person picks the passkey the field offers, the page waits, as a password form.
+    await presence(false);
+    const flow = webRequest({ scope: 'openid profile' }, 'keyed', callback);
+    await page.goto(authorize(flow));
+    await checked(page, 'Sign in');
+    expect(await page.getByLabel('Username').getAttribute('autocomplete')).toBe('username webauthn');
+    await expect.poll(() => mediations).toEqual(['mediation:conditional']);
+    expect(page.url()).toContain('/connect/authorize');
+    // The virtual authenticator picks it at once (presence), as a person choosing it from the field's suggestions.
+    await presence(true);
+    await page.reload();
+    const claims = await tokensFrom(page, flow.verifier);
+    expect(claims).toMatchObject({ sub: nora.subjectId, acr: 'mfa' });
+    expect(claims.amr).toEqual(expect.arrayContaining(['user', 'mfa']));
+    expect(claims.amr).not.toContain('pwd');
+    expect(mediations).toEqual(['mediation:conditional', 'mediation:conditional']);
+  });
+
+  it('signs in with the passkey alone by its button (a browser without conditional UI); a second profile without the credential cannot', async () => {
+    await context.clearCookies();
+    // A browser without conditional UI: the button is the way.
+    await page.addInitScript('PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);');
     const flow = webRequest({ scope: 'openid profile' }, 'keyed', callback);
     await page.goto(authorize(flow));
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
@@ -139,5 +176,22 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('renames the passkey and removes it on the account page, in a session the passkey signed in', async () => {
+    await page.goto(`${issuer}/account/second-factor`);
+    await checked(page, 'Second factor');
+    await page.getByLabel('New name for "Test laptop"').fill('  Work laptop  ');
+    await page.getByRole('button', { name: 'Rename "Test laptop"' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Passkey renamed.');
+    await checked(page, 'Second factor');
+    expect(await page.locator('.passkey-name').allTextContents()).toEqual(['Work laptop']);
+    expect((await server.app.store.factors.get(nora.subjectId)).passkeys).toMatchObject([{ name: 'Work laptop' }]);
+
+    await page.getByRole('button', { name: 'Remove the passkey "Work laptop"' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Passkey removed.');
+    await checked(page, 'Second factor');
+    expect(await page.locator('.passkey-name').count()).toBe(0);
+    expect((await server.app.store.factors.get(nora.subjectId)).passkeys).toEqual([]);
   });
 });
