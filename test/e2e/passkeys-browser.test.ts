@@ -21,6 +21,7 @@ import { signInClients, signInConfig, webRequest } from '../support/sign-in.js';
 
 if (chromiumMissing) console.warn(`Skipping the passkeys browser test: ${chromiumPath} is missing (apt-get install -y chromium).`);
 
+const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
 const nora = { subjectId: 'sub-nora', username: 'nora', password: 'nora-password-1' };
 
 describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
@@ -45,6 +46,7 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
       secondFactor: { passkeys: true },
       clients: [
         ...signInClients,
+        { clientId: 'tv', clientName: 'Living room TV', requireClientSecret: false, allowedGrantTypes: [deviceGrant], allowedScopes: ['openid', 'profile'] },
         { clientId: 'keyed', clientName: 'Keyed app', clientSecrets: [{ value: hashSecret('keyed-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [callback] },
       ],
     }));
@@ -176,6 +178,33 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('the device page: a user whose only factor is a passkey is told to use it after the password, and signs in with it', async () => {
+    await context.clearCookies();
+    // This page has no conditional UI since the test before, so the passkey waits for its button.
+    const codes = await postForm(`${server.url}/connect/deviceauthorization`, { client_id: 'tv', scope: 'openid profile' });
+    const { device_code: deviceCode, verification_uri_complete: complete } = codes.body as { device_code: string; verification_uri_complete: string };
+    await page.goto(complete.replace(server.url, issuer));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await checked(page, 'Sign in');
+    expect(await page.getByLabel('Username').getAttribute('autocomplete')).toBe('username webauthn');
+    await page.getByLabel('Username').fill(nora.username);
+    await page.getByLabel('Password').fill(nora.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await checked(page, 'Sign in');
+    expect(await page.locator('.notice').first().textContent()).toBe('Your account signs in with a passkey: use "Sign in with a passkey" below, on a device that has it.');
+    expect(await page.getByLabel('One-time code or recovery code').count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await checked(page, 'Allow access?');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await checked(page, 'Device connected');
+    const tokens = await postForm(`${server.url}/connect/token`, { grant_type: deviceGrant, device_code: deviceCode, client_id: 'tv' });
+    expect(tokens.status).toBe(200);
+    const claims = decodeJwt((tokens.body as { id_token: string }).id_token);
+    expect(claims).toMatchObject({ sub: nora.subjectId, acr: 'mfa' });
+    expect(claims.amr).toEqual(expect.arrayContaining(['user', 'mfa']));
   });
 
   it('renames the passkey and removes it on the account page, in a session the passkey signed in', async () => {

@@ -15,6 +15,7 @@ import type { UserCodeFormat } from '../../device/user-code.js';
 import type { PageParts } from '../../pages/page-parts.js';
 import { readSessionCookie, sessionCookieLines } from '../session-cookie.js';
 import { pageHeaders } from '../../pages/page-headers.js';
+import { passkeyScriptHash } from '../../pages/passkey-script.js';
 import type { PageOutcome, VerificationPage } from '../../device/verification-page.js';
 import type { PageView } from '../../pages/device-views.js';
 import { renderPage, type RenderOptions } from '../../pages/device-templates.js';
@@ -34,6 +35,8 @@ export interface DevicePageDeps {
   verificationPage: LoadVerificationPage;
   /** The deployment's look and templates (`pages` in the config); default the built-in ones. */
   branding?: Branding | undefined;
+  /** Issue 35, `secondFactor.passkeys`: the sign-in form's passkey script is allowed by its hash. */
+  passkeys?: boolean | undefined;
 }
 
 export function createDevicePage(deps: DevicePageDeps): Middleware {
@@ -45,7 +48,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
   const actionFor = new Map(pageLanguageTags.map((tag) => [tag, `${action}?ui_locales=${encodeURIComponent(tag)}`]));
   // The same reader as every endpoint: flat parameters, duplicates rejected, unreadable bodies a 400.
   const readBody = formBodyReader(deps.limits);
-  const headers = pageHeaders({ branding: deps.branding });
+  const headers = pageHeaders({ branding: deps.branding, ...(deps.passkeys ? { scriptHash: passkeyScriptHash() } : {}) });
 
   async function readForm(ctx: Context): Promise<Map<string, string>> {
     return ctx.request.is('application/x-www-form-urlencoded') ? readBody(ctx) : new Map();

@@ -59,6 +59,8 @@ export const de: PageText = {
     'credentials-wrong': 'Benutzername oder Passwort ist falsch.',
     'second-factor-required': 'Ihr Konto verwendet Einmalcodes: Geben Sie Ihr Passwort erneut ein, zusammen mit dem Code aus Ihrer Authenticator-App.',
     'second-factor-wrong': 'Benutzername, Passwort oder Code stimmen nicht. Codes gelten einmal: Geben Sie den Code ein, den die App jetzt zeigt.',
+    'passkey-required': 'Ihr Konto meldet sich mit einem Passkey an: Verwenden Sie unten „Mit Passkey anmelden“, auf einem Gerät, das ihn hat.',
+    'passkey-failed': 'Dieser Passkey wurde nicht angenommen. Versuchen Sie es erneut oder melden Sie sich mit Ihrem Passwort an.',
     'sign-in-required': 'Melden Sie sich an, um fortzufahren.',
   },
   messages: {

@@ -55,6 +55,8 @@ export const en: PageText = {
     'sign-in-required': 'Sign in to continue.',
     'second-factor-required': 'Your account uses one-time codes: enter your password again with the code from your authenticator app.',
     'second-factor-wrong': 'The username, password or code is not right. Codes work once: enter the code the app shows now.',
+    'passkey-required': 'Your account signs in with a passkey: use "Sign in with a passkey" below, on a device that has it.',
+    'passkey-failed': 'That passkey was not accepted. Try again, or sign in with your password.',
   },
   messages: {
     'too-many-attempts': {
