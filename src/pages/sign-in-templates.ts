@@ -56,7 +56,8 @@ export function renderSignInPage(view: SignInView, paths: SignInPaths, text: Pag
   const brand = signingOut ? text.authorize.signOutBrand : text.authorize.brand;
   // Issue 34: a deployment's `signIn` template has no placeholder for the providers' buttons yet,
   // so a page offering providers is the built-in one (else nobody could choose one).
-  const offersProviders = view.kind === 'sign-in' && (view.providers?.length ?? 0) > 0;
+  // Issue 35: nor for the passkey form, so with passkeys on the sign-in page is the built-in one too.
+  const offersProviders = view.kind === 'sign-in' && ((view.providers?.length ?? 0) > 0 || view.passkeyOptions !== undefined);
   const name = templateOf[view.kind];
   const template = offersProviders || name === undefined ? undefined : branding.templates[name];
   const content = template ? template.render(templateValues(view, paths, text, branding)) : body(view, paths, text);
