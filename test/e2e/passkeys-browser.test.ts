@@ -17,7 +17,7 @@ import { hashSecret } from '../../src/sdk/hash.js';
 import { axeContext, axeViolations } from '../support/accessibility.js';
 import { chromiumMissing, chromiumPath, launchChromium } from '../support/chromium.js';
 import { freePort, postForm, startServer, type TestServer } from '../support/server.js';
-import { signInClients, signInConfig, webRequest } from '../support/sign-in.js';
+import { alice, signInClients, signInConfig, webRequest } from '../support/sign-in.js';
 
 if (chromiumMissing) console.warn(`Skipping the passkeys browser test: ${chromiumPath} is missing (apt-get install -y chromium).`);
 
@@ -205,6 +205,23 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
     const claims = decodeJwt((tokens.body as { id_token: string }).id_token);
     expect(claims).toMatchObject({ sub: nora.subjectId, acr: 'mfa' });
     expect(claims.amr).toEqual(expect.arrayContaining(['user', 'mfa']));
+  });
+
+  it('without JavaScript the sign-in pages say passkeys need it, and the password works as before', async () => {
+    const plain = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const p = await plain.newPage();
+      const flow = webRequest({ scope: 'openid profile' }, 'keyed', callback);
+      await p.goto(authorize(flow));
+      await expect.poll(() => p.locator('h1').textContent()).toBe('Sign in');
+      expect(await p.locator('main').textContent()).toContain('Passkeys need JavaScript, which is off in this browser.');
+      await p.getByLabel('Username').fill(alice.username);
+      await p.getByLabel('Password').fill(alice.password);
+      await p.getByRole('button', { name: 'Sign in', exact: true }).click();
+      expect(await tokensFrom(p, flow.verifier)).toMatchObject({ sub: alice.subjectId, amr: ['pwd'] });
+    } finally {
+      await plain.close();
+    }
   });
 
   it('renames the passkey and removes it on the account page, in a session the passkey signed in', async () => {
