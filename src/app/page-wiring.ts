@@ -177,6 +177,7 @@ export function verificationPageLoader(deps: DeviceWiring): LoadVerificationPage
         events: deps.events,
         secondFactors: deps.secondFactors,
         passkeys: deps.passkeys,
+        mfaScopes: new Set(config.apiResources.filter((api) => api.requiredAcr === 'mfa').flatMap((api) => api.scopes)),
       }),
     }));
     loaded.catch(() => {

@@ -73,6 +73,12 @@ export interface VerificationPageDeps {
    * factor is a passkey has no code to type: after the right password the page says to use it.
    */
   passkeys?: PasskeyService | undefined;
+  /**
+   * Issue 35: the scopes of APIs with `requiredAcr: 'mfa'`. A session without a second factor
+   * (a person who has none) cannot approve a flow for one: the page says to set one up first,
+   * rather than the device learning only `invalid_grant` when it polls.
+   */
+  mfaScopes?: ReadonlySet<string> | undefined;
 }
 
 type Found = { readonly userCode: string; readonly flow: Versioned<DeviceFlow>; readonly client: Client };
@@ -149,13 +155,19 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     };
   }
 
+  /** A page in place of the consent step when the flow asks for an API that needs a second factor the session did not give. */
+  function secondFactorNeeded(found: Found, amr: readonly string[] | undefined): PageOutcome | undefined {
+    if (acrOf(amr) === acrMultiFactor || !found.flow.value.scopes.some((s) => deps.mfaScopes?.has(s) === true)) return undefined;
+    return { status: 403, view: { kind: 'message', message: 'second-factor-needed' } };
+  }
+
   /** A signed-in person (a new browser id, so nothing planted before counts after) at the consent step. */
   async function startSession(browser: Browser, user: ResourceOwner, found: Found, amr: readonly string[], via: string, requestId: string | undefined): Promise<PageOutcome> {
     deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via }, requestId);
     const signedIn = deps.newBrowserId();
     await deps.sessions.start(signedIn, user.subjectId, browser.session, [...amr]);
     await deps.sessions.end(browser.id);
-    return { ...consent(signedIn, user, found), browserId: signedIn };
+    return { ...(secondFactorNeeded(found, amr) ?? consent(signedIn, user, found)), browserId: signedIn };
   }
 
   /** RFC 8628 §5.4: name the client and show the code, so someone tricked into entering another's code can notice. */
@@ -174,7 +186,8 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     const found = await lookUp(request.form.get('user_code'), request, browser);
     if ('status' in found) return found;
     const user = await signedInUser(browser);
-    return user ? consent(browser.id, user, found) : signIn(browser.id, found, 200);
+    if (!user) return signIn(browser.id, found, 200);
+    return secondFactorNeeded(found, browser.session?.amr) ?? consent(browser.id, user, found);
   }
 
   async function signInStep(request: PageRequest, browser: Browser): Promise<PageOutcome> {
@@ -235,6 +248,10 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     if (!user || browser.session === undefined) return signIn(bid, found, 401, { notice: 'sign-in-required' });
     const decision = request.form.get('decision');
     if (decision !== 'approve' && decision !== 'deny') return consent(bid, user, found);
+    if (decision === 'approve') {
+      const needed = secondFactorNeeded(found, browser.session.amr);
+      if (needed) return needed;
+    }
     const previous = found.flow;
     const next: DeviceFlow =
       decision === 'approve'

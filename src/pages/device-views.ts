@@ -32,7 +32,7 @@ export type NoticeId =
 
 /** A page that is only a message. */
 export type MessageView =
-  | { readonly kind: 'message'; readonly message: 'form-expired' | 'form-unreadable' | 'cookies-conflict' | 'unavailable' | 'failed' }
+  | { readonly kind: 'message'; readonly message: 'form-expired' | 'form-unreadable' | 'cookies-conflict' | 'unavailable' | 'failed' | 'second-factor-needed' }
   /** `minutes` to wait, rounded up; `until` the time it ends, `HH:MM` UTC. */
   | { readonly kind: 'message'; readonly message: TimedMessageId; readonly minutes: number; readonly until: string };
 

@@ -2,7 +2,8 @@
  * A required `acr` (issue 35, RFC 9470 step-up), over HTTP: an API with `requiredAcr: 'mfa'`
  * gets tokens only for a sign-in with a second factor, whichever way they come (the authorize
  * flow asks for the factor first; delegation and token exchange judge the subject token's
- * sign-in and carry it on), and `userInfo.requiredAcr` answers a password-only token with 401
+ * sign-in and carry it on; the device page lets only a session with a second factor approve a
+ * flow for it), and `userInfo.requiredAcr` answers a password-only token with 401
  * `insufficient_user_authentication` and `acr_values` in its challenge.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { basic, postForm, startServer, type TestServer } from '../support/server
 import { alice, authorizeUrl, Browser, signInAndAuthorize, signInClients, signInConfig, webRedirect, webRequest } from '../support/sign-in.js';
 import { fromBase32, totpAt } from '../support/totp.js';
 
+const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
 const tokenExchange = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
 const grace = { subjectId: 'sub-grace', username: 'grace', password: 'grace-password-1' };
@@ -35,6 +37,7 @@ beforeAll(async () => {
       client('payroll-web', { allowedGrantTypes: ['authorization_code', 'password'], allowedScopes: ['openid', 'profile', 'api1.read', 'payroll.read'], redirectUris: [webRedirect] }),
       // api1's back end calls payroll for the user: delegation and token exchange of tokens addressed to api1.
       client('api1.client', { allowedGrantTypes: ['delegation'], allowedScopes: ['api1.read', 'payroll.read'], allowedSubjectTokenAudiences: ['api1'] }),
+      { clientId: 'tv', clientName: 'Living room TV', requireClientSecret: false, allowedGrantTypes: [deviceGrant], allowedScopes: ['openid', 'payroll.read'] },
       client('exchanger', { allowedGrantTypes: [tokenExchange], allowedScopes: ['api1.read', 'payroll.read'], allowedSubjectTokenAudiences: ['api1'] }),
     ],
   }));
@@ -75,6 +78,7 @@ const refusal = { error: 'invalid_grant', error_description: 'The user\'s sign-i
 
 describe('an API with requiredAcr mfa', () => {
   let mfaToken: string;
+  let recoveryCodes: string[] = [];
 
   it('asks for a second factor before a code for its scopes exists: a user the database keeps sets one up, the token says mfa', async () => {
     const browser = new Browser(server.url);
@@ -85,6 +89,8 @@ describe('an API with requiredAcr mfa', () => {
     const key = fromBase32(/id="totp-secret">([A-Z2-7 ]+)</.exec(page.html)![1]!.replaceAll(' ', ''));
     page = await browser.submit(page, { code: totpAt(key, Date.now()) });
     expect(page.html).toContain('<h1>Save your recovery codes</h1>');
+    recoveryCodes = [...page.html.matchAll(/<li>([A-Z2-7]{4}(?:-[A-Z2-7]{4}){3})<\/li>/g)].map((m) => m[1]!);
+    expect(recoveryCodes).toHaveLength(10);
     page = await browser.submit(page, {});
     expect(page.status).toBe(303);
     mfaToken = await redeem('payroll-web', page.location!.searchParams.get('code')!, flow.verifier);
@@ -139,6 +145,33 @@ describe('an API with requiredAcr mfa', () => {
     // The API reads the same through introspection.
     const introspected = await postForm(`${server.url}/connect/introspect`, { token: (res.body as { access_token: string }).access_token }, { authorization: basic('payroll', 'payroll-secret') });
     expect(introspected.body).toMatchObject({ active: true, acr: 'mfa', amr: ['pwd', 'otp', 'mfa'] });
+  });
+
+  it('the device page: a person without a second factor cannot approve a flow for the API and is told why; one with a factor gives it and can', async () => {
+    async function deviceSignIn(browser: Browser) {
+      const codes = (await postForm(`${server.url}/connect/deviceauthorization`, { client_id: 'tv', scope: 'openid payroll.read' })).body as { device_code: string; verification_uri_complete: string };
+      const entry = await browser.get(codes.verification_uri_complete);
+      const userCode = /id="user_code" name="user_code" value="([^"]*)"/.exec(entry.html)![1]!;
+      return { form: await browser.submit(entry, { user_code: userCode }), deviceCode: codes.device_code };
+    }
+    const plain = new Browser(server.url);
+    const { form, deviceCode } = await deviceSignIn(plain);
+    const refused = await plain.submit(form, { username: alice.username, password: alice.password });
+    expect(refused.status).toBe(403);
+    expect(refused.html).toContain('<h1>A second factor is needed</h1>');
+    expect(refused.html).toContain('This device asks for access that needs a second factor, and you signed in without one.');
+    expect((await postForm(`${server.url}/connect/token`, { grant_type: deviceGrant, device_code: deviceCode, client_id: 'tv' })).body).toMatchObject({ error: 'authorization_pending' });
+
+    const strong = new Browser(server.url);
+    const second = await deviceSignIn(strong);
+    const asked = await strong.submit(second.form, { username: grace.username, password: grace.password });
+    expect(asked.html).toContain('<label for="code">One-time code or recovery code</label>');
+    const consent = await strong.submit(asked, { username: grace.username, password: grace.password, code: recoveryCodes[0]! });
+    expect(consent.html).toContain('<h1>Allow access?</h1>');
+    expect((await strong.submit(consent, { decision: 'approve' })).status).toBe(200);
+    const tokens = await postForm(`${server.url}/connect/token`, { grant_type: deviceGrant, device_code: second.deviceCode, client_id: 'tv' });
+    expect(tokens.status).toBe(200);
+    expect(decodeJwt((tokens.body as { access_token: string }).access_token)).toMatchObject({ sub: grace.subjectId, aud: 'payroll', acr: 'mfa' });
   });
 
   it('userInfo.requiredAcr: a password-only token is 401 insufficient_user_authentication (RFC 9470) naming the class; an mfa token gets the claims', async () => {

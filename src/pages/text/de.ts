@@ -82,6 +82,10 @@ export const de: PageText = {
     'cookies-conflict': { title: 'Bitte neu beginnen', text: 'Ihr Browser hat mehr als ein Anmelde-Cookie für diese Seite gesendet, daher ist unklar, wer angemeldet ist. Löschen Sie die Cookies dieser Seite in Ihrem Browser und beginnen Sie neu.' },
     unavailable: { title: 'Vorübergehend nicht verfügbar', text: 'Der Dienst ist vorübergehend nicht verfügbar. Versuchen Sie es gleich noch einmal.' },
     failed: { title: 'Etwas ist schiefgelaufen', text: 'Bei uns ist etwas schiefgelaufen. Versuchen Sie es gleich noch einmal.' },
+    'second-factor-needed': {
+      title: 'Ein zweiter Faktor ist nötig',
+      text: 'Dieses Gerät bittet um einen Zugriff, der einen zweiten Faktor braucht, und Sie haben sich ohne angemeldet. Richten Sie auf der Seite zur Kontosicherheit (/account/second-factor) Einmalcodes oder einen Passkey ein und geben Sie danach den Code Ihres Geräts erneut ein.',
+    },
   },
   scopes: {
     openid: 'Wissen, wer Sie sind (Ihre Benutzer-ID)',

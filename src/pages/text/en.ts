@@ -78,6 +78,10 @@ export const en: PageText = {
     'cookies-conflict': { title: 'Please start again', text: 'Your browser sent more than one sign-in cookie for this site, so it is not clear who is signed in. Delete this site\'s cookies in your browser and start again.' },
     unavailable: { title: 'Temporarily unavailable', text: 'The service is temporarily unavailable. Try again in a moment.' },
     failed: { title: 'Something went wrong', text: 'Something went wrong on our side. Try again in a moment.' },
+    'second-factor-needed': {
+      title: 'A second factor is needed',
+      text: 'This device asks for access that needs a second factor, and you signed in without one. Set up one-time codes or a passkey on the account security page (/account/second-factor), then enter the code from your device again.',
+    },
   },
   scopes: {
     openid: 'Know who you are (your user id)',
