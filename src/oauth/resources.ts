@@ -75,6 +75,8 @@ export function createResourceCatalog(options: {
     for (const s of api.scopes) scopeOwners.set(s, [...(scopeOwners.get(s) ?? []), api]);
   }
   const find = (audience: string): ApiResource | undefined => byIdentifier.get(audience) ?? byName.get(audience);
+  // Most deployments set no `requiredAcr`: their token requests skip the look-up altogether.
+  const anyRequiresAcr = options.apiResources.some((api) => api.requiredAcr !== undefined);
 
   function named(value: string): ApiResource | undefined {
     if (isResourceIndicator(value)) return byIdentifier.get(value) ?? byName.get(value);
@@ -85,6 +87,7 @@ export function createResourceCatalog(options: {
     find,
 
     requiredAcr(audience, scopes) {
+      if (!anyRequiresAcr) return undefined;
       const apis = audience !== undefined ? audience.map((a) => find(a)) : scopes.flatMap((s) => scopeOwners.get(s) ?? []);
       return strongestAcr(apis.map((api) => api?.requiredAcr));
     },
