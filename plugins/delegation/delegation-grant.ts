@@ -52,7 +52,7 @@ export function createDelegationGrant({ tokenValidator, logger, config }: Pick<P
       // A bound token comes from its sender: a DPoP proof of its key with its hash in `ath`
       // (RFC 9449 §7.1), the client certificate it is bound to (RFC 8705 §3, else invalid_grant).
       requireSenderBinding(validation.claims, token, ctx.request);
-      const { sub, auth_time: authTime, client_id: clientId, act, aud } = validation.claims;
+      const { sub, auth_time: authTime, client_id: clientId, act, aud, acr, amr } = validation.claims;
       // A client_credentials token's sub is the client itself and it has no auth_time: no user to act for.
       if (typeof authTime !== 'number') {
         throw new InvalidGrant('The token does not represent a user.');
@@ -64,7 +64,10 @@ export function createDelegationGrant({ tokenValidator, logger, config }: Pick<P
       }
       const actor: Record<string, JsonValue> = { client_id: clientId };
       if (act !== undefined) actor.act = act;
-      ctx.result = { subject: { kind: 'user', id: sub, authTime }, claims: { act: actor } };
+      // Issue 35: the user's sign-in stays with the new token; the host refuses a token for an API
+      // whose `requiredAcr` it does not meet (invalid_grant), and the back end can ask for step-up (RFC 9470).
+      const signIn = { ...(typeof acr === 'string' ? { acr } : {}), ...(Array.isArray(amr) ? { amr: amr.filter((m) => typeof m === 'string') } : {}) };
+      ctx.result = { subject: { kind: 'user', id: sub, authTime, ...signIn }, claims: { act: actor } };
     },
   };
 }

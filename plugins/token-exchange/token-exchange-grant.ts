@@ -31,6 +31,17 @@ function addressedTo(claims: AccessTokenClaims, allowed: readonly string[], iden
 }
 
 /**
+ * How the subject signed in (issue 35), carried to the new token: the host refuses a token for
+ * an API whose `requiredAcr` the sign-in did not meet, and the API reads it for step-up (RFC 9470).
+ */
+function signInOf(claims: AccessTokenClaims): { acr?: string; amr?: string[] } {
+  return {
+    ...(typeof claims.acr === 'string' ? { acr: claims.acr } : {}),
+    ...(Array.isArray(claims.amr) ? { amr: claims.amr.filter((m) => typeof m === 'string') } : {}),
+  };
+}
+
+/**
  * `grant_type=urn:ietf:params:oauth:grant-type:token-exchange` (RFC 8693 §2.1).
  *
  * - Impersonation: only `subject_token`. The new token is the subject's, with no `act`.
@@ -118,7 +129,7 @@ export function createTokenExchangeGrant({ tokenValidator, config, logger }: Pic
       ctx.result = {
         // A token with auth_time represents a user; one without, a client acting for itself.
         subject: typeof subject.auth_time === 'number'
-          ? { kind: 'user', id: subject.sub, authTime: subject.auth_time }
+          ? { kind: 'user', id: subject.sub, authTime: subject.auth_time, ...signInOf(subject) }
           : { kind: 'client', id: subject.sub },
         claims,
         ...(targets.length > 0 ? { audience: targets } : {}),

@@ -1,7 +1,8 @@
 /**
  * GET/POST /account/second-factor (issue 35): a signed-in person sets up one-time codes (a QR
  * code and the secret, shown once, active only after the first right code), sees how many
- * recovery codes are left and makes new ones (shown once). Only users the database keeps have
+ * recovery codes are left and makes new ones (shown once); with passkeys on, adds, renames and
+ * removes passkeys. Only users the database keeps have
  * factors here. Once a factor is on, changing anything needs a session that gave it (`amr`
  * `mfa`), so a password alone cannot replace the factor. The CSRF token is bound to the
  * browser's cookie id, purpose `second-factor:`.
@@ -92,10 +93,16 @@ export function createSecondFactorPage(deps: {
         if (added) await deps.sessions.factorsGiven(browserId, ['hwk', 'mfa']);
         return overview(added ? 200 : 400, added ? 'passkey-added' : 'passkey-wrong');
       }
-      case 'remove-passkey':
+      case 'rename-passkey': {
         if (!passkeys) return overview(400);
-        await passkeys.remove(subject, request.form.get('credential') ?? '');
-        return overview();
+        const renamed = await passkeys.rename(subject, request.form.get('credential') ?? '', request.form.get('name') ?? '');
+        return overview(renamed ? 200 : 400, renamed ? 'passkey-renamed' : undefined);
+      }
+      case 'remove-passkey': {
+        if (!passkeys) return overview(400);
+        const removed = await passkeys.remove(subject, request.form.get('credential') ?? '');
+        return overview(removed ? 200 : 400, removed ? 'passkey-removed' : undefined);
+      }
       default:
         return overview(400);
     }

@@ -365,8 +365,9 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
           // Shared counters when configured, else the store (RFC 8628 §5.1: the user code's guessing limit).
           failedAttempts: counters.deviceFailedAttempts({ clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow })
             ?? createFailedAttempts({ store, clock, maxFailures: config.deviceFlow.maxFailedAttempts, windowSeconds: config.deviceFlow.failedAttemptsWindow }),
-          passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts, secondFactors: cradle.secondFactors,
+          passwordThrottle: cradle.passwordThrottle, pageParts: cradle.pageParts, secondFactors: cradle.secondFactors, passkeys: cradle.passkeys,
         }),
+        passkeys: cradle.passkeys !== undefined,
       });
     }).singleton(),
     dpop: asFunction(({ config, store, clock, pageSecret }: HostCradle) => createDpopProofValidator({

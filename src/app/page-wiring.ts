@@ -5,6 +5,7 @@
  * page shares (`pages/page-parts.ts`); a failure to build is retried on the next request.
  */
 import type { SecondFactorService } from '../second-factor/second-factors.js';
+import type { PasskeyService } from '../second-factor/passkeys.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { EventService } from '../events/event-service.js';
 import type { Clock, ExternalSignIn, Logger, ResourceOwnerValidator, SignInPage } from '../sdk/contracts.js';
@@ -152,6 +153,8 @@ export interface DeviceWiring {
   pageParts: LoadPageParts;
   /** Issue 35: one-time codes at the device page's sign-in. */
   secondFactors?: SecondFactorService | undefined;
+  /** Issue 35, with `secondFactor.passkeys`: passwordless passkey sign-in on the device page. */
+  passkeys?: PasskeyService | undefined;
 }
 
 /** The verification page's steps (RFC 8628 §3.3), over the parts every page shares. */
@@ -178,6 +181,8 @@ export function verificationPageLoader(deps: DeviceWiring): LoadVerificationPage
         logger: deps.logger,
         events: deps.events,
         secondFactors: deps.secondFactors,
+        passkeys: deps.passkeys,
+        mfaScopes: new Set(config.apiResources.filter((api) => api.requiredAcr === 'mfa').flatMap((api) => api.scopes)),
       }),
     }));
     loaded.catch(() => {

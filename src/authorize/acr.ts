@@ -10,11 +10,10 @@
  * (its tokens carry no `acr`), and a request whose essential `acr` no sign-in here can meet is
  * refused (§5.5.1.1: "treat that outcome as a failed authentication attempt").
  */
+import { acrMultiFactor, acrOf, acrPassword, acrRank as rank, acrValuesSupported } from '../oauth/acr-classes.js';
 import { InvalidRequest } from '../oauth/errors.js';
 
-export const acrPassword = 'pwd';
-export const acrMultiFactor = 'mfa';
-export const acrValuesSupported: readonly string[] = [acrPassword, acrMultiFactor];
+export { acrMultiFactor, acrOf, acrPassword, acrValuesSupported, meetsAcr, strongestAcr } from '../oauth/acr-classes.js';
 
 /** What the request asks for: `acr_values` (voluntary) or the `claims` parameter's `acr` (voluntary or essential). */
 export interface AcrRequest {
@@ -22,14 +21,6 @@ export interface AcrRequest {
   readonly values: readonly string[];
   readonly essential: boolean;
 }
-
-/** The class a session's methods meet: `mfa` with a second factor, `pwd` with a password, else none. */
-export function acrOf(amr: readonly string[] | undefined): string | undefined {
-  if (amr?.includes('mfa')) return acrMultiFactor;
-  return amr?.includes('pwd') ? acrPassword : undefined;
-}
-
-const rank = (acr: string | undefined): number => (acr === acrMultiFactor ? 2 : acr === acrPassword ? 1 : 0);
 
 /**
  * The `acr` a token reports for a session: the first requested class the session meets (so an

@@ -120,6 +120,7 @@ export function createAuthorizeFlow(deps: AuthorizeFlowDeps) {
   const consent = createConsentStep({ issuer, users: deps.users, scopeDescriptions: deps.scopeDescriptions, sessions, interactions, continuation, live, proceed, events });
   const secondFactor = deps.secondFactors && createSecondFactorStep({
     issuer, factors: deps.secondFactors.service, accountOf: deps.secondFactors.accountOf, enrolmentRequired: config.secondFactor.enrolmentRequired, passkeys,
+    mfaScopes: new Set(config.apiResources.filter((api) => api.requiredAcr === 'mfa').flatMap((api) => api.scopes)),
     sessions, interactions, continuation, live, proceed, events,
   });
   /** In order, each time the request goes on; the first to answer stops it for a page or an error. */

@@ -72,6 +72,11 @@ export function createEntryChecker(config: ResolvedConfig, registry: PluginRegis
       const name = isObject(body) && typeof body.name === 'string' ? body.name : '?';
       const label = `API resource "${name}"`;
       if (problem) return { ok: false, problems: [`${label}.${problem}`] };
+      // Issue 35: the sign-in and the token endpoint read `requiredAcr` from the config file's APIs
+      // at start-up; a stored API's would be silently ignored, so it is refused instead.
+      if (isObject(body) && body.requiredAcr !== undefined) {
+        return { ok: false, problems: [`${label}.requiredAcr: honoured only for API resources in the config file; define this API there, or leave requiredAcr out`] };
+      }
       const raw = { ...model, apiResources: [body] };
       return check(label, 'apiResources[0]', raw, (r) => r.apiResources[0]!, disabled);
     },

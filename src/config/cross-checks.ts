@@ -41,7 +41,24 @@ export function crossCheck(raw: unknown): Problem[] {
   checkBranding({ add: (path, message) => add(pathOf(path), message) }, raw.pages, typeof raw.issuer === 'string' && raw.issuer.startsWith('https:'));
   // ISSUE 34: `upstreamSignIn.hidePasswordForm` without `identityProviders` would lock everyone out.
   checkHiddenPasswordForm({ add: (path, message) => add(pathOf(path), message) }, raw);
+  checkPasskeys(raw, add);
   return problems;
+}
+
+/**
+ * Issue 35: WebAuthn takes the issuer's host as the relying party id, which must be a domain
+ * (WebAuthn §5.1.4.1: a "valid domain string", never an IP address), in a secure context: https,
+ * or `localhost` over http. Passkeys on any other issuer would fail in every browser.
+ */
+function checkPasskeys(raw: Raw, add: Add): void {
+  if (!isObject(raw.secondFactor) || raw.secondFactor.passkeys !== true || typeof raw.issuer !== 'string' || !URL.canParse(raw.issuer)) return;
+  const { protocol, hostname } = new URL(raw.issuer);
+  const localhost = hostname === 'localhost' || hostname.endsWith('.localhost');
+  if (/^\[|^\d+\.\d+\.\d+\.\d+$/.test(hostname)) {
+    add(['secondFactor', 'passkeys'], `passkeys need an issuer whose host is a domain name (the WebAuthn relying party id), not an IP address, got issuer ${describeValue(raw.issuer)}`);
+  } else if (protocol !== 'https:' && !localhost) {
+    add(['secondFactor', 'passkeys'], `passkeys need an https issuer (or http://localhost while trying them), got issuer ${describeValue(raw.issuer)}`);
+  }
 }
 
 type Add = (path: readonly PropertyKey[], message: string, placeAt?: readonly PropertyKey[]) => void;

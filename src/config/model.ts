@@ -141,7 +141,8 @@ export const apiResourceSchema = fields({
   scopes: textList('Its API scopes, each defined in `apiScopes`.'),
   secrets: secrets('Secrets the API uses to authenticate at the introspection endpoint.'),
   introspectionSigningAlgorithm: text({ description: 'The algorithm of the API\'s JWT introspection answers (RFC 9701 `introspection_signed_response_alg`): one the service signs with (`signing.accessTokenAlgorithm` or `signing.idTokenAlgorithms`). Default RS256.' }).optional(),
-}, { expected: '{ name, uri?, scopes, secrets?, introspectionSigningAlgorithm? }' });
+  requiredAcr: oneOf(['pwd', 'mfa'], '`"mfa"` (or `"pwd"`): tokens for this API only for a sign-in that met this class. A sign-in for its scopes asks for a second factor, and the token endpoint (token exchange, delegation, refresh, every grant) refuses a token for it with `invalid_grant` when the user\'s sign-in did not meet it. Only in the config file: a stored API (`svc apis`, the admin API, a plugin) with it is refused (docs/guides/passkeys-and-one-time-codes.md).').optional(),
+}, { expected: '{ name, uri?, scopes, secrets?, introspectionSigningAlgorithm?, requiredAcr? }' });
 
 export const identityResourceSchema = fields({
   name: text({ description: 'e.g. `"openid"`, `"profile"`, `"email"`.' }),

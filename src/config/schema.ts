@@ -408,6 +408,9 @@ export const userConfigSchema = fields({
     enrolmentRequired: flag('Every user the database keeps must have a second factor: one without gets a grace sign-in with the password that leads straight to setting up one-time codes, and the request goes on once the first code is right (docs/guides/passkeys-and-one-time-codes.md).').default(false),
     passkeys: flag('Offer passkeys (WebAuthn): registered on `/account/second-factor`, used as the second factor after a password and to sign in without one. The issuer\'s host is the relying party id, so it must be a domain (not an IP address) served over https, or `localhost`. The passkey forms need JavaScript.').default(false),
   }, { description: 'One-time codes (TOTP), recovery codes and passkeys for the users the database keeps (issue 35).' }).prefault({}),
+  userInfo: fields({
+    requiredAcr: oneOf(['pwd', 'mfa'], '`"mfa"` (or `"pwd"`): the UserInfo endpoint answers only for a token whose sign-in met this class, else 401 with RFC 9470\'s `insufficient_user_authentication` and `acr_values` in the challenge (docs/guides/passkeys-and-one-time-codes.md).').optional(),
+  }, { description: 'The UserInfo endpoint (OIDC Core §5.3).' }).prefault({}),
 }, { expected: 'an object (export default { ... })' });
 
 function didYouMean(found: string, known: readonly string[]): string {

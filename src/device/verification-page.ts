@@ -10,6 +10,7 @@
  * the one who would type it; what protects them is seeing which device asks.
  */
 import type { SecondFactorService } from '../second-factor/second-factors.js';
+import type { PasskeyService } from '../second-factor/passkeys.js';
 import { acrMultiFactor, acrOf } from '../authorize/acr.js';
 import type { Client } from '../config/schema.js';
 import type { Clock, Logger, ResourceOwner, ResourceOwnerValidator } from '../sdk/contracts.js';
@@ -65,7 +66,19 @@ export interface VerificationPageDeps {
    * Issue 35: one-time codes. A user who has them signs in here with the password and a code
    * (the page asks for both), and a session that did not give one does not count here.
    */
-  secondFactors?: Pick<SecondFactorService, 'hasActive' | 'verify'> | undefined;
+  secondFactors?: Pick<SecondFactorService, 'hasActive' | 'verify' | 'status'> | undefined;
+  /**
+   * With `secondFactor.passkeys`: the sign-in form offers "Sign in with a passkey" (and the
+   * username field's autofill), passwordless as on the authorization pages. A user whose only
+   * factor is a passkey has no code to type: after the right password the page says to use it.
+   */
+  passkeys?: PasskeyService | undefined;
+  /**
+   * Issue 35: the scopes of APIs with `requiredAcr: 'mfa'`. A session without a second factor
+   * (a person who has none) cannot approve a flow for one: the page says to set one up first,
+   * rather than the device learning only `invalid_grant` when it polls.
+   */
+  mfaScopes?: ReadonlySet<string> | undefined;
 }
 
 type Found = { readonly userCode: string; readonly flow: Versioned<DeviceFlow>; readonly client: Client };
@@ -130,13 +143,31 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     return deps.users.findBySubject(session.subject);
   }
 
-  function signIn(browserId: string, found: Found, status: number, extra: { username?: string; notice?: NoticeId; askSecondFactor?: boolean } = {}): PageOutcome {
+  async function signIn(browserId: string, found: Found, status: number, extra: { username?: string; notice?: NoticeId; askSecondFactor?: boolean } = {}): Promise<PageOutcome> {
+    // A fresh challenge each time the form is shown, as on the authorization pages.
+    const passkeyOptions = deps.passkeys && JSON.stringify(await deps.passkeys.authenticationOptions(undefined));
     return {
       status,
       view: {
         kind: 'sign-in', csrf: csrfFor(browserId), userCode: userCodes.display(found.userCode), clientName: clientName(found.client), ...extra,
+        ...(passkeyOptions === undefined ? {} : { passkeyOptions }),
       },
     };
+  }
+
+  /** A page in place of the consent step when the flow asks for an API that needs a second factor the session did not give. */
+  function secondFactorNeeded(found: Found, amr: readonly string[] | undefined): PageOutcome | undefined {
+    if (acrOf(amr) === acrMultiFactor || !found.flow.value.scopes.some((s) => deps.mfaScopes?.has(s) === true)) return undefined;
+    return { status: 403, view: { kind: 'message', message: 'second-factor-needed' } };
+  }
+
+  /** A signed-in person (a new browser id, so nothing planted before counts after) at the consent step. */
+  async function startSession(browser: Browser, user: ResourceOwner, found: Found, amr: readonly string[], via: string, requestId: string | undefined): Promise<PageOutcome> {
+    deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via }, requestId);
+    const signedIn = deps.newBrowserId();
+    await deps.sessions.start(signedIn, user.subjectId, browser.session, [...amr]);
+    await deps.sessions.end(browser.id);
+    return { ...(secondFactorNeeded(found, amr) ?? consent(signedIn, user, found)), browserId: signedIn };
   }
 
   /** RFC 8628 §5.4: name the client and show the code, so someone tricked into entering another's code can notice. */
@@ -155,7 +186,8 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     const found = await lookUp(request.form.get('user_code'), request, browser);
     if ('status' in found) return found;
     const user = await signedInUser(browser);
-    return user ? consent(browser.id, user, found) : signIn(browser.id, found, 200);
+    if (!user) return signIn(browser.id, found, 200);
+    return secondFactorNeeded(found, browser.session?.amr) ?? consent(browser.id, user, found);
   }
 
   async function signInStep(request: PageRequest, browser: Browser): Promise<PageOutcome> {
@@ -176,6 +208,11 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     }
     let amr = ['pwd'];
     if (await deps.secondFactors?.hasActive(user.subjectId)) {
+      // Issue 35: a passkey is their only factor, so no code can follow the password: the passkey then.
+      const factors = await deps.secondFactors!.status(user.subjectId);
+      if (deps.passkeys && factors.totp !== 'active' && factors.recoveryCodesLeft === 0) {
+        return signIn(bid, found, 200, { username, notice: 'passkey-required' });
+      }
       const code = (request.form.get('code') ?? '').slice(0, 64).trim();
       if (code === '') return signIn(bid, found, 200, { username, notice: 'second-factor-required', askSecondFactor: true });
       const given = await deps.secondFactors!.verify(user.subjectId, code, request.remoteAddress, 'device_page');
@@ -183,12 +220,24 @@ export function createVerificationPage(deps: VerificationPageDeps) {
       if (given.outcome === 'rejected') return signIn(bid, found, 400, { username, notice: 'second-factor-wrong', askSecondFactor: true });
       amr = ['pwd', 'otp', 'mfa'];
     }
-    deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via: 'device_page' }, request.requestId);
-    // A new browser id on sign-in: an id (or CSRF token) planted before it is worth nothing after.
-    const signedIn = deps.newBrowserId();
-    await deps.sessions.start(signedIn, user.subjectId, browser.session, amr);
-    await deps.sessions.end(browser.id);
-    return { ...consent(signedIn, user, found), browserId: signedIn };
+    return startSession(browser, user, found, amr, 'device_page', request.requestId);
+  }
+
+  /**
+   * Issue 35: a passkey alone (a discoverable credential, the device verifying the person: two
+   * factors, RFC 8176 `mfa`), checked as on the authorization pages.
+   */
+  async function passkeyStep(request: PageRequest, browser: Browser): Promise<PageOutcome> {
+    const found = await lookUp(request.form.get('user_code'), request, browser);
+    if ('status' in found) return found;
+    if (!deps.passkeys) return signIn(browser.id, found, 400);
+    const used = await deps.passkeys.authenticate((request.form.get('response') ?? '').slice(0, 20_000), undefined, 'device_page');
+    const user = used && (await deps.users.findBySubject(used.subject));
+    if (!used || !user) {
+      deps.events?.raise({ type: 'user.sign_in_failed', via: 'device_page', reason: used ? 'user disabled or gone' : 'passkey not accepted' }, request.requestId);
+      return signIn(browser.id, found, 400, { notice: 'passkey-failed' });
+    }
+    return startSession(browser, user, found, [...used.amr, ...(used.amr.includes('user') ? ['mfa'] : [])], 'device_page', request.requestId);
   }
 
   async function consentStep(request: PageRequest, browser: Browser): Promise<PageOutcome> {
@@ -199,6 +248,10 @@ export function createVerificationPage(deps: VerificationPageDeps) {
     if (!user || browser.session === undefined) return signIn(bid, found, 401, { notice: 'sign-in-required' });
     const decision = request.form.get('decision');
     if (decision !== 'approve' && decision !== 'deny') return consent(bid, user, found);
+    if (decision === 'approve') {
+      const needed = secondFactorNeeded(found, browser.session.amr);
+      if (needed) return needed;
+    }
     const previous = found.flow;
     const next: DeviceFlow =
       decision === 'approve'
@@ -247,6 +300,8 @@ export function createVerificationPage(deps: VerificationPageDeps) {
         return signInStep(request, browser);
       case 'consent':
         return consentStep(request, browser);
+      case 'passkey':
+        return passkeyStep(request, browser);
       case 'sign-out':
         return signOut(request, browser);
       default:

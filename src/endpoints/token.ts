@@ -14,6 +14,7 @@ import { resolveRequestedScopes, type ScopeCatalog } from '../oauth/scopes.js';
 import { repeatedValues } from '../oauth/form-params.js';
 import { noResources, type ResourceCatalog } from '../oauth/resources.js';
 import { accessTarget } from '../oauth/access-target.js';
+import { requireAcrMet } from '../oauth/required-acr.js';
 import type { PreparedIssuance, TokenIssuer, TokenResponse } from '../oauth/token-issuer.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
@@ -99,6 +100,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     const attributes = { 'oauth.grant_type': grant.grantType, 'oauth.client_id': client.clientId };
     const outcome = await tracing.span(`grant ${grant.grantType}`, attributes, () => runGrant(grant, validated, deps.logger));
     const target = accessTarget(resources, validated, outcome);
+    requireAcrMet(resources.requiredAcr(target?.audience ?? outcome.success.audience, target?.scopes ?? outcome.scopes), outcome.success.subject, client.clientId);
     // RFC 9449 §11.1: the replay check, before anything is issued or spent.
     await verified?.spend();
     const response = await tracing.span('token_issuance', attributes, async () => {

@@ -5,11 +5,14 @@
  * missing, inactive or stands for no user is 401 `invalid_token`; one without `openid` is 403
  * `insufficient_scope` (RFC 6750 §3.1), each with its `WWW-Authenticate` challenge.
  *
+ * With `userInfo.requiredAcr` (issue 35) a token whose sign-in did not meet that class is 401
+ * `insufficient_user_authentication` (RFC 9470 §3), its challenge naming the class in `acr_values`.
+ *
  * A DPoP-bound token (RFC 9449 §7) comes as `Authorization: DPoP <token>` with a proof of its key
  * whose `ath` is the token's hash. Sent as a Bearer token it is `invalid_token`; with a bad proof,
  * one of another key or a wrong `ath` it is `invalid_dpop_proof`; both 401 with a `DPoP` challenge.
  */
-import { acrPassword } from '../authorize/acr.js';
+import { acrPassword, meetsAcr } from '../authorize/acr.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { ClientCertificate, JsonValue, ResourceOwnerValidator, TokenValidator } from '../sdk/contracts.js';
 import { InvalidDpopProof, InvalidRequest, OAuthError } from '../oauth/errors.js';
@@ -31,11 +34,12 @@ export interface UserInfoRequest {
 type Scheme = 'Bearer' | 'DPoP';
 
 export function createUserInfoEndpoint({ config, tokenValidator, users, dpop }: {
-  config: Pick<ResolvedConfig, 'identityResources' | 'issuer'>; tokenValidator: TokenValidator; users: ResourceOwnerValidator; dpop: DpopProofValidator;
+  config: Pick<ResolvedConfig, 'identityResources' | 'issuer'> & { readonly userInfo?: ResolvedConfig['userInfo'] }; tokenValidator: TokenValidator; users: ResourceOwnerValidator; dpop: DpopProofValidator;
 }) {
   const claimsByScope = new Map(config.identityResources.map((r) => [r.name, r.claims]));
   const url = config.issuer + paths.userinfo;
   const algs = dpop.algorithms.join(' ');
+  const requiredAcr = config.userInfo?.requiredAcr;
 
   function bearerError(code: 'invalid_token' | 'insufficient_scope', description: string, logDetail: string, scheme: Scheme = 'Bearer'): OAuthError {
     const challenge = scheme === 'DPoP'
@@ -89,6 +93,15 @@ export function createUserInfoEndpoint({ config, tokenValidator, users, dpop }: 
     if (claims.auth_time === undefined) throw bearerError('invalid_token', 'The access token is missing or invalid.', 'token stands for no user');
     const scopes = claims.scope.split(' ');
     if (!scopes.includes('openid')) throw bearerError('insufficient_scope', 'The access token lacks the openid scope.', 'no openid scope');
+    // Issue 35, RFC 9470 §3: `userInfo.requiredAcr`, a sign-in of that class or a step-up: the
+    // challenge names the class (`acr_values`) for the client to ask the authorization endpoint for.
+    if (requiredAcr !== undefined && !meetsAcr(requiredAcr, claims)) {
+      const description = 'The user must sign in with a stronger authentication.';
+      throw new OAuthError('insufficient_user_authentication', description, {
+        logDetail: `userInfo.requiredAcr ${requiredAcr}, token acr ${JSON.stringify(claims.acr ?? null)}`,
+        headers: { 'WWW-Authenticate': `${scheme === 'DPoP' ? 'DPoP' : 'Bearer realm="svc",'} error="insufficient_user_authentication", error_description="${description}", acr_values="${requiredAcr}"` },
+      });
+    }
     const user = await users.findBySubject(claims.sub);
     if (!user) throw bearerError('invalid_token', 'The access token is missing or invalid.', 'user no longer exists');
     const out: Record<string, JsonValue> = { sub: claims.sub };

@@ -11,6 +11,7 @@
 import type { ApiResource, Client } from '../config/schema.js';
 import { audienceOf } from '../sdk/resources.js';
 import { isResourceIndicator } from '../config/model.js';
+import { strongestAcr } from './acr-classes.js';
 import { InvalidRequest, InvalidTarget } from './errors.js';
 
 /**
@@ -53,6 +54,11 @@ export interface ResourceCatalog {
    * with `requireResourceIndicator` must name one (`invalid_request`).
    */
   grantTarget(client: Pick<Client, 'clientId' | 'allowedScopes' | 'requireResourceIndicator'>, values: readonly string[], scopes: readonly string[]): { scopes: readonly string[]; resources: readonly string[] };
+  /**
+   * Issue 35: the strongest `requiredAcr` of the APIs a token is for: those of `audience` when
+   * the token names them, else every API of its `scopes`; undefined when none asks for one.
+   */
+  requiredAcr(audience: readonly string[] | undefined, scopes: readonly string[]): string | undefined;
 }
 
 export function createResourceCatalog(options: {
@@ -69,6 +75,8 @@ export function createResourceCatalog(options: {
     for (const s of api.scopes) scopeOwners.set(s, [...(scopeOwners.get(s) ?? []), api]);
   }
   const find = (audience: string): ApiResource | undefined => byIdentifier.get(audience) ?? byName.get(audience);
+  // Most deployments set no `requiredAcr`: their token requests skip the look-up altogether.
+  const anyRequiresAcr = options.apiResources.some((api) => api.requiredAcr !== undefined);
 
   function named(value: string): ApiResource | undefined {
     if (isResourceIndicator(value)) return byIdentifier.get(value) ?? byName.get(value);
@@ -77,6 +85,12 @@ export function createResourceCatalog(options: {
 
   const catalog: ResourceCatalog = {
     find,
+
+    requiredAcr(audience, scopes) {
+      if (!anyRequiresAcr) return undefined;
+      const apis = audience !== undefined ? audience.map((a) => find(a)) : scopes.flatMap((s) => scopeOwners.get(s) ?? []);
+      return strongestAcr(apis.map((api) => api?.requiredAcr));
+    },
 
     resolve(client, values) {
       const audience: string[] = [];

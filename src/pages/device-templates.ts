@@ -1,5 +1,5 @@
 /** Server-rendered HTML for each step of the verification page; works without JavaScript. */
-import { codeField } from './second-factor-parts.js';
+import { codeField, passkeyForm } from './second-factor-parts.js';
 import type { MessageView, PageView, ScopeLine } from './device-views.js';
 import { html, type SafeHtml } from './html.js';
 import { hidden, notice, renderDocument } from './page-shell.js';
@@ -45,7 +45,8 @@ export function renderPage(view: PageView, options: RenderOptions): string {
   const { text } = options;
   const branding = options.branding ?? defaultBranding;
   // Issue 35: a deployment's sign-in template has no code field, so the form asking for one is ours.
-  const template = view.kind === 'sign-in' && view.askSecondFactor ? undefined : branding.templates[templateOf[view.kind]];
+  // The second factor's fields and the passkey form are the built-in page's (a deployment template has no place for them).
+  const template = view.kind === 'sign-in' && (view.askSecondFactor || view.passkeyOptions !== undefined) ? undefined : branding.templates[templateOf[view.kind]];
   const content = template ? template.render(templateValues(view, options, branding)) : body(view, options);
   return renderDocument({ text, title: titleOf(view, text), brand: text.brand, body: content }, branding);
 }
@@ -133,12 +134,15 @@ ${notice(view.notice && text.notices[view.notice])}
 <form method="post" action="${action}">
 ${hidden('step', 'sign-in')}${hidden('csrf', view.csrf)}${hidden('user_code', view.userCode)}
 <label for="username">${t.username}</label>
-<input type="text" id="username" name="username" value="${view.username ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" required${view.username ? '' : html` autofocus`}>
+<input type="text" id="username" name="username" value="${view.username ?? ''}" autocomplete="${view.passkeyOptions === undefined ? 'username' : 'username webauthn'}" autocapitalize="none" spellcheck="false" required${view.username ? '' : html` autofocus`}>
 <label for="password">${t.password}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${view.username && !view.askSecondFactor ? html` autofocus` : ''}>
 ${view.askSecondFactor ? codeField(text, true) : ''}
 <div class="actions"><button type="submit">${t.submit}</button></div>
-</form>${forgotPassword === undefined ? '' : html`
+</form>${view.passkeyOptions === undefined ? '' : passkeyForm({
+    action, ceremony: 'authenticate', options: view.passkeyOptions, button: text.secondFactor.signInWithPasskey, withScript: true, secondary: true, autofill: true,
+    fields: [['step', 'passkey'], ['csrf', view.csrf], ['user_code', view.userCode]],
+  }, text)}${forgotPassword === undefined ? '' : html`
 <p><a href="${forgotPassword}">${text.passwordReset.forgot}</a></p>`}
 <p class="muted">${t.code} <span class="code">${view.userCode}</span></p>`;
 }

@@ -25,11 +25,14 @@ export type NoticeId =
   | 'sign-in-required'
   // Issue 35: the account has one-time codes, so the password alone does not sign in.
   | 'second-factor-required'
-  | 'second-factor-wrong';
+  | 'second-factor-wrong'
+  // Issue 35: the account's only factor is a passkey; a passkey was not accepted.
+  | 'passkey-required'
+  | 'passkey-failed';
 
 /** A page that is only a message. */
 export type MessageView =
-  | { readonly kind: 'message'; readonly message: 'form-expired' | 'form-unreadable' | 'cookies-conflict' | 'unavailable' | 'failed' }
+  | { readonly kind: 'message'; readonly message: 'form-expired' | 'form-unreadable' | 'cookies-conflict' | 'unavailable' | 'failed' | 'second-factor-needed' }
   /** `minutes` to wait, rounded up; `until` the time it ends, `HH:MM` UTC. */
   | { readonly kind: 'message'; readonly message: TimedMessageId; readonly minutes: number; readonly until: string };
 
@@ -49,6 +52,8 @@ export type PageView =
       readonly notice?: NoticeId;
       /** Issue 35: the form asks for a one-time code (or a recovery code) too. */
       readonly askSecondFactor?: boolean;
+      /** Issue 35, with `secondFactor.passkeys`: the options of a passwordless passkey sign-in (JSON). */
+      readonly passkeyOptions?: string | undefined;
     }
   | {
       readonly kind: 'consent';

@@ -1,7 +1,8 @@
 /**
  * The one script of the passkey forms (issue 35): `@simplewebauthn/browser`'s bundle and a few
  * lines that run the ceremony when a `form[data-passkey]` is submitted, put the browser's answer
- * in the form's `response` field and submit it. Inline, allowed by its hash (the pages' CSP
+ * in the form's `response` field and submit it; on a `form[data-passkey-autofill]` they also
+ * start a conditional one (passkeys offered in the username field's autofill). Inline, allowed by its hash (the pages' CSP
  * names no script source), read and hashed once at start-up. Without JavaScript the forms say
  * that passkeys need it; everything else on the pages works without.
  */
@@ -26,6 +27,18 @@ document.querySelectorAll('form[data-passkey]').forEach(function (form) {
       var note = form.querySelector('.passkey-failed');
       if (note) { note.hidden = false; note.focus(); }
     });
+  });
+});
+// Conditional mediation: the person's passkeys among the username field's suggestions, where the
+// browser offers it. Choosing one posts the form as its button would; a button press aborts it.
+document.querySelectorAll('form[data-passkey-autofill]').forEach(function (form) {
+  var lib = window.SimpleWebAuthnBrowser;
+  lib.browserSupportsWebAuthnAutofill().then(function (supported) {
+    if (!supported) return;
+    lib.startAuthentication({ optionsJSON: JSON.parse(form.getAttribute('data-options')), useBrowserAutofill: true }).then(function (answer) {
+      form.elements.namedItem('response').value = JSON.stringify(answer);
+      form.submit();
+    }, function () {});
   });
 });`;
 

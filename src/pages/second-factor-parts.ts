@@ -28,14 +28,16 @@ export function recoveryCodeList(codes: readonly string[], text: PageText): Safe
 /**
  * A form that runs a passkey ceremony with JavaScript (`passkey-script.ts`) and posts the
  * browser's answer in `response`; `options` is the ceremony's JSON. The script goes once, after
- * the last such form (`withScript`).
+ * the last such form (`withScript`). With `autofill` (a passwordless sign-in) the browser is
+ * also asked, when the page loads, to offer the person's passkeys among the username field's
+ * suggestions (WebAuthn conditional mediation: the field's `autocomplete` ends in `webauthn`).
  */
 export function passkeyForm(spec: {
   action: string; ceremony: 'register' | 'authenticate'; options: string; fields: ReadonlyArray<readonly [string, string]>;
-  button: string; extra?: SafeHtml; secondary?: boolean; withScript: boolean;
+  button: string; extra?: SafeHtml; secondary?: boolean; withScript: boolean; autofill?: boolean;
 }, text: PageText): SafeHtml {
   const t = text.secondFactor;
-  return html`<form method="post" action="${spec.action}" data-passkey="${spec.ceremony}" data-options="${spec.options}">
+  return html`<form method="post" action="${spec.action}" data-passkey="${spec.ceremony}" data-options="${spec.options}"${spec.autofill ? html` data-passkey-autofill` : ''}>
 ${spec.fields.map(([n, v]) => hidden(n, v))}${hidden('response', '')}
 ${spec.extra ?? ''}
 <p class="notice passkey-failed" role="alert" tabindex="-1" hidden>${t.passkeyFailed}</p>

@@ -3,7 +3,7 @@ import type { FactorStatus } from '../second-factor/second-factors.js';
 import { html, type SafeHtml } from './html.js';
 import { hidden, notice, renderDocument } from './page-shell.js';
 import { codeField, enrolmentPart, passkeyForm, recoveryCodeList } from './second-factor-parts.js';
-import type { EnrolmentPart, SecondFactorNoticeId } from './second-factor-views.js';
+import { doneNotices, type EnrolmentPart, type SecondFactorNoticeId } from './second-factor-views.js';
 import type { PageText } from './text/index.js';
 
 export type SecondFactorAccountView =
@@ -29,7 +29,7 @@ function body(view: SecondFactorAccountView, title: string, action: string, text
     case 'overview': {
       const s = view.status;
       return html`<h1>${title}</h1>
-${notice(view.notice && view.notice !== 'passkey-added' ? t.notices[view.notice] : undefined)}${view.notice === 'passkey-added' ? html`<p role="status">${t.notices['passkey-added']}</p>` : ''}
+${notice(view.notice && !doneNotices.has(view.notice) ? t.notices[view.notice] : undefined)}${view.notice && doneNotices.has(view.notice) ? html`<p role="status">${t.notices[view.notice]}</p>` : ''}
 <p>${s.totp === 'active' ? t.active : t.inactive}</p>
 ${s.totp === 'active' && s.recoveryCodesTotal > 0 ? html`<p>${t.recoveryLeft(s.recoveryCodesLeft, s.recoveryCodesTotal)}</p>` : ''}
 ${view.stepUp ? html`<p class="notice" role="alert">${t.stepUpFirst}</p>` : html`<form method="post" action="${action}">
@@ -58,12 +58,18 @@ ${recoveryCodeList(view.codes, text)}
   }
 }
 
-/** The person's passkeys, a button each to remove one, and the form that adds one (JavaScript). */
+/** The person's passkeys, each with a form to rename it and a button to remove it, and the form that adds one (JavaScript). */
 function passkeySection(view: Extract<SecondFactorAccountView, { kind: 'overview' }>, action: string, text: PageText): SafeHtml {
   const t = text.secondFactor;
   const list = view.passkeys ?? [];
   return html`<h2>${t.passkeysHeading}</h2>
-${list.length === 0 ? html`<p>${t.passkeysNone}</p>` : html`<ul class="scopes">${list.map((p) => html`<li>${p.name}${view.stepUp ? '' : html`<form method="post" action="${action}">
+${list.length === 0 ? html`<p>${t.passkeysNone}</p>` : html`<ul class="scopes passkeys">${list.map((p, i) => html`<li><span class="passkey-name">${p.name}</span>${view.stepUp ? '' : html`<form method="post" action="${action}">
+${hidden('csrf', view.csrf)}${hidden('action', 'rename-passkey')}${hidden('credential', p.id)}
+<label for="rename-passkey-${String(i)}">${t.renameLabel(p.name)}</label>
+<input type="text" id="rename-passkey-${String(i)}" name="name" value="${p.name}" maxlength="64" autocomplete="off" required>
+<div class="actions"><button type="submit" class="secondary">${t.renamePasskey(p.name)}</button></div>
+</form>
+<form method="post" action="${action}">
 ${hidden('csrf', view.csrf)}${hidden('action', 'remove-passkey')}${hidden('credential', p.id)}
 <button type="submit" class="link">${t.removePasskey(p.name)}</button>
 </form>`}</li>`)}</ul>`}

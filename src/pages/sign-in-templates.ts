@@ -58,7 +58,8 @@ export function renderSignInPage(view: SignInView, paths: SignInPaths, text: Pag
   const brand = signingOut ? text.authorize.signOutBrand : text.authorize.brand;
   // Issue 34: a deployment's `signIn` template has no placeholder for the providers' buttons yet,
   // so a page offering providers is the built-in one (else nobody could choose one).
-  const offersProviders = view.kind === 'sign-in' && (view.providers?.length ?? 0) > 0;
+  // Issue 35: nor for the passkey form, so with passkeys on the sign-in page is the built-in one too.
+  const offersProviders = view.kind === 'sign-in' && ((view.providers?.length ?? 0) > 0 || view.passkeyOptions !== undefined);
   const name = templateOf[view.kind];
   const template = offersProviders || name === undefined ? undefined : branding.templates[name];
   const content = template ? template.render(templateValues(view, paths, text, branding)) : body(view, paths, text);
@@ -121,14 +122,14 @@ ${notice(signInMessage(view, text))}${upstreamChoice(view, paths, text)}
 ${view.providers && view.passwordForm === false ? '' : html`<form method="post" action="${paths.interaction}">
 ${hidden('step', 'sign-in')}${hidden('interaction', view.interaction)}${hidden('csrf', view.csrf)}
 <label for="username">${text.signIn.username}</label>
-<input type="text" id="username" name="username" value="${view.username ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="256" required${view.username ? '' : html` autofocus`}>
+<input type="text" id="username" name="username" value="${view.username ?? ''}" autocomplete="${view.passkeyOptions === undefined ? 'username' : 'username webauthn'}" autocapitalize="none" spellcheck="false" maxlength="256" required${view.username ? '' : html` autofocus`}>
 <label for="password">${text.signIn.password}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" maxlength="1024" required${view.username ? html` autofocus` : ''}>
 <div class="actions"><button type="submit">${text.signIn.submit}</button></div>
 </form>${paths.forgotPassword === undefined ? '' : html`
 <p><a href="${paths.forgotPassword}">${text.passwordReset.forgot}</a></p>`}`}${view.passkeyOptions === undefined ? '' : passkeyForm({
     action: paths.interaction, ceremony: 'authenticate', options: view.passkeyOptions, button: text.secondFactor.signInWithPasskey, withScript: true, secondary: true,
-    fields: [['step', 'passkey-sign-in'], ['interaction', view.interaction], ['csrf', view.csrf]],
+    fields: [['step', 'passkey-sign-in'], ['interaction', view.interaction], ['csrf', view.csrf]], autofill: true,
   }, text)}`;
     case 'consent': {
       const t = text.consent;

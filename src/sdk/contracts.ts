@@ -339,6 +339,9 @@ export interface AccessTokenClaims {
   readonly nbf?: number;
   readonly jti: string;
   readonly auth_time?: number;
+  /** Issue 35: the class and methods of the user's sign-in (OIDC Core §2, RFC 8176), when known. */
+  readonly acr?: string;
+  readonly amr?: string[];
   readonly act?: JsonValue;
   readonly [claim: string]: JsonValue | undefined;
 }

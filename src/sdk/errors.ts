@@ -33,6 +33,8 @@ export type OAuthErrorCode =
   | 'request_uri_not_supported'
   | 'invalid_token'
   | 'insufficient_scope'
+  // RFC 9470 §3: the token's sign-in does not meet what the resource demands (UserInfo, issue 35).
+  | 'insufficient_user_authentication'
   // DPoP (RFC 9449 §5, §7.1, §8).
   | 'invalid_dpop_proof'
   | 'use_dpop_nonce'
@@ -90,6 +92,7 @@ const defaultStatus: Record<OAuthErrorCode, number> = {
   request_uri_not_supported: 400,
   invalid_token: 401,
   insufficient_scope: 403,
+  insufficient_user_authentication: 401,
   invalid_dpop_proof: 400,
   use_dpop_nonce: 400,
   invalid_redirect_uri: 400,

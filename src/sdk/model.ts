@@ -82,6 +82,8 @@ export interface ApiResource {
   readonly secrets: readonly Secret[];
   /** RFC 9701: the algorithm of its JWT introspection answers; RS256 when absent. */
   readonly introspectionSigningAlgorithm?: string | undefined;
+  /** Issue 35: the `acr` (`pwd` or `mfa`) a user's sign-in must meet for a token for this API. */
+  readonly requiredAcr?: 'pwd' | 'mfa' | undefined;
 }
 
 export interface IdentityResource {

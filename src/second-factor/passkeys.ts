@@ -46,6 +46,8 @@ export interface PasskeyService {
   authenticate(responseJson: string, subjectId: string | undefined, via: string): Promise<PasskeyUse | undefined>;
   list(subjectId: string): Promise<readonly PasskeyRecord[]>;
   remove(subjectId: string, credentialId: string): Promise<boolean>;
+  /** A new name for one of the person's passkeys (trimmed, at most 64 characters; empty keeps the old one). */
+  rename(subjectId: string, credentialId: string, name: string): Promise<boolean>;
 }
 
 const b64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64url');
@@ -117,7 +119,7 @@ export function createPasskeyService(deps: {
       const { credential, credentialBackedUp } = verified.registrationInfo;
       try {
         await deps.factors().addPasskey(subjectId, {
-          credentialId: credential.id, publicKey: b64(credential.publicKey), transports: credential.transports ?? [], name: name.trim().slice(0, 64) || 'Passkey',
+          credentialId: credential.id, publicKey: b64(credential.publicKey), transports: credential.transports ?? [], name: passkeyName(name) ?? 'Passkey',
           backedUp: credentialBackedUp, counter: credential.counter, createdAt: clock.now(),
         });
       } catch (error) {
@@ -168,12 +170,23 @@ export function createPasskeyService(deps: {
     async list(subjectId) {
       return (await deps.factors().get(subjectId)).passkeys;
     },
+    async rename(subjectId, credentialId, name) {
+      const clean = passkeyName(name);
+      return clean !== undefined && deps.factors().renamePasskey(subjectId, credentialId, clean);
+    },
     async remove(subjectId, credentialId) {
       const removed = await deps.factors().removePasskey(subjectId, credentialId);
       if (removed) events?.raise({ type: 'second_factor.removed', subject: subjectId, factor: 'passkey', by: 'user' });
       return removed;
     },
   };
+}
+
+/** A name as a person typed it: trimmed, no control characters, at most 64 characters; none when empty. */
+function passkeyName(typed: string): string | undefined {
+  // eslint-disable-next-line no-control-regex
+  const clean = typed.replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 64).trim();
+  return clean === '' ? undefined : clean;
 }
 
 /** A new name for a passkey when the person gave none. */

@@ -43,6 +43,13 @@ export function createMemorySecondFactors(): SecondFactorStore {
       list[i] = { ...list[i]!, counter: to, lastUsedAt: now };
       return true;
     },
+    async renamePasskey(subjectId, credentialId, name) {
+      const list = passkeys.get(subjectId) ?? [];
+      const i = list.findIndex((p) => p.credentialId === credentialId);
+      if (i < 0) return false;
+      list[i] = { ...list[i]!, name };
+      return true;
+    },
     async removePasskey(subjectId, credentialId) {
       const list = passkeys.get(subjectId) ?? [];
       const keep = list.filter((p) => p.credentialId !== credentialId);

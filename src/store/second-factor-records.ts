@@ -70,6 +70,8 @@ export interface SecondFactorStore {
   /** A use of a passkey: sets its counter to `to` only if it is still `from`; returns whether it did. */
   usePasskey(subjectId: string, credentialId: string, from: number, to: number, now: number): Promise<boolean>;
   removePasskey(subjectId: string, credentialId: string): Promise<boolean>;
+  /** A new name the person gave a passkey; returns whether the user has that passkey. */
+  renamePasskey(subjectId: string, credentialId: string, name: string): Promise<boolean>;
   /** Every TOTP secret as stored, for `svc keys rewrap`. */
   listTotpSecrets(): Promise<Array<{ readonly subjectId: string; readonly secret: string }>>;
   /** Replaces a stored secret with the same secret sealed anew, only if it is still `from`; returns whether it did. */

@@ -62,3 +62,13 @@ describe('the global FAPI 2.0 profile judges stored clients as it judges the con
     expect(optedOut).toMatchObject({ ok: true, value: { fapi2: 'off' } });
   });
 });
+
+describe('requiredAcr on a stored API resource (issue 35)', () => {
+  it('is refused: only the config file\'s APIs are read for it, so a stored one would be ignored', () => {
+    expect(checker.apiResource({ name: 'payroll', scopes: ['backend.read'], requiredAcr: 'mfa' })).toEqual({
+      ok: false,
+      problems: ['API resource "payroll".requiredAcr: honoured only for API resources in the config file; define this API there, or leave requiredAcr out'],
+    });
+    expect(checker.apiResource({ name: 'payroll', scopes: ['backend.read'] })).toMatchObject({ ok: true });
+  });
+});

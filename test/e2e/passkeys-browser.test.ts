@@ -3,7 +3,9 @@
  * domain through playwright-core): a user adds a passkey on the account page, signs out, signs
  * in with the password and the passkey, then with the passkey alone; a second profile without
  * the credential cannot. The issuer is `http://localhost:<port>`: WebAuthn needs a domain as the
- * relying party id and a secure context, which localhost is. axe checks the pages with passkeys.
+ * relying party id and a secure context, which localhost is. The sign-in page also asks for the
+ * passkey through the username field's autofill (conditional mediation). The passkey is renamed
+ * and removed on the account page. axe checks the pages with passkeys.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,10 +17,11 @@ import { hashSecret } from '../../src/sdk/hash.js';
 import { axeContext, axeViolations } from '../support/accessibility.js';
 import { chromiumMissing, chromiumPath, launchChromium } from '../support/chromium.js';
 import { freePort, postForm, startServer, type TestServer } from '../support/server.js';
-import { signInClients, signInConfig, webRequest } from '../support/sign-in.js';
+import { alice, signInClients, signInConfig, webRequest } from '../support/sign-in.js';
 
 if (chromiumMissing) console.warn(`Skipping the passkeys browser test: ${chromiumPath} is missing (apt-get install -y chromium).`);
 
+const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
 const nora = { subjectId: 'sub-nora', username: 'nora', password: 'nora-password-1' };
 
 describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
@@ -29,6 +32,8 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
   let callback: string;
   let context: BrowserContext;
   let page: Page;
+  /** Whether the virtual authenticator answers at once (as a person touching it would). */
+  let presence: (enabled: boolean) => Promise<void>;
 
   beforeAll(async () => {
     app = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>App</title><h1>Signed in</h1>'));
@@ -41,6 +46,7 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
       secondFactor: { passkeys: true },
       clients: [
         ...signInClients,
+        { clientId: 'tv', clientName: 'Living room TV', requireClientSecret: false, allowedGrantTypes: [deviceGrant], allowedScopes: ['openid', 'profile'] },
         { clientId: 'keyed', clientName: 'Keyed app', clientSecrets: [{ value: hashSecret('keyed-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [callback] },
       ],
     }));
@@ -54,9 +60,10 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
     await page.setViewportSize({ width: 375, height: 800 });
     const cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
       options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
     });
+    presence = async (enabled) => { await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled }); };
   });
   afterAll(async () => {
     await context?.close();
@@ -102,20 +109,52 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
     expect((await server.app.store.factors.get(nora.subjectId)).passkeys).toMatchObject([{ name: 'Test laptop' }]);
 
     await context.clearCookies();
+    // Nobody picks the passkey the username field offers (conditional UI, the next test): the password then.
+    await presence(false);
     const second = webRequest({ scope: 'openid profile' }, 'keyed', callback);
     await page.goto(authorize(second));
     await page.getByLabel('Username').fill(nora.username);
     await page.getByLabel('Password').fill(nora.password);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await checked(page, 'Enter your one-time code');
+    await presence(true);
     await page.getByRole('button', { name: 'Use a passkey' }).click();
     const claims = await tokensFrom(page, second.verifier);
     expect(claims).toMatchObject({ sub: nora.subjectId, acr: 'mfa' });
     expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'mfa']));
   });
 
-  it('signs in with the passkey alone; a second profile without the credential cannot', async () => {
+  it('offers the passkey in the username field (conditional UI): choosing it signs in without a password or a button', async () => {
     await context.clearCookies();
+    // What the page asks the browser for, seen from inside it.
+    const mediations: string[] = [];
+    page.on('console', (message) => { if (message.text().startsWith('mediation:')) mediations.push(message.text()); });
+    await page.addInitScript(`{
+      const get = navigator.credentials.get.bind(navigator.credentials);
+      navigator.credentials.get = (options) => { console.log('mediation:' + (options && options.mediation || 'none')); return get(options); };
+    }`);
+    // Until the person picks the passkey the field offers, the page waits, as a password form.
+    await presence(false);
+    const flow = webRequest({ scope: 'openid profile' }, 'keyed', callback);
+    await page.goto(authorize(flow));
+    await checked(page, 'Sign in');
+    expect(await page.getByLabel('Username').getAttribute('autocomplete')).toBe('username webauthn');
+    await expect.poll(() => mediations).toEqual(['mediation:conditional']);
+    expect(page.url()).toContain('/connect/authorize');
+    // The virtual authenticator picks it at once (presence), as a person choosing it from the field's suggestions.
+    await presence(true);
+    await page.reload();
+    const claims = await tokensFrom(page, flow.verifier);
+    expect(claims).toMatchObject({ sub: nora.subjectId, acr: 'mfa' });
+    expect(claims.amr).toEqual(expect.arrayContaining(['user', 'mfa']));
+    expect(claims.amr).not.toContain('pwd');
+    expect(mediations).toEqual(['mediation:conditional', 'mediation:conditional']);
+  });
+
+  it('signs in with the passkey alone by its button (a browser without conditional UI); a second profile without the credential cannot', async () => {
+    await context.clearCookies();
+    // A browser without conditional UI: the button is the way.
+    await page.addInitScript('PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);');
     const flow = webRequest({ scope: 'openid profile' }, 'keyed', callback);
     await page.goto(authorize(flow));
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
@@ -139,5 +178,66 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('the device page: a user whose only factor is a passkey is told to use it after the password, and signs in with it', async () => {
+    await context.clearCookies();
+    // This page has no conditional UI since the test before, so the passkey waits for its button.
+    const codes = await postForm(`${server.url}/connect/deviceauthorization`, { client_id: 'tv', scope: 'openid profile' });
+    const { device_code: deviceCode, verification_uri_complete: complete } = codes.body as { device_code: string; verification_uri_complete: string };
+    await page.goto(complete.replace(server.url, issuer));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await checked(page, 'Sign in');
+    expect(await page.getByLabel('Username').getAttribute('autocomplete')).toBe('username webauthn');
+    await page.getByLabel('Username').fill(nora.username);
+    await page.getByLabel('Password').fill(nora.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await checked(page, 'Sign in');
+    expect(await page.locator('.notice').first().textContent()).toBe('Your account signs in with a passkey: use "Sign in with a passkey" below, on a device that has it.');
+    expect(await page.getByLabel('One-time code or recovery code').count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await checked(page, 'Allow access?');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await checked(page, 'Device connected');
+    const tokens = await postForm(`${server.url}/connect/token`, { grant_type: deviceGrant, device_code: deviceCode, client_id: 'tv' });
+    expect(tokens.status).toBe(200);
+    const claims = decodeJwt((tokens.body as { id_token: string }).id_token);
+    expect(claims).toMatchObject({ sub: nora.subjectId, acr: 'mfa' });
+    expect(claims.amr).toEqual(expect.arrayContaining(['user', 'mfa']));
+  });
+
+  it('without JavaScript the sign-in pages say passkeys need it, and the password works as before', async () => {
+    const plain = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const p = await plain.newPage();
+      const flow = webRequest({ scope: 'openid profile' }, 'keyed', callback);
+      await p.goto(authorize(flow));
+      await expect.poll(() => p.locator('h1').textContent()).toBe('Sign in');
+      expect(await p.locator('main').textContent()).toContain('Passkeys need JavaScript, which is off in this browser.');
+      await p.getByLabel('Username').fill(alice.username);
+      await p.getByLabel('Password').fill(alice.password);
+      await p.getByRole('button', { name: 'Sign in', exact: true }).click();
+      expect(await tokensFrom(p, flow.verifier)).toMatchObject({ sub: alice.subjectId, amr: ['pwd'] });
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('renames the passkey and removes it on the account page, in a session the passkey signed in', async () => {
+    await page.goto(`${issuer}/account/second-factor`);
+    await checked(page, 'Second factor');
+    await page.getByLabel('New name for "Test laptop"').fill('  Work laptop  ');
+    await page.getByRole('button', { name: 'Rename "Test laptop"' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Passkey renamed.');
+    await checked(page, 'Second factor');
+    expect(await page.locator('.passkey-name').allTextContents()).toEqual(['Work laptop']);
+    expect((await server.app.store.factors.get(nora.subjectId)).passkeys).toMatchObject([{ name: 'Work laptop' }]);
+
+    await page.getByRole('button', { name: 'Remove the passkey "Work laptop"' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Passkey removed.');
+    await checked(page, 'Second factor');
+    expect(await page.locator('.passkey-name').count()).toBe(0);
+    expect((await server.app.store.factors.get(nora.subjectId)).passkeys).toEqual([]);
   });
 });

@@ -73,7 +73,7 @@ describe.each(backends)('second factors in %s', (_name, open, skip) => {
     expect(await factors.get(s)).toEqual({ totp: undefined, recoveryCodes: [], passkeys: [] });
   });
 
-  it.skipIf(skip)('keeps passkeys: one per credential, the counter moved only from what was read, removed one by one or by kind', async () => {
+  it.skipIf(skip)('keeps passkeys: one per credential, the counter moved only from what was read, renamed, removed one by one or by kind', async () => {
     const factors = await open();
     const s = 'sub-pk';
     const passkey = { credentialId: 'cred-1', publicKey: 'pk-1', transports: ['internal'], name: 'Phone', backedUp: true, counter: 3, createdAt: 50 };
@@ -87,6 +87,10 @@ describe.each(backends)('second factors in %s', (_name, open, skip) => {
       { ...passkey, counter: 4, lastUsedAt: 60 },
       { ...passkey, credentialId: 'cred-2', name: 'Laptop', backedUp: false, counter: 0, lastUsedAt: undefined },
     ]);
+    expect(await factors.renamePasskey(s, 'cred-1', 'Work phone')).toBe(true);
+    expect(await factors.renamePasskey(s, 'cred-9', 'Nothing')).toBe(false);
+    expect(await factors.renamePasskey('sub-other', 'cred-1', 'Not yours')).toBe(false);
+    expect((await factors.get(s)).passkeys[0]).toEqual({ ...passkey, name: 'Work phone', counter: 4, lastUsedAt: 60 });
     expect(await factors.removePasskey(s, 'cred-2')).toBe(true);
     expect(await factors.removePasskey(s, 'cred-2')).toBe(false);
     expect(await factors.remove(s, 'passkey')).toBe(1);

@@ -3,7 +3,8 @@
  * whose session has no second factor yet gives one when
  *
  * - they have one (an active TOTP secret): a one-time code or a recovery code, every time;
- * - the client has `requireMfa`, or the request's essential `acr` only `mfa` meets
+ * - the client has `requireMfa`, a requested scope is an API's with `requiredAcr: 'mfa'`, or
+ *   the request's essential `acr` only `mfa` meets
  *   (OIDC Core §5.5.1.1): a user the database keeps sets one up on the spot, anyone else's
  *   request is refused with `unmet_authentication_requirements`;
  * - the deployment has `secondFactor.enrolmentRequired`: the password sign-in is the grace
@@ -58,6 +59,8 @@ export function createSecondFactorStep(deps: {
   events?: EventService | undefined;
   /** With `secondFactor.passkeys`: a person's passkeys count as their second factor too. */
   passkeys?: PasskeyService | undefined;
+  /** The scopes of APIs with `requiredAcr: 'mfa'`: a request for one needs a second factor, as `requireMfa` does. */
+  mfaScopes?: ReadonlySet<string> | undefined;
 }): SecondFactorStep {
   const { continuation, live } = deps;
 
@@ -109,7 +112,7 @@ export function createSecondFactorStep(deps: {
       const { request, client } = state;
       const session = signedInSession(state, 'second-factor');
       if (acrOf(session.amr) === acrMultiFactor) return undefined;
-      const demand = secondFactorDemand(request.acr, client.requireMfa === true);
+      const demand = secondFactorDemand(request.acr, client.requireMfa === true || request.scopes.some((s) => deps.mfaScopes?.has(s) === true));
       if (demand === 'unmeetable') {
         return withNewCookie(state, redirectError(deps.issuer, request, new OAuthError('unmet_authentication_requirements', 'The requested authentication context class cannot be met.')));
       }

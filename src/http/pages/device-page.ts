@@ -15,6 +15,7 @@ import type { UserCodeFormat } from '../../device/user-code.js';
 import type { PageParts } from '../../pages/page-parts.js';
 import { readSessionCookie, sessionCookieLines } from '../session-cookie.js';
 import { pageHeaders } from '../../pages/page-headers.js';
+import { passkeyScriptHash } from '../../pages/passkey-script.js';
 import type { PageOutcome, VerificationPage } from '../../device/verification-page.js';
 import type { PageView } from '../../pages/device-views.js';
 import { renderPage, type RenderOptions } from '../../pages/device-templates.js';
@@ -36,6 +37,8 @@ export interface DevicePageDeps {
   branding?: Branding | undefined;
   /** Issue 34: `smtp` is configured, so the sign-in form links "Forgot password?". */
   forgotPassword?: boolean | undefined;
+  /** Issue 35, `secondFactor.passkeys`: the sign-in form's passkey script is allowed by its hash. */
+  passkeys?: boolean | undefined;
 }
 
 export function createDevicePage(deps: DevicePageDeps): Middleware {
@@ -47,7 +50,7 @@ export function createDevicePage(deps: DevicePageDeps): Middleware {
   const actionFor = new Map(pageLanguageTags.map((tag) => [tag, `${action}?ui_locales=${encodeURIComponent(tag)}`]));
   // The same reader as every endpoint: flat parameters, duplicates rejected, unreadable bodies a 400.
   const readBody = formBodyReader(deps.limits);
-  const headers = pageHeaders({ branding: deps.branding });
+  const headers = pageHeaders({ branding: deps.branding, ...(deps.passkeys ? { scriptHash: passkeyScriptHash() } : {}) });
   const forgotPassword = deps.forgotPassword ? { forgotPassword: new URL(deps.issuer + paths.accountPasswordReset).pathname } : {};
 
   async function readForm(ctx: Context): Promise<Map<string, string>> {

@@ -59,6 +59,8 @@ export const de: PageText = {
     'credentials-wrong': 'Benutzername oder Passwort ist falsch.',
     'second-factor-required': 'Ihr Konto verwendet Einmalcodes: Geben Sie Ihr Passwort erneut ein, zusammen mit dem Code aus Ihrer Authenticator-App.',
     'second-factor-wrong': 'Benutzername, Passwort oder Code stimmen nicht. Codes gelten einmal: Geben Sie den Code ein, den die App jetzt zeigt.',
+    'passkey-required': 'Ihr Konto meldet sich mit einem Passkey an: Verwenden Sie unten „Mit Passkey anmelden“, auf einem Gerät, das ihn hat.',
+    'passkey-failed': 'Dieser Passkey wurde nicht angenommen. Versuchen Sie es erneut oder melden Sie sich mit Ihrem Passwort an.',
     'sign-in-required': 'Melden Sie sich an, um fortzufahren.',
   },
   messages: {
@@ -80,6 +82,10 @@ export const de: PageText = {
     'cookies-conflict': { title: 'Bitte neu beginnen', text: 'Ihr Browser hat mehr als ein Anmelde-Cookie für diese Seite gesendet, daher ist unklar, wer angemeldet ist. Löschen Sie die Cookies dieser Seite in Ihrem Browser und beginnen Sie neu.' },
     unavailable: { title: 'Vorübergehend nicht verfügbar', text: 'Der Dienst ist vorübergehend nicht verfügbar. Versuchen Sie es gleich noch einmal.' },
     failed: { title: 'Etwas ist schiefgelaufen', text: 'Bei uns ist etwas schiefgelaufen. Versuchen Sie es gleich noch einmal.' },
+    'second-factor-needed': {
+      title: 'Ein zweiter Faktor ist nötig',
+      text: 'Dieses Gerät bittet um einen Zugriff, der einen zweiten Faktor braucht, und Sie haben sich ohne angemeldet. Richten Sie auf der Seite zur Kontosicherheit (/account/second-factor) Einmalcodes oder einen Passkey ein und geben Sie danach den Code Ihres Geräts erneut ein.',
+    },
   },
   scopes: {
     openid: 'Wissen, wer Sie sind (Ihre Benutzer-ID)',
@@ -199,6 +205,8 @@ export const de: PageText = {
       'too-many-codes': 'Zu viele falsche Codes. Warten Sie einige Minuten und versuchen Sie es dann erneut.',
       'passkey-wrong': 'Dieser Passkey wurde nicht angenommen. Versuchen Sie es erneut oder wählen Sie einen anderen Weg.',
       'passkey-added': 'Passkey hinzugefügt.',
+      'passkey-renamed': 'Passkey umbenannt.',
+      'passkey-removed': 'Passkey entfernt.',
     },
     accountTitle: 'Zweiter Faktor',
     active: 'Einmalcodes sind eingeschaltet: Die Anmeldung fragt nach einem Code aus Ihrer Authenticator-App.',
@@ -212,6 +220,8 @@ export const de: PageText = {
     passkeyName: 'Name für einen neuen Passkey (zum Beispiel „Arbeitslaptop“)',
     addPasskey: 'Passkey hinzufügen',
     removePasskey: (name) => `Passkey „${name}“ entfernen`,
+    renameLabel: (name) => `Neuer Name für „${name}“`,
+    renamePasskey: (name) => `„${name}“ umbenennen`,
     usePasskey: 'Passkey verwenden',
     orCode: 'Oder geben Sie einen Code ein:',
     signInWithPasskey: 'Mit Passkey anmelden',

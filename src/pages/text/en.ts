@@ -55,6 +55,8 @@ export const en: PageText = {
     'sign-in-required': 'Sign in to continue.',
     'second-factor-required': 'Your account uses one-time codes: enter your password again with the code from your authenticator app.',
     'second-factor-wrong': 'The username, password or code is not right. Codes work once: enter the code the app shows now.',
+    'passkey-required': 'Your account signs in with a passkey: use "Sign in with a passkey" below, on a device that has it.',
+    'passkey-failed': 'That passkey was not accepted. Try again, or sign in with your password.',
   },
   messages: {
     'too-many-attempts': {
@@ -76,6 +78,10 @@ export const en: PageText = {
     'cookies-conflict': { title: 'Please start again', text: 'Your browser sent more than one sign-in cookie for this site, so it is not clear who is signed in. Delete this site\'s cookies in your browser and start again.' },
     unavailable: { title: 'Temporarily unavailable', text: 'The service is temporarily unavailable. Try again in a moment.' },
     failed: { title: 'Something went wrong', text: 'Something went wrong on our side. Try again in a moment.' },
+    'second-factor-needed': {
+      title: 'A second factor is needed',
+      text: 'This device asks for access that needs a second factor, and you signed in without one. Set up one-time codes or a passkey on the account security page (/account/second-factor), then enter the code from your device again.',
+    },
   },
   scopes: {
     openid: 'Know who you are (your user id)',
@@ -195,6 +201,8 @@ export const en: PageText = {
       'too-many-codes': 'Too many wrong codes. Wait a few minutes, then try again.',
       'passkey-wrong': 'That passkey was not accepted. Try again, or use another way.',
       'passkey-added': 'Passkey added.',
+      'passkey-renamed': 'Passkey renamed.',
+      'passkey-removed': 'Passkey removed.',
     },
     accountTitle: 'Second factor',
     active: 'One-time codes are on: signing in asks for a code from your authenticator app.',
@@ -208,6 +216,8 @@ export const en: PageText = {
     passkeyName: 'Name for a new passkey (for example "Work laptop")',
     addPasskey: 'Add a passkey',
     removePasskey: (name) => `Remove the passkey "${name}"`,
+    renameLabel: (name) => `New name for "${name}"`,
+    renamePasskey: (name) => `Rename "${name}"`,
     usePasskey: 'Use a passkey',
     orCode: 'Or enter a code:',
     signInWithPasskey: 'Sign in with a passkey',

@@ -170,6 +170,8 @@ export interface PageText {
     readonly passkeyName: string;
     readonly addPasskey: string;
     readonly removePasskey: (name: string) => string;
+    readonly renameLabel: (name: string) => string;
+    readonly renamePasskey: (name: string) => string;
     readonly usePasskey: string;
     readonly orCode: string;
     readonly signInWithPasskey: string;

@@ -84,6 +84,17 @@ export function createSqlSecondFactors(db: Kysely<Database>, guard: <T>(operatio
           .where('subject_id', '=', subjectId).where('id', '=', passkeyPrefix + credentialId).where('last_step', '=', from).executeTakeFirst();
         return Number(result.numUpdatedRows) === 1;
       }),
+    // The name lives in the row's JSON beside what never changes (key, transports, backup state);
+    // the counter, which does, has a column of its own, so this rewrite cannot undo a use.
+    renamePasskey: (subjectId, credentialId, name) =>
+      guard('factors.renamePasskey', async () => {
+        const row = await db.selectFrom('user_second_factors').select('secret')
+          .where('subject_id', '=', subjectId).where('id', '=', passkeyPrefix + credentialId).executeTakeFirst();
+        if (!row) return false;
+        const result = await db.updateTable('user_second_factors').set({ secret: JSON.stringify({ ...(JSON.parse(row.secret) as object), name }) })
+          .where('subject_id', '=', subjectId).where('id', '=', passkeyPrefix + credentialId).executeTakeFirst();
+        return Number(result.numUpdatedRows) === 1;
+      }),
     removePasskey: (subjectId, credentialId) =>
       guard('factors.removePasskey', async () => {
         const result = await db.deleteFrom('user_second_factors').where('subject_id', '=', subjectId).where('id', '=', passkeyPrefix + credentialId).executeTakeFirst();
