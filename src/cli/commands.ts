@@ -132,6 +132,20 @@ export const commands: Command[] = [
     run: async (values, positionals) => (await import('./keys-command.js')).keysCommand(positionals[0], text(values.config), text(values.server)),
   },
   {
+    name: 'migrate',
+    synopsis: '[status | up] [--config <path>]',
+    summary: "list the store's applied and pending schema migrations; up applies the pending ones",
+    details:
+      `${configHelp}\n` +
+      '  status (the default) only reads. up applies the pending migrations under the lock a node\n' +
+      '  takes when it migrates at start-up, so it is safe while nodes run. Migrations only add\n' +
+      '  (expand/contract): nodes of the previous release keep running on the migrated schema.\n' +
+      '  See docs/guides/operations.md, "Upgrades".',
+    options: config,
+    positionals: 1,
+    run: async (values, positionals) => (await import('./migrate-command.js')).migrateCommand(positionals[0], text(values.config)),
+  },
+  {
     name: 'create-client-key',
     synopsis: '--client <id> --out <key.pem> [--cert <cert.crt>] [--alg ES256|RS256|PS256|EdDSA] [--days 365]',
     summary: 'make a key pair and self-signed certificate for private_key_jwt',

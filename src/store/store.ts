@@ -77,9 +77,19 @@ export interface WriteBatch {
   readonly add: readonly PersistedGrant[];
 }
 
+/** Which migrations the database has and which this release would still apply (`svc migrate status`). */
+export interface MigrationStatus {
+  /** Oldest first. `known: false` marks one a newer release applied (expand/contract: this release ignores what it added). */
+  readonly applied: ReadonlyArray<{ readonly id: string; readonly appliedAt: number; readonly known: boolean }>;
+  /** This release's migrations the database does not have yet, in the order `migrate` would apply them. */
+  readonly pending: readonly string[];
+}
+
 export interface Store {
   /** Creates tables and runs pending migrations; idempotent and safe when nodes start together. */
   migrate(): Promise<void>;
+  /** What `migrate` has applied and would apply, read without changing anything; SQL stores only (memory has no schema). */
+  migrationStatus?(): Promise<MigrationStatus>;
 
   /** Inserts a grant; rejects with `DuplicateKeyError` when a live grant holds the key. An expired one is replaced. */
   add(grant: PersistedGrant): Promise<void>;

@@ -57,5 +57,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Store 
         );
         await fn(trx);
       }),
+    tableExists: async (name) =>
+      (await sql<{ present: boolean }>`select to_regclass(${name}) is not null as present`.execute(db)).rows[0]?.present === true,
   });
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { MigrationStatus } from '../store.js';
 import type { Database } from './schema.js';
 import { migrations as allMigrations, type Migration } from './migrations.js';
 
@@ -26,4 +27,22 @@ export async function runMigrations(
     await migration.up(trx as unknown as Kysely<unknown>);
     await trx.insertInto('svc_schema_migrations').values({ id: migration.id, applied_at: now }).execute();
   }
+}
+
+/**
+ * Reads the migration table without creating or changing anything; `tableExists` says whether
+ * `svc_schema_migrations` is there at all (a database no node has started on yet).
+ */
+export async function readMigrationStatus(
+  db: Kysely<Database>,
+  tableExists: boolean,
+  migrations: readonly Migration[] = allMigrations,
+): Promise<MigrationStatus> {
+  const rows = tableExists
+    ? await db.selectFrom('svc_schema_migrations').select(['id', 'applied_at']).orderBy('applied_at').orderBy('id').execute()
+    : [];
+  const known = new Set(migrations.map((m) => m.id));
+  const applied = rows.map((row) => ({ id: row.id, appliedAt: Number(row.applied_at), known: known.has(row.id) }));
+  const appliedIds = new Set(applied.map((m) => m.id));
+  return { applied, pending: migrations.filter((m) => !appliedIds.has(m.id)).map((m) => m.id) };
 }

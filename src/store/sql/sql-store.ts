@@ -9,7 +9,7 @@ import {
   type Store,
 } from '../store.js';
 import { connectivityReason, isUniqueViolation } from './connectivity-error.js';
-import { runMigrations } from './run-migrations.js';
+import { readMigrationStatus, runMigrations } from './run-migrations.js';
 import { changedRows, kyselyRunner, prepareQuery, type StatementRunner } from './prepared-query.js';
 import type { Database, PersistedGrantsTable, SigningKeysTable } from './schema.js';
 import { createSqlClientRecords } from './sql-client-records.js';
@@ -24,6 +24,8 @@ export interface SqlBackend {
   readonly db: Kysely<Database>;
   /** Runs `fn` in a transaction no other process can run at the same time. */
   exclusiveTransaction(fn: (trx: Kysely<Database>) => Promise<void>): Promise<void>;
+  /** Whether the table exists where the store's queries look (PostgreSQL: on the search_path). */
+  tableExists(name: string): Promise<boolean>;
   /** Runs the per-request queries; by default, through Kysely. */
   readonly statements?: StatementRunner;
   /** Runs a lone grant insert and a read by key; by default, the prepared `add` and `get`. */
@@ -209,6 +211,9 @@ export function createSqlStore(backend: SqlBackend): Store {
   return {
     migrate: () =>
       guard('migrate', () => backend.exclusiveTransaction((trx) => runMigrations(trx, Date.now()))),
+
+    migrationStatus: () =>
+      guard('migration status', async () => readMigrationStatus(db, await backend.tableExists('svc_schema_migrations'))),
 
     add: (grant) =>
       guard('add', async () => {

@@ -38,6 +38,8 @@ export function openSqlite(path: string, options: SqliteOptions = {}): Store {
       const run = () => immediateTransaction(db, fn);
       return queueKey === undefined ? run() : queueInProcess(queueKey, run);
     },
+    tableExists: async (name) =>
+      (await sql<{ found: number }>`select count(*) as found from sqlite_master where type = 'table' and name = ${name}`.execute(db)).rows[0]?.found === 1,
   });
   return {
     ...store,

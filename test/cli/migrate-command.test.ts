@@ -1,0 +1,74 @@
+/**
+ * `svc migrate status` only reads; `svc migrate up` applies what is pending and says which; a
+ * migration a newer release applied is shown as such (the old release's view after a rollback).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { migrations } from '../../src/store/sql/migrations.js';
+import { runCli } from '../support/svc-process.js';
+
+describe('svc migrate', () => {
+  let dir: string;
+  let configPath: string;
+  const ids = migrations.map((m) => m.id);
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-migrate-'));
+    configPath = join(dir, 'svc.config.json');
+    writeFileSync(configPath, JSON.stringify({ issuer: 'https://svc.migrate.test', store: 'sqlite:svc.db', clients: [] }));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const tables = () => {
+    const db = new BetterSqlite3(join(dir, 'svc.db'), { readonly: true });
+    try {
+      return (db.prepare("select name from sqlite_master where type = 'table'").all() as Array<{ name: string }>).map((t) => t.name);
+    } finally {
+      db.close();
+    }
+  };
+
+  it('status lists every migration as pending on a new database and creates no table', async () => {
+    const run = await runCli('migrate', 'status', '--config', configPath);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    for (const id of ids) expect(run.stdout).toMatch(new RegExp(`^${id} +pending +-$`, 'm'));
+    expect(run.stdout).toContain(`0 applied, ${ids.length} pending`);
+    expect(existsSync(join(dir, 'svc.db')) ? tables() : []).toEqual([]);
+  });
+
+  it('up applies the pending ones, then has nothing to do', async () => {
+    const up = await runCli('migrate', 'up', '--config', configPath);
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.stdout).toBe(`${ids.map((id) => `applied ${id}\n`).join('')}${ids.length} applied; the schema is up to date\n`);
+    expect(tables()).toEqual(expect.arrayContaining(['svc_schema_migrations', 'persisted_grants', 'signing_keys']));
+
+    const again = await runCli('migrate', 'up', '--config', configPath);
+    expect(again.stdout).toBe('the schema is up to date; nothing to apply\n');
+    const status = await runCli('migrate', '--config', configPath);
+    for (const id of ids) expect(status.stdout).toMatch(new RegExp(`^${id} +applied +\\d{4}-\\d\\d-\\d\\dT`, 'm'));
+    expect(status.stdout).toContain(`${ids.length} applied, 0 pending`);
+  });
+
+  it('marks a migration this release does not know as applied by a newer release', async () => {
+    const db = new BetterSqlite3(join(dir, 'svc.db'));
+    db.prepare('insert into svc_schema_migrations (id, applied_at) values (?, ?)').run('9999-from-the-future', Date.now() + 1000);
+    db.close();
+    const status = await runCli('migrate', 'status', '--config', configPath);
+    expect(status.stdout).toMatch(/^9999-from-the-future +applied \(by a newer release\) +\d{4}-/m);
+    expect(status.stdout).toContain(`${ids.length + 1} applied, 0 pending`);
+  });
+
+  it('names the actions it knows, and says a memory store has no schema', async () => {
+    const wrong = await runCli('migrate', 'down', '--config', configPath);
+    expect(wrong).toMatchObject({ code: 1, stderr: 'svc: unknown migrate action "down": use "svc migrate status" or "svc migrate up".\n' });
+    const memoryConfig = join(dir, 'memory.config.json');
+    writeFileSync(memoryConfig, JSON.stringify({ issuer: 'https://svc.migrate.test', store: 'memory', clients: [] }));
+    const memory = await runCli('migrate', 'status', '--config', memoryConfig);
+    expect(memory.code).toBe(1);
+    expect(memory.stderr).toContain('has no schema to migrate');
+  });
+});
