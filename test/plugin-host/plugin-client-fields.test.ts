@@ -5,6 +5,7 @@
  * start-up and for every stored client, and a field no loaded plugin declares is refused as
  * unknown with the closest known name, as the service's own fields are.
  */
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app/create-app.js';
@@ -89,5 +90,35 @@ describe('a client field a plugin declares, in the config file', () => {
     expect(checker.client(client({ clientId: 'stored', costCentr: 'CC-7' }), [])).toEqual({
       ok: false, problems: [expect.stringMatching(/^client "stored"\.costCentr: unknown field \(did you mean "costCentre"\?\) \(known: /)],
     });
+  });
+});
+
+describe('declaring client fields', () => {
+  const configWith = (dir: string, patch: Record<string, unknown> = {}) =>
+    ({ store: 'memory', packagePlugins: [], pluginDirs: [fixturePluginDir(dir)], ...model, clients: [client(patch)] });
+
+  it('lets two plugins that read one field both declare it, and runs each one\'s check', async () => {
+    const tooHigh = await bootErrorFor(configWith('client-field-shared', { tier: 4 }), process.cwd());
+    expect(tooHigh.problems).toEqual(['clients[0].tier: expected a tier up to 3, found 4 (plugin "reader-one")']);
+    const fraction = await bootErrorFor(configWith('client-field-shared', { tier: 2.5 }), process.cwd());
+    expect(fraction.problems).toEqual(['clients[0].tier: expected a whole number, found 2.5 (plugin "reader-two")']);
+  });
+
+  it('stops start-up when two plugins declare one field with different defaults, naming both', async () => {
+    const err = await bootErrorFor(configWith('client-field-conflict'), process.cwd());
+    expect(err.code).toBe('PLUGIN_CONFLICT');
+    expect(err.message).toBe('plugins "ledger-one" and "ledger-two" both declare the client field "ledger" with different defaults ("CC-0000" and "CC-9999"): make them agree');
+  });
+
+  it('stops start-up when a plugin declares a field the service declares', async () => {
+    const err = await bootErrorFor(configWith('client-field-shadow'), process.cwd());
+    expect(err.code).toBe('PLUGIN_CONFLICT');
+    expect(err.message).toBe('plugin "shadow" declares the client field "allowedScopes", a field the service declares (rename it)');
+  });
+
+  it('stops start-up on a client field not made by defineClientField, naming the folder', async () => {
+    const err = await bootErrorFor(configWith('client-field-malformed'), process.cwd());
+    expect(err.code).toBe('PLUGIN_INVALID');
+    expect(err.message).toBe(`plugin folder ${join(fixturePluginDir('client-field-malformed'), 'malformed-field')}: clientFields[0] must be a client field made by defineClientField(name, { description, check, default }), found object`);
   });
 });
