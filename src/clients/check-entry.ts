@@ -44,7 +44,7 @@ export function createEntryChecker(config: ResolvedConfig, registry: PluginRegis
 
   function check<T>(label: string, prefix: string, raw: Record<string, unknown>, pick: (resolved: ResolvedConfig) => T, disabled: boolean): Checked<T> {
     const rename = (line: string): string => (line.startsWith(prefix) ? label + line.slice(prefix.length) : line);
-    const problems = validateUserConfig(raw);
+    const problems = validateUserConfig(raw, { pluginClientFields: true });
     if (problems.length > 0) return { ok: false, problems: problems.map(rename) };
     const resolved = resolveConfig(raw, config.configDir);
     try {

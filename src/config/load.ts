@@ -59,9 +59,13 @@ export async function loadConfig(options: { path?: string | undefined; cwd?: str
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Validates a config object of unknown shape and resolves it; throws one BootError listing every problem. */
+/**
+ * Validates a config object of unknown shape and resolves it; throws one BootError listing every
+ * problem. A client's fields the service does not declare are left to the plugins that declare
+ * them: judged once they are loaded (`checkConfigAgainstPlugins`), refused as unknown if none does.
+ */
 export function checkConfig(raw: unknown, configDir: string): ResolvedConfig {
-  const problems = validateUserConfig(raw);
+  const problems = validateUserConfig(raw, { pluginClientFields: true });
   if (problems.length > 0) throw new BootError('CONFIG_INVALID', problems);
   return resolveConfig(raw as UserConfig, configDir);
 }

@@ -161,7 +161,8 @@ export type Resolved<T> = T extends (...args: never[]) => unknown ? T
 
 /** A secret ready for use: expiration parsed once at start-up. */
 export type Secret = Resolved<z.output<typeof secretSchema>>;
-export type Client = Resolved<z.output<typeof clientSchema>>;
+/** `pluginFields`: the fields plugins declare, as written (`plugin-client-fields.ts`); always set by `resolve.ts`. */
+export type Client = Resolved<z.output<typeof clientSchema> & { pluginFields?: Record<string, unknown> | undefined }>;
 /**
  * A description as the host holds it (`branding.ts` `resolveDescription`): the string given, or
  * of descriptions by language the English (else the first) one, and every language given.

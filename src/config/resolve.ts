@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { BootError } from './boot-error.js';
 import { problemLines } from './issues.js';
+import { setAsidePluginFields } from './plugin-client-fields.js';
 import { userConfigSchema, type KeySource, type ResolvedConfig, type SigningAlgorithm, type UserConfig } from './schema.js';
 import { tracingSettings } from './tracing-settings.js';
 import { resolveBranding, resolveDescription } from './branding.js';
@@ -24,7 +25,9 @@ function deepFreeze<T>(value: T): T {
 }
 
 export function resolveConfig(user: UserConfig, configDir: string): ResolvedConfig {
-  const result = userConfigSchema.safeParse(user);
+  // Fields no part of the service declares are plugins': kept as written, judged once they load.
+  const { hostConfig, pluginFields } = setAsidePluginFields(user);
+  const result = userConfigSchema.safeParse(hostConfig);
   if (!result.success) throw new BootError('CONFIG_INVALID', problemLines(userConfigSchema, result.error.issues));
   // A fresh copy: zod hands back the user's own objects where it has nothing to fill in.
   const c = structuredClone(result.data);
@@ -47,7 +50,11 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     deprecations,
     configDir,
     // A client's own `fapi2`, else the global one: the code reads only the client's.
-    clients: c.clients.map((client) => (client.fapi2 === undefined && c.fapi2 !== 'off' ? { ...client, fapi2: c.fapi2 } : client)),
+    clients: c.clients.map((client, i) => ({
+      ...client,
+      ...(client.fapi2 === undefined && c.fapi2 !== 'off' ? { fapi2: c.fapi2 } : {}),
+      pluginFields: pluginFields[i] ?? {},
+    })),
     apiScopes: c.apiScopes.map(({ description, ...s }) => ({ ...s, ...resolveDescription(description) })),
     identityResources: c.identityResources.map(({ description, ...r }) => ({ ...r, ...resolveDescription(description) })),
     pages: resolveBranding(c.pages, configDir),

@@ -469,8 +469,10 @@ export type KeySource = { readonly path: string } | { readonly env: string };
 type Parsed = z.output<typeof userConfigSchema>;
 
 /** Complete and frozen: the only shape the rest of the service reads. */
-export type ResolvedConfig = Resolved<Omit<Parsed, 'issuer' | 'signing' | 'workers' | 'tracing' | 'tls' | 'mtls' | 'deviceFlow' | 'pages' | 'apiScopes' | 'identityResources' | 'passwordRules' | 'identityProviders' | 'upstreamSignIn'> & {
+export type ResolvedConfig = Resolved<Omit<Parsed, 'clients' | 'issuer' | 'signing' | 'workers' | 'tracing' | 'tls' | 'mtls' | 'deviceFlow' | 'pages' | 'apiScopes' | 'identityResources' | 'passwordRules' | 'identityProviders' | 'upstreamSignIn'> & {
   passwordRules: PasswordRules;
+  /** With the fields plugins declare, as written (`plugin-client-fields.ts`). */
+  clients: Client[];
   /** ISSUE 34: the upstream identity providers with their defaults (`identity-providers.ts`). */
   identityProviders: ResolvedUpstreamSignIn['identityProviders'];
   upstreamSignIn: ResolvedUpstreamSignIn['upstreamSignIn'];

@@ -8,11 +8,21 @@
  */
 import { crossCheck } from './cross-checks.js';
 import { problemLines } from './issues.js';
+import { setAsidePluginFields } from './plugin-client-fields.js';
 import { logLevels, userConfigSchema } from './schema.js';
 
 export { logLevels };
 
-export function validateUserConfig(raw: unknown): string[] {
-  const result = userConfigSchema.safeParse(raw);
-  return problemLines(userConfigSchema, result.success ? [] : result.error.issues, crossCheck(raw));
+export interface ValidateOptions {
+  /**
+   * Leaves a client's fields the service does not declare to the plugins (`plugin-client-fields.ts`):
+   * they are judged once the plugins are loaded. Without it they are refused as unknown here.
+   */
+  readonly pluginClientFields?: boolean;
+}
+
+export function validateUserConfig(raw: unknown, options: ValidateOptions = {}): string[] {
+  const config = options.pluginClientFields === true ? setAsidePluginFields(raw).hostConfig : raw;
+  const result = userConfigSchema.safeParse(config);
+  return problemLines(userConfigSchema, result.success ? [] : result.error.issues, crossCheck(config));
 }

@@ -2,12 +2,14 @@
  * The config checks that need the loaded plugins: every grant type a client allows and every
  * secret type must be provided by something registered; every authentication method a client
  * pins must exist, and the client must hold a secret it can check; each grant a client allows
- * judges the client (`checkClient`). The entry checker (`src/clients/check-entry.ts`) runs the
+ * judges the client (`checkClient`); the fields plugins declare are checked by them and any
+ * other field is refused as unknown (`check-client-fields.ts`). The entry checker (`src/clients/check-entry.ts`) runs the
  * same on every client from the database or a client-store plugin.
  */
 import { BootError } from '../config/boot-error.js';
 import { didYouMean } from '../config/closest-name.js';
 import type { Client, ResolvedConfig, Secret } from '../config/schema.js';
+import { checkPluginClientFields } from './check-client-fields.js';
 import type { PluginRegistry } from './plugin-registry.js';
 import { receivesClientCertificates } from '../config/tls-material.js';
 
@@ -47,13 +49,16 @@ export function checkConfigAgainstPlugins(config: Pick<ResolvedConfig, 'apiResou
       }
     });
   config.clients.forEach((client, i) => {
+    // Unknown fields first, as the config's own checks list them; a grant judges only a client whose plugin fields passed.
+    const fieldProblems = checkPluginClientFields(`clients[${i}]`, client, config.apiResources, registry);
+    problems.push(...fieldProblems);
     client.allowedGrantTypes.forEach((g, j) => {
       const grant = registry.grants.get(g);
       if (!grant) {
         problems.push(`clients[${i}].allowedGrantTypes[${j}]: unknown grant type "${g}"${didYouMean(g, grantTypes)} (known: ${grantTypes.join(', ')})`);
         return;
       }
-      const problem = grant.checkClient?.(client);
+      const problem = fieldProblems.length > 0 ? undefined : grant.checkClient?.(client);
       if (problem) problems.push(`clients[${i}].${problem.field}: ${problem.message}`);
     });
     checkSecrets(`clients[${i}].clientSecrets`, client.clientSecrets);

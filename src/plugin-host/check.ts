@@ -7,7 +7,7 @@ import type { ClientSignatureVerifier, ClientStore, ExtensionGrantValidator, Plu
 import type { ServiceEventType } from '../sdk/events.js';
 import type { PluginFolder } from './discover.js';
 
-const pluginKeys = ['name', 'description', 'options', 'secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'resourceOwnerValidator', 'signInPage', 'clientStores', 'clientSignatureVerifiers'];
+const pluginKeys = ['name', 'description', 'options', 'secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'resourceOwnerValidator', 'signInPage', 'clientStores', 'clientSignatureVerifiers', 'clientFields'];
 export const factoryLists = ['secretParsers', 'secretValidators', 'extensionGrants', 'eventSinks', 'clientStores', 'clientSignatureVerifiers'] as const;
 export type FactoryList = (typeof factoryLists)[number];
 /** What a plugin can provide: a list of parts, or the one resource owner validator. */
@@ -37,6 +37,15 @@ export function checkPluginExport(value: unknown, folder: PluginFolder): Plugin 
     });
   }
   if (plugin.options !== undefined && typeof plugin.options !== 'function') fail(`options must be a parser function (raw) => options, found ${kind(plugin.options)}`);
+  if (plugin.clientFields !== undefined) {
+    if (!Array.isArray(plugin.clientFields)) fail(`clientFields must be an array of client fields (defineClientField), found ${kind(plugin.clientFields)}`);
+    (plugin.clientFields as unknown[]).forEach((f, i) => {
+      const field = f as { name?: unknown; check?: unknown; read?: unknown; description?: unknown };
+      if (!isObject(f) || typeof field.name !== 'string' || field.name === '' || typeof field.check !== 'function' || typeof field.read !== 'function' || typeof field.description !== 'string') {
+        fail(`clientFields[${i}] must be a client field made by defineClientField(name, { description, check, default }), found ${kind(f)}`);
+      }
+    });
+  }
   const owners = plugin.resourceOwnerValidator;
   if (owners !== undefined && typeof owners !== 'function') fail(`resourceOwnerValidator must be a factory function (deps) => ..., found ${kind(owners)}`);
   if (plugin.signInPage !== undefined && typeof plugin.signInPage !== 'function') fail(`signInPage must be a factory function (deps) => ..., found ${kind(plugin.signInPage)}`);

@@ -12,6 +12,8 @@ import type {
 } from '../sdk/contracts.js';
 import type { EventSink } from '../sdk/events.js';
 import { isOptionsError } from '../sdk/errors.js';
+import type { ClientField } from '../sdk/client-fields.js';
+import { hostClientFields } from '../config/plugin-client-fields.js';
 import type { Store } from '../store/store.js';
 import { checkInstance, type FactoryList, type PluginPart } from './check.js';
 import { pluginStore } from './plugin-store.js';
@@ -40,6 +42,14 @@ export interface PluginRegistry {
   readonly clientStores: readonly ClientStore[];
   /** What verifies a client's signature with its registered keys (request objects, RFC 9101). */
   readonly clientSignatureVerifiers: readonly ClientSignatureVerifier[];
+  /** The client fields plugins declare, by name, with every plugin that declares each (`check-client-fields.ts`). */
+  readonly clientFields?: ReadonlyMap<string, readonly DeclaredClientField[]>;
+}
+
+/** A client field as one plugin declares it. */
+export interface DeclaredClientField {
+  readonly plugin: string;
+  readonly field: ClientField<unknown>;
 }
 
 /** The host services plugins are given parts of. */
@@ -76,6 +86,7 @@ export function createPluginRegistrar(services: PluginHostServices) {
   const parameters: ParameterDeclaration[] = [];
   const clientStores: ClientStore[] = [];
   const clientSignatureVerifiers: ClientSignatureVerifier[] = [];
+  const clientFields = new Map<string, DeclaredClientField[]>();
   const clientStoreOwner = new Map<string, string>();
   const methodOwner = new Map<string, string>();
   const grantOwner = new Map<string, string>();
@@ -136,6 +147,22 @@ export function createPluginRegistrar(services: PluginHostServices) {
       built.push(instance as T);
     }
     return built;
+  }
+
+  /**
+   * A plugin field may not take a name the service uses; two plugins that read one field (two
+   * grants judging one setting) both declare it, and must agree on its value when it is left out.
+   */
+  function declareClientField(pluginName: string, field: ClientField<unknown>): void {
+    if (hostClientFields.includes(field.name)) {
+      throw new BootError('PLUGIN_CONFLICT', `plugin "${pluginName}" declares the client field "${field.name}", a field the service declares (rename it)`);
+    }
+    const earlier = clientFields.get(field.name) ?? [];
+    const disagreeing = earlier.find((e) => JSON.stringify(e.field.default) !== JSON.stringify(field.default));
+    if (disagreeing) {
+      throw new BootError('PLUGIN_CONFLICT', `plugins "${disagreeing.plugin}" and "${pluginName}" both declare the client field "${field.name}" with different defaults (${JSON.stringify(disagreeing.field.default)} and ${JSON.stringify(field.default)}): make them agree`);
+    }
+    clientFields.set(field.name, [...earlier, { plugin: pluginName, field }]);
   }
 
   return {
@@ -202,6 +229,7 @@ export function createPluginRegistrar(services: PluginHostServices) {
         grants.set(g.grantType, g);
         parameters.push(...(g.parameters ?? []));
       }
+      for (const field of plugin.clientFields ?? []) declareClientField(plugin.name, field);
       secretParsers.push(...parsers);
       secretValidators.push(...validators);
       eventSinks.push(...sinks);
@@ -216,7 +244,7 @@ export function createPluginRegistrar(services: PluginHostServices) {
       });
     },
     registry(): PluginRegistry {
-      return { plugins, secretParsers, secretValidators, grants, eventSinks, parameters, clientStores, clientSignatureVerifiers };
+      return { plugins, secretParsers, secretValidators, grants, eventSinks, parameters, clientStores, clientSignatureVerifiers, clientFields };
     },
   };
 }

@@ -11,6 +11,7 @@ import type { JsonValue } from './json.js';
 import type { X509Certificate } from 'node:crypto';
 import type { DpopProofSummary } from './dpop.js';
 import type { CompactJws, JwsAlgorithm } from './jws.js';
+import type { ClientField } from './client-fields.js';
 
 export type { TokenRequestErrorCode };
 
@@ -723,6 +724,11 @@ export interface Plugin<Options = Readonly<Record<string, unknown>>> {
   readonly name: string;
   /** Parses `config.plugins[name]` once; every factory then gets the result as `deps.options`. */
   readonly options?: OptionsParser<Options>;
+  /**
+   * The client fields the plugin reads (`defineClientField`): written on a client like the
+   * service's own fields, checked by the plugin wherever the client comes from.
+   */
+  readonly clientFields?: ReadonlyArray<ClientField<unknown>>;
   readonly secretParsers?: ReadonlyArray<Factory<SecretParser, Options>>;
   readonly secretValidators?: ReadonlyArray<Factory<SecretValidator, Options>>;
   readonly extensionGrants?: ReadonlyArray<Factory<ExtensionGrantValidator, Options>>;

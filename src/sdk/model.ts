@@ -58,6 +58,11 @@ export interface Client {
   readonly allowedIdentityTokenSigningAlgorithms: readonly string[];
   /** Every authorization, device authorization and token request must name its APIs with `resource` (RFC 8707). */
   readonly requireResourceIndicator: boolean;
+  /**
+   * The fields plugins declare (`Plugin.clientFields`), as written, each checked by its plugins
+   * when the client was loaded; read one through its declaration's `read(client)`.
+   */
+  readonly pluginFields?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** A text in one language, or per language by BCP 47 tag: `{ en: 'Read your e-mail address', de: 'Ihre E-Mail-Adresse lesen' }`. */

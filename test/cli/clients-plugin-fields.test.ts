@@ -1,0 +1,80 @@
+/**
+ * A client field a plugin declares (`Plugin.clientFields`, issue 32) is set on a database client
+ * with `svc clients add --definition`, and judged there as in the config file: checked by the
+ * plugin that declares it, refused as unknown (with the closest name) when no plugin does.
+ */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { openSqlite } from '../../src/store/sql/sqlite.js';
+import { fixturePluginDir } from '../e2e/plugin-dirs.js';
+import { firstPartyPlugins } from '../support/server.js';
+import { testKeyFiles } from '../support/test-keys.js';
+
+let dir: string;
+let configFile: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-plugin-fields-cli-'));
+  mkdirSync(join(dir, 'plugins'));
+  symlinkSync(join(firstPartyPlugins, 'shared-secret'), join(dir, 'plugins', 'shared-secret'), 'dir');
+  symlinkSync(join(fixturePluginDir('client-fields'), 'billing'), join(dir, 'plugins', 'billing'), 'dir');
+  configFile = join(dir, 'svc.config.json');
+  writeFileSync(configFile, JSON.stringify({
+    signing: { keys: testKeyFiles(dir) },
+    store: 'sqlite:./data/svc.db',
+    apiScopes: [{ name: 'api1.read' }],
+    apiResources: [{ name: 'api1', scopes: ['api1.read'] }],
+  }));
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function svc(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  try {
+    const code = await main([...args, '--config', configFile]);
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+async function storedDefinition(id: string): Promise<unknown> {
+  const store = openSqlite(join(dir, 'data', 'svc.db'));
+  try {
+    return (await store.clientRecords.get('client', id))?.definition;
+  } finally {
+    await store.close();
+  }
+}
+
+describe('svc clients add --definition with a plugin\'s client field', () => {
+  it('stores a good value', async () => {
+    const run = await svc('clients', 'add', 'billed', '--grant', 'client_credentials', '--scope', 'api1.read', '--definition', '{"costCentre": "CC-42", "billedApis": ["api1"]}');
+    expect(run.stdout).toMatch(/^client "billed" added to the database\.\n/);
+    expect(run.code).toBe(0);
+    expect(await storedDefinition('billed')).toMatchObject({ costCentre: 'CC-42', billedApis: ['api1'] });
+  });
+
+  it('refuses a bad value, naming the field and the plugin', async () => {
+    const run = await svc('clients', 'add', 'odd', '--grant', 'client_credentials', '--scope', 'api1.read', '--definition', '{"costCentre": "twelve", "billedApis": ["api9"]}');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('costCentre: expected "CC-" and up to 8 digits such as "CC-1234", found "twelve" (plugin "billing")');
+    expect(run.stderr).toContain('billedApis[0]: unknown API resource "api9" (known: api1) (plugin "billing")');
+    expect(await storedDefinition('odd')).toBeUndefined();
+  });
+
+  it('refuses a field no plugin declares as unknown, with the closest name', async () => {
+    const run = await svc('clients', 'add', 'typo', '--grant', 'client_credentials', '--scope', 'api1.read', '--definition', '{"costCenter": "CC-1"}');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/costCenter: unknown field \(did you mean "costCentre"\?\) \(known: clientId, .*, costCentre, billedApis\)/);
+    expect(await storedDefinition('typo')).toBeUndefined();
+  });
+});
