@@ -57,14 +57,20 @@ async function secretArgument(positionals: readonly string[], what: string): Pro
 export const commands: Command[] = [
   {
     name: 'init',
-    synopsis: '[<folder>]',
-    summary: 'write a starter svc.config.ts (a client and an API with new secrets), a key file and an empty plugins folder',
+    synopsis: '[<folder>] [--for m2m|sign-in|both]',
+    summary: 'write a starter svc.config.ts (clients, an API and a user with new secrets), a key file and an empty plugins folder',
     details:
       '  <folder>              where to write them (default: the current folder; created if missing).\n' +
-      '  Refuses to overwrite anything. The secrets are printed once; the config keeps only their hashes.',
-    options: {},
+      '  --for <kind>          what the config is for (default: both; no prompt, so scripts get the same):\n' +
+      '                        m2m      an API and a client_credentials client "app"\n' +
+      '                        sign-in  identity resources (openid, profile, email), a code-flow client\n' +
+      '                                 "webapp" (redirect URI http://localhost:8080/callback) and a user "demo"\n' +
+      '                        both     all of these\n' +
+      '  Refuses to overwrite anything. The secrets and the password are printed once; the config\n' +
+      '  keeps only their hashes.',
+    options: { for: { type: 'string' } },
     positionals: 1,
-    run: async (_values, positionals) => (await import('./init.js')).initCommand(positionals[0]),
+    run: async (values, positionals) => (await import('./init.js')).initCommand(positionals[0], text(values.for)),
   },
   {
     name: 'start',

@@ -61,14 +61,14 @@ describe('docs/guides/fapi2.md', () => {
     expect(decodeProtectedHeader(response).alg).toBe('ES256');
     const { payload } = await jwtVerify(response, createRemoteJWKSet(new URL(`${server.url}/.well-known/openid-configuration/jwks`)), { issuer: server.url, audience: 'bank-app' });
 
-    const assertion = async (): Promise<string> => (await run('npx svc client-assertion --client bank-app --key docs/demo-keys/pkjwt-demo.pem --aud http://localhost:5000')).trim();
+    const assertion = async (): Promise<string> => (await run('npx svc client-assertion --client bank-app --key docs/demo-keys/pkjwt-demo.pem --aud "$SVC"')).trim();
     const redeem = async (headers: Record<string, string>) => postForm(`${server.url}/connect/token`, {
       grant_type: 'authorization_code', code: payload.code as string, redirect_uri: redirectUri, code_verifier: 'dBjftJeZ4CVP-mJ0kW7ZzqY4XeDQ7tWQ0tXPOEwJZGg',
       client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: await assertion(),
     }, headers);
     // The code is bound to dpop.pem: without a proof it is refused (and stays unspent).
     expect((await redeem({})).status).toBe(400);
-    const proof = (await run('npx svc dpop-proof --key dpop.pem --htu http://localhost:5000/connect/token')).trim();
+    const proof = (await run('npx svc dpop-proof --key dpop.pem --htu "$SVC/connect/token"')).trim();
     expect(await redeem({ DPoP: proof })).toMatchObject({ status: 200, body: { token_type: 'DPoP', id_token: expect.any(String) } });
   });
 

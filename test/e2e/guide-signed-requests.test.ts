@@ -49,7 +49,7 @@ describe('docs/guides/signed-requests.md', () => {
     const { payload } = await jwtVerify(response, createRemoteJWKSet(new URL(`${server.url}/.well-known/openid-configuration/jwks`)), { issuer: server.url, audience: 'bank-app' });
     expect(payload).toEqual({ code: expect.any(String), state: 'af0ifjsldkj', iss: server.url, aud: 'bank-app', iat: expect.any(Number), exp: (payload.iat as number) + 120 });
 
-    const assertion = (await runReadmeScript('npx svc client-assertion --client bank-app --key docs/demo-keys/pkjwt-demo.pem --aud http://localhost:5000', { url: server.url, cwd: repoRoot })).trim();
+    const assertion = (await runReadmeScript('npx svc client-assertion --client bank-app --key docs/demo-keys/pkjwt-demo.pem --aud "$SVC"', { url: server.url, cwd: repoRoot })).trim();
     const tokens = await postForm(`${server.url}/connect/token`, {
       grant_type: 'authorization_code', code: payload.code as string, redirect_uri: redirectUri, code_verifier: 'dBjftJeZ4CVP-mJ0kW7ZzqY4XeDQ7tWQ0tXPOEwJZGg',
       client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion,

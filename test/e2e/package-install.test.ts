@@ -3,7 +3,8 @@
  * into an empty folder (its dependencies from the registry or the npm cache), `npx svc init` for
  * a deployment kept in another folder (like /etc/svc), and `npx svc start --config` there: the
  * first-party plugins load from the installed package, the deployment's own plugins folder adds
- * its plugins, and a client gets a token with the secret `svc init` printed.
+ * its plugins, a client gets a token with the secret `svc init` printed, and the sign-in walk of
+ * docs/guides/signing-users-in.md (as installed) runs verbatim with the values it printed.
  *
  * One pack and one install serve every case. The install skips install scripts: the only one is
  * better-sqlite3's native build (minutes of C compiling on a small machine), so the addon this
@@ -15,6 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/sdk/hash.js';
+import { initValues } from '../support/init-output.js';
+import { runReadmeScript, shellBlocks } from '../support/readme.js';
 import { basic, freePort, postForm, repoRoot } from '../support/server.js';
 import { spawnSvc, until, type SvcProcess } from '../support/svc-process.js';
 
@@ -39,6 +42,8 @@ let tarball: string;
 let app: string;
 let deployment: string;
 let init: Run;
+/** The port the installed service listens on, once started. */
+let servicePort: number | undefined;
 const running: SvcProcess[] = [];
 
 beforeAll(async () => {
@@ -110,10 +115,16 @@ describe('npx svc init <folder>', () => {
     const clientSecret = secretOf('client "app"');
     const apiSecret = secretOf('API "api"');
     expect(clientSecret).toMatch(/^[\w-]{43}$/);
+    // The default, --for both: the sign-in client and user too, their secret and password printed once.
+    const { webappSecret, userPassword } = initValues(init.stdout);
+    expect(webappSecret).toMatch(/^[\w-]{43}$/);
+    expect(userPassword).toMatch(/^[\w-]{43}$/);
     expect(init.stdout).toContain(`Start the service:    npx svc start --config ${join(deployment, 'svc.config.ts')}`);
     const config = readFileSync(join(deployment, 'svc.config.ts'), 'utf8');
     expect(config).not.toContain(clientSecret);
     expect(config).not.toContain(apiSecret);
+    expect(config).not.toContain(webappSecret);
+    expect(config).not.toContain(userPassword);
     expect(config).toContain(`value: '${hashSecret(clientSecret)}'`);
     expect(config).toContain(`value: '${hashSecret(apiSecret)}'`);
     expect(config).toContain("import { defineConfig } from 'svc-token-service/config';");
@@ -140,6 +151,7 @@ describe('npx svc start --config <a config outside the install>', () => {
     const svc = spawnSvc('npx', ['svc', 'start', '--config', join(deployment, 'svc.config.ts'), '--port', String(port)], { cwd: app, env: quietEnv() });
     running.push(svc);
     await until('svc listening', svc, () => svc.logs().some((l) => l.msg === 'svc listening'), 60_000);
+    servicePort = port;
     const packagePlugins = join(app, 'node_modules', 'svc-token-service', 'plugins');
     const loaded = svc.logs().filter((l) => l.msg === 'plugin.loaded').map((l) => {
       const { plugin, source } = l.event as { plugin: string; source: string };
@@ -156,6 +168,22 @@ describe('npx svc start --config <a config outside the install>', () => {
     // The signing keys it made are sealed with the key file svc init wrote.
     expect(svc.output()).not.toContain('signing keys are stored unencrypted');
     expect(existsSync(join(deployment, 'data', 'svc.db'))).toBe(true);
+  });
+
+  it('runs the sign-in walk of the installed docs/guides/signing-users-in.md verbatim with the values svc init printed exported', async () => {
+    expect(servicePort, 'the service of the test above').toBeDefined();
+    const guide = readFileSync(join(app, 'node_modules', 'svc-token-service', 'docs', 'guides', 'signing-users-in.md'), 'utf8');
+    const walk = shellBlocks(guide.slice(guide.indexOf('## Sign in a user')))[0]!;
+    const workdir = join(root, 'walk');
+    mkdirSync(workdir);
+    const stdout = await runReadmeScript(walk, { url: `http://localhost:${servicePort}`, cwd: workdir, env: initValues(init.stdout).exported });
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^http://localhost:8080/callback\\?code=[\\w-]+&state=af0ifjsldkj&iss=http%3A%2F%2Flocalhost%3A${servicePort}$`));
+    expect(JSON.parse(lines[1]!)).toMatchObject({ token_type: 'Bearer', id_token: expect.any(String), refresh_token: expect.any(String) });
+    expect(JSON.parse(lines[2]!)).toEqual({ sub: expect.stringMatching(/^[\w-]{22}$/), name: 'Demo User', given_name: 'Demo', family_name: 'User' });
+    expect(lines.slice(3, 6).map((l) => l.replace(/\?.*/, ''))).toEqual(['http://localhost:8080/callback', 'http://localhost:8080/', 'http://localhost:8080/callback']);
+    expect(lines[5]).toContain('error=login_required');
+    expect(JSON.parse(lines[6]!)).toMatchObject({ request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:/), expires_in: 60 });
   });
 
   it("adds the deployment's own plugins, and refuses one named like a package plugin, saying how to fix it", async () => {

@@ -41,10 +41,10 @@ function readmeBlocks(): string[] {
 }
 
 const run = (script: string) =>
-  promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script.replaceAll('http://localhost:5000', server!.url).replaceAll('npx svc', `node ${join(repoRoot, 'bin/svc.mjs')}`)], {
+  promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script.replaceAll('npx svc', `node ${join(repoRoot, 'bin/svc.mjs')}`)], {
     cwd: dir,
     timeout: 120_000,
-    env: { ...process.env, SVC_CONFIG: configFile },
+    env: { ...process.env, SVC_CONFIG: configFile, SVC: server!.url },
   });
 
 describe('docs/guides/machine-to-machine.md "Clients at run time"', () => {

@@ -52,7 +52,7 @@ describe('docs/guides/sender-constrained-tokens.md "Sender-constrained tokens: D
     expect(await postForm(tokenUrl, redeem, webapp)).toMatchObject({
       status: 400, body: { error: 'invalid_grant', error_description: 'The authorization code is bound to a DPoP key: redeem it with a DPoP proof made with that key.' },
     });
-    const proof = (await runReadmeScript('npx svc dpop-proof --key dpop.pem --htu http://localhost:5000/connect/token', { url: server.url, cwd: dir })).trim();
+    const proof = (await runReadmeScript('npx svc dpop-proof --key dpop.pem --htu "$SVC/connect/token"', { url: server.url, cwd: dir })).trim();
     const tokens = await postForm(tokenUrl, redeem, { ...webapp, DPoP: proof });
     expect(tokens).toMatchObject({ status: 200, body: { token_type: 'DPoP' } });
   });

@@ -1,6 +1,6 @@
 /**
  * The README's "Sign in a user" commands, run verbatim with bash and curl against the sample
- * config (only the base URL is swapped for the test server's): sign-in, code, tokens,
+ * config (the test server's base URL given as SVC): sign-in, code, tokens,
  * UserInfo, prompt=none, logout, PAR.
  */
 import { execFileSync } from 'node:child_process';

@@ -2,8 +2,8 @@
  * The README's "A five-minute tour", run verbatim with bash, curl and the CLI against the sample
  * config: discovery, client_credentials both ways, private_key_jwt, a reference token introspected
  * and revoked, the password grant, delegation and the start of a device flow. The test server
- * keeps the sample's issuer (http://localhost:5000) while it listens elsewhere, so the assertion
- * `svc client-assertion` signs for the sample's issuer is one it accepts.
+ * listens on a port of its own, given to the tour as SVC, as a reader whose port 5000 is taken
+ * would run it: the client assertion is signed for that issuer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, repoRoot, type TestServer } from '../support/server.js';
@@ -11,7 +11,7 @@ import { readmeSection, runReadmeScript, sampleConfig, shellBlocks } from '../su
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer({ ...(await sampleConfig()), issuer: 'http://localhost:5000' });
+  server = await startServer(await sampleConfig());
 });
 afterAll(async () => {
   await server?.close();
@@ -29,7 +29,7 @@ describe('README "A five-minute tour"', () => {
     const all = answers(stdout);
     expect(all).toHaveLength(11);
     const [discovery, jwks, basic, post, assertion, introspected, revoked, password, delegated, device, poll] = all;
-    expect(discovery).toMatchObject({ issuer: 'http://localhost:5000', token_endpoint: 'http://localhost:5000/connect/token' });
+    expect(discovery).toMatchObject({ issuer: server.url, token_endpoint: `${server.url}/connect/token` });
     expect(jwks).toMatchObject({ keys: expect.any(Array) });
     for (const token of [basic, post, assertion, password, delegated]) expect(token).toMatchObject({ access_token: expect.any(String), token_type: 'Bearer' });
     expect(introspected).toMatchObject({ active: true });

@@ -32,8 +32,8 @@ describe('docs/guides/signing-users-in.md "Users"', () => {
   it('adds a user who signs in at once; disabled, cannot; a generated password; update and show', async () => {
     const [script] = [...docSection('docs/guides/signing-users-in.md', '## Users', '## Sign in with your identity provider').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
     const { stdout, stderr } = await promisify(execFile)(
-      'bash', ['-euo', 'pipefail', '-c', script!.replaceAll('http://localhost:5000', server!.url).replaceAll('npx svc', `node ${join(repoRoot, 'bin/svc.mjs')}`)],
-      { cwd: dir, timeout: 120_000, env: { ...process.env, SVC_CONFIG: configFile } },
+      'bash', ['-euo', 'pipefail', '-c', script!.replaceAll('npx svc', `node ${join(repoRoot, 'bin/svc.mjs')}`)],
+      { cwd: dir, timeout: 120_000, env: { ...process.env, SVC_CONFIG: configFile, SVC: server!.url } },
     );
     const lines = stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^user "erin" added \(subject [\w-]{22}\)\.$/);

@@ -35,10 +35,21 @@ export async function sampleConfig(): Promise<UserConfig> {
   return rest;
 }
 
-/** Runs a README script in bash against `url` (for http://localhost:5000), `npx svc` as this clone's CLI. */
-export async function runReadmeScript(script: string, { url, cwd }: { url: string; cwd: string }): Promise<string> {
+/** The line a doc's shell block starts with so that one variable, SVC, holds the service's base URL. */
+export const baseUrlLine = 'SVC=${SVC:-http://localhost:5000}';
+
+/**
+ * Runs a doc's script in bash against `url`, given as `SVC` in the environment (the blocks take
+ * the base URL from it, so they run as written), `npx svc` as this clone's CLI. A script that
+ * names http://localhost:5000 anywhere but in the SVC default is refused: it would not follow a
+ * reader whose service listens elsewhere (macOS's AirPlay receiver holds port 5000).
+ */
+export async function runReadmeScript(script: string, { url, cwd, env = {} }: { url: string; cwd: string; env?: Record<string, string> }): Promise<string> {
+  if (script.replaceAll(baseUrlLine, '').includes('http://localhost:5000')) {
+    throw new Error(`this script names http://localhost:5000; start it with ${baseUrlLine} and use $SVC:\n${script}`);
+  }
   const svc = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(repoRoot, 'bin/svc.mjs'))}`;
-  const text = script.replaceAll('http://localhost:5000', url).replaceAll('npx svc', svc);
-  const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', text], { cwd, timeout: 60_000 });
+  const text = script.replaceAll('npx svc', svc);
+  const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', text], { cwd, timeout: 60_000, env: { ...process.env, ...env, SVC: url } });
   return stdout;
 }

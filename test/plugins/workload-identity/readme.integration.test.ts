@@ -42,8 +42,8 @@ describe('plugins/workload-identity/README.md "Try it against the test issuer"',
     const { port: _port, ...rest } = user;
     server = await startServer(rest, { configDir: dir });
 
-    const script = loop!.text.replaceAll('8443', port).replaceAll('http://localhost:5000', server.url);
-    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { cwd: dir, timeout: 60_000 });
+    const script = loop!.text.replaceAll('8443', port);
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { cwd: dir, timeout: 60_000, env: { ...process.env, SVC: server.url } });
     const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(answers).toEqual(Array(3).fill(expect.objectContaining({ token_type: 'Bearer', scope: 'api', access_token: expect.any(String) })));
   });
