@@ -12,7 +12,7 @@
  * whose `ath` is the token's hash. Sent as a Bearer token it is `invalid_token`; with a bad proof,
  * one of another key or a wrong `ath` it is `invalid_dpop_proof`; both 401 with a `DPoP` challenge.
  */
-import { acrPassword, meetsAcr } from '../authorize/acr.js';
+import { meetsAcr } from '../authorize/acr.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { ClientCertificate, JsonValue, ResourceOwnerValidator, TokenValidator } from '../sdk/contracts.js';
 import { InvalidDpopProof, InvalidRequest, OAuthError } from '../oauth/errors.js';
@@ -105,12 +105,10 @@ export function createUserInfoEndpoint({ config, tokenValidator, users, dpop }: 
     const user = await users.findBySubject(claims.sub);
     if (!user) throw bearerError('invalid_token', 'The access token is missing or invalid.', 'user no longer exists');
     const out: Record<string, JsonValue> = { sub: claims.sub };
-    // Issue 35: how the user signed in, as the ID token says it (OIDC Core §2, RFC 8176), once it
-    // says more than a password: a password sign-in's answer stays what clients have compared all along.
-    if (claims.acr !== undefined && claims.acr !== acrPassword) {
-      out.acr = claims.acr;
-      if (claims.amr !== undefined) out.amr = claims.amr;
-    }
+    // Issue 35: how the user signed in, as the ID token says it (OIDC Core §2, RFC 8176): a client
+    // that reads UserInfo instead of the ID token learns the same `acr` and `amr`.
+    if (claims.acr !== undefined) out.acr = claims.acr;
+    if (claims.amr !== undefined) out.amr = claims.amr;
     for (const scope of scopes) {
       for (const name of claimsByScope.get(scope) ?? []) {
         const value = user.claims?.[name];

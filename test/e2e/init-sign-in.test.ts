@@ -42,7 +42,7 @@ describe('"Sign in a user" against what svc init wrote', () => {
     const lines = stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^http:\/\/localhost:8080\/callback\?code=[\w-]+&state=af0ifjsldkj&iss=/);
     expect(JSON.parse(lines[1]!)).toMatchObject({ token_type: 'Bearer', id_token: expect.any(String), refresh_token: expect.any(String), scope: 'openid profile offline_access' });
-    expect(JSON.parse(lines[2]!)).toEqual({ sub: expect.stringMatching(/^[\w-]{22}$/), name: 'Demo User', given_name: 'Demo', family_name: 'User' });
+    expect(JSON.parse(lines[2]!)).toEqual({ sub: expect.stringMatching(/^[\w-]{22}$/), acr: 'pwd', amr: ['pwd'], name: 'Demo User', given_name: 'Demo', family_name: 'User' });
     expect(lines[3]).toMatch(/^http:\/\/localhost:8080\/callback\?code=/);
     expect(lines[4]).toBe('http://localhost:8080/?state=bye');
     expect(lines[5]).toMatch(/^http:\/\/localhost:8080\/callback\?error=login_required&/);

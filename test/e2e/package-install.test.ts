@@ -180,7 +180,7 @@ describe('npx svc start --config <a config outside the install>', () => {
     const lines = stdout.trim().split('\n');
     expect(lines[0]).toMatch(new RegExp(`^http://localhost:8080/callback\\?code=[\\w-]+&state=af0ifjsldkj&iss=http%3A%2F%2Flocalhost%3A${servicePort}$`));
     expect(JSON.parse(lines[1]!)).toMatchObject({ token_type: 'Bearer', id_token: expect.any(String), refresh_token: expect.any(String) });
-    expect(JSON.parse(lines[2]!)).toEqual({ sub: expect.stringMatching(/^[\w-]{22}$/), name: 'Demo User', given_name: 'Demo', family_name: 'User' });
+    expect(JSON.parse(lines[2]!)).toEqual({ sub: expect.stringMatching(/^[\w-]{22}$/), acr: 'pwd', amr: ['pwd'], name: 'Demo User', given_name: 'Demo', family_name: 'User' });
     expect(lines.slice(3, 6).map((l) => l.replace(/\?.*/, ''))).toEqual(['http://localhost:8080/callback', 'http://localhost:8080/', 'http://localhost:8080/callback']);
     expect(lines[5]).toContain('error=login_required');
     expect(JSON.parse(lines[6]!)).toMatchObject({ request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:/), expires_in: 60 });

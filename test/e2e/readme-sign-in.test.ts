@@ -31,7 +31,7 @@ describe('docs/guides/signing-users-in.md "Sign in a user"', () => {
     expect(lines[0]).toMatch(/^http:\/\/localhost:8080\/callback\?code=[\w-]+&state=af0ifjsldkj&iss=/);
     const tokens = JSON.parse(lines[1]!) as Record<string, unknown>;
     expect(Object.keys(tokens).sort()).toEqual(['access_token', 'expires_in', 'id_token', 'refresh_token', 'scope', 'token_type']);
-    expect(JSON.parse(lines[2]!)).toEqual({ sub: '818727', name: 'Alice Smith', given_name: 'Alice', family_name: 'Smith' });
+    expect(JSON.parse(lines[2]!)).toEqual({ sub: '818727', acr: 'pwd', amr: ['pwd'], name: 'Alice Smith', given_name: 'Alice', family_name: 'Smith' });
     expect(lines[3]).toMatch(/^http:\/\/localhost:8080\/callback\?code=/);
     expect(lines[4]).toBe('http://localhost:8080/?state=bye');
     expect(lines[5]).toMatch(/^http:\/\/localhost:8080\/callback\?error=login_required&/);

@@ -38,7 +38,7 @@ describe.skipIf(skip)('authlib (Python)', () => {
       iss_in_callback: true,
       sub: alice.subjectId,
       name: 'Alice Smith',
-      userinfo: { sub: alice.subjectId, name: 'Alice Smith', email: 'alice@example.com' },
+      userinfo: { sub: alice.subjectId, acr: 'pwd', amr: ['pwd'], name: 'Alice Smith', email: 'alice@example.com' },
       token_type: 'Bearer',
     });
   });

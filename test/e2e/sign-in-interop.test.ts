@@ -37,7 +37,7 @@ describe('openid-client', () => {
     const claims = tokens.claims()!;
     expect(claims).toMatchObject({ iss: server.url, sub: alice.subjectId, aud: 'web', nonce, name: 'Alice Smith', email: 'alice@example.com' });
     const userinfo = await openid.fetchUserInfo(config, tokens.access_token, claims.sub);
-    expect(userinfo).toEqual({ sub: alice.subjectId, name: 'Alice Smith', email: 'alice@example.com' });
+    expect(userinfo).toEqual({ sub: alice.subjectId, acr: 'pwd', amr: ['pwd'], name: 'Alice Smith', email: 'alice@example.com' });
   });
 
   it('refuses a callback whose state is not the expected one', async () => {

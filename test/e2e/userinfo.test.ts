@@ -32,7 +32,7 @@ describe('userinfo', () => {
     const tokens = await tokensFor('openid profile');
     const res = await userinfo({ headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ sub: alice.subjectId, name: 'Alice Smith' });
+    expect(res.body).toEqual({ sub: alice.subjectId, acr: 'pwd', amr: ['pwd'], name: 'Alice Smith' });
     expect(res.body.sub).toBe(decodeJwt(tokens.id_token!).sub);
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
@@ -42,7 +42,7 @@ describe('userinfo', () => {
     const form = await postForm(`${server.url}/connect/userinfo`, { access_token: tokens.access_token! });
     expect(form).toMatchObject({ status: 200, body: { sub: alice.subjectId, email: 'alice@example.com' } });
     const header = await userinfo({ method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}` } });
-    expect(header.body).toEqual({ sub: alice.subjectId, email: 'alice@example.com' });
+    expect(header.body).toEqual({ sub: alice.subjectId, acr: 'pwd', amr: ['pwd'], email: 'alice@example.com' });
   });
 
   it('a missing, malformed or unknown token is 401 invalid_token with a Bearer challenge', async () => {

@@ -64,7 +64,7 @@ describe('a user added with svc users add', () => {
     expect(tokens.status).toBe(200);
     expect(decodeJwt(tokens.body.id_token as string)).toMatchObject({ sub: subject, name: 'Erin Example', email: 'erin@example.com' });
     const info = await fetch(`${server.url}/connect/userinfo`, { headers: { authorization: `Bearer ${tokens.body.access_token as string}` } });
-    expect(await info.json()).toEqual({ sub: subject, name: 'Erin Example', email: 'erin@example.com' });
+    expect(await info.json()).toEqual({ sub: subject, acr: 'pwd', amr: ['pwd'], name: 'Erin Example', email: 'erin@example.com' });
     const shown = JSON.parse((await svc('', 'show', 'erin', '--json')).stdout) as { lastSignIn: string | null };
     expect(shown.lastSignIn).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
