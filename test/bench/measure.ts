@@ -20,6 +20,13 @@ export interface LoadSpec {
   success(body: string): string;
   /** Sees every answer (a rotated refresh token goes back into the pool). */
   onAnswer?(status: number, body: string): void;
+  /**
+   * A request made of what the connection's previous answer said (the sign-in form's fields and
+   * cookie after the page was fetched): autocannon keeps one `context` per connection.
+   */
+  fromContext?(context: Record<string, unknown>): { body?: string; headers?: Record<string, string> };
+  /** Keeps what the next request of the connection needs (`fromContext`), from the answer and its headers. */
+  intoContext?(context: Record<string, unknown>, status: number, body: string, headers: Record<string, string>): void;
 }
 
 export interface RoundResult {
@@ -59,7 +66,7 @@ export async function runRound(url: string, specs: LoadSpec | readonly LoadSpec[
   const requests = (Array.isArray(specs) ? specs : [specs]).map((spec: LoadSpec): autocannon.Request => {
     const next = spec.body;
     const fresh = spec.freshHeaders;
-    const perRequest = typeof next === 'function' || fresh !== undefined;
+    const perRequest = typeof next === 'function' || fresh !== undefined || spec.fromContext !== undefined;
     return {
       method: spec.method,
       path: spec.path,
@@ -67,15 +74,21 @@ export async function runRound(url: string, specs: LoadSpec | readonly LoadSpec[
       ...(typeof next === 'string' ? { body: next } : {}),
       ...(perRequest
         ? {
-          setupRequest: (req: autocannon.Request) => ({
-            ...req,
-            ...(typeof next === 'function' ? { body: next() } : {}),
-            ...(fresh ? { headers: { ...spec.headers, ...fresh() } } : {}),
-          }),
+          setupRequest: (req: autocannon.Request, context: Record<string, unknown>) => {
+            const made = spec.fromContext?.(context);
+            return {
+              ...req,
+              ...(typeof next === 'function' ? { body: next() } : {}),
+              ...(fresh ? { headers: { ...spec.headers, ...fresh() } } : {}),
+              ...(made?.body === undefined ? {} : { body: made.body }),
+              ...(made?.headers === undefined ? {} : { headers: { ...spec.headers, ...made.headers } }),
+            };
+          },
         }
         : {}),
-      onResponse: (status, body) => {
+      onResponse: (status, body, context, headers) => {
         spec.onAnswer?.(status, body);
+        spec.intoContext?.(context, status, body, headers);
         const kind = classify(spec, status, body);
         answers[kind] = (answers[kind] ?? 0) + 1;
       },
@@ -110,7 +123,8 @@ export interface RoundOptions {
 /** One server and the requests to send it. */
 export interface Target {
   readonly url: string;
-  readonly spec: LoadSpec;
+  /** One request, or several sent in turn on every connection (a login: the page, then the form). */
+  readonly spec: LoadSpec | readonly LoadSpec[];
   /** Runs before the warm-up and each round with the number of requests it may send (fresh assertions) and the rate expected. */
   readonly beforeRound?: ((expectedRequests: number, expectedRate: number) => Promise<void> | void) | undefined;
   /** A guess at the rate, sizing what `beforeRound` prepares for the warm-up. Default 8000. */

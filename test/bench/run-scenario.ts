@@ -75,7 +75,7 @@ export async function runScenario(bench: Bench, scenario: Scenario, ours: Side, 
   const ready = runs.filter(isPrepared);
   const results = await measureInterleaved(
     ready.map(({ side, prepared }) => ({ url: side.url, spec: prepared.spec, beforeRound: prepared.beforeRound, expectedRate: prepared.expectedRate, pid: side.pid, name: side.label })),
-    { warmupSeconds: options.warmupSeconds, seconds: options.seconds, rounds: options.rounds, connections: options.connections, log },
+    { warmupSeconds: options.warmupSeconds, seconds: options.seconds, rounds: options.rounds, connections: ready.find(({ prepared }) => prepared.connections !== undefined)?.prepared.connections ?? options.connections, log },
   );
   const measured = new Map<Side, Measured>();
   for (const [i, { side, prepared }] of ready.entries()) {

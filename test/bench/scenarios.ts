@@ -12,13 +12,21 @@ import { hashSecret } from '../../src/sdk/hash.js';
 import { openSqlite } from '../../src/store/sql/sqlite.js';
 // Issue 37: the FAPI 2.0 code flow row, in a file of its own.
 import { fapi2CodeRedemption } from './fapi2-scenario.js';
+// Issues 34 and 40: logins per second through the sign-in page, beside the password hash's cost.
+import { signInPageLogins } from './login-scenario.js';
 
 export type ServerKind = 'floor' | 'es256' | 'rs256' | 'memory' | 'warn' | 'postgres';
 
 export interface Prepared {
-  readonly spec: LoadSpec;
+  /** One request, or several sent in turn on every connection (a login: the page, then the form). */
+  readonly spec: LoadSpec | readonly LoadSpec[];
   readonly beforeRound?: (expectedRequests: number, expectedRate: number) => void;
   readonly expectedRate?: number;
+  /**
+   * Connections in flight for this row instead of `BENCH_CONNECTIONS`: a row bound by a
+   * deliberately slow step (a password hash) would only measure its queue with 64.
+   */
+  readonly connections?: number;
   /** A line for the output after the run, e.g. how many assertions were made. */
   note?(): string | undefined;
 }
@@ -650,7 +658,7 @@ const onPostgres = (['cc-reference', 'introspection', 'private-key-jwt'] as cons
   return { ...base, id: `${id}-pg`, title: `${base.title.replace(' (SQLite)', '')} — PostgreSQL`, server: 'postgres', repeats: id };
 });
 
-export const scenarios: readonly Scenario[] = [...onSqlite, fapi2CodeRedemption, fromDatabase, ...onMemory, atWarn, ...onPostgres];
+export const scenarios: readonly Scenario[] = [...onSqlite, fapi2CodeRedemption, signInPageLogins, fromDatabase, ...onMemory, atWarn, ...onPostgres];
 
 /** The floor: the same form POST to bare Koa. */
 export const floorScenario: Scenario = {
@@ -687,18 +695,20 @@ export async function storeSoakMix(ctx: ScenarioContext): Promise<{ specs: LoadS
   const reference = clientCredentials(ctx.fixture, 'm2m-reference');
   const specs = maker.authorize!.cookies.flatMap((cookie): LoadSpec[] => [
     reference,
-    refresh.spec,
+    ...specsOf(refresh.spec),
     { method: 'GET', path: maker.authorize!.path, headers: cookie, success: () => 'unexpected' },
   ]);
   return { specs, note: () => refresh.note?.() };
 }
+
+const specsOf = (spec: LoadSpec | readonly LoadSpec[]): LoadSpec[] => (Array.isArray(spec) ? [...spec] : [spec as LoadSpec]);
 
 /** The soak's mix: every connection sends these in turn. */
 export async function soakMix(ctx: ScenarioContext): Promise<LoadSpec[]> {
   const specs: LoadSpec[] = [];
   for (const id of ['cc-es256', 'cc-reference', 'introspection', 'delegation']) {
     const prepared = await scenarios.find((s) => s.id === id)!.prepare(ctx);
-    if ('spec' in prepared) specs.push(prepared.spec);
+    if ('spec' in prepared) specs.push(...specsOf(prepared.spec));
   }
   return specs;
 }
