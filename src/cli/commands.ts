@@ -240,7 +240,6 @@ const registryDetails = (noun: 'clients' | 'apis'): string => {
     ...(noun === 'clients' ? [['', "or --from-config: copy the config file's entry, stored secret hashes and all"] as [string, string]] : []),
     ['', 'a generated secret is printed once; only its SHA-256 hash is stored'],
     ['list', `the ${noun === 'clients' ? 'clients' : 'API resources'} in the database (never a secret or hash)`],
-    ['', `or svc --server <admin URL> ${noun} list: through a running service's admin API (token in SVC_ADMIN_TOKEN)`],
     [`show ${id}`, "one entry with its secrets' ids, types and expiries"],
     [`update ${id}`, 'replace the fields the options name (same options as add)'],
     [`disable|enable ${id}`, 'refuse or allow its authentication again'],
@@ -268,6 +267,8 @@ const registryDetails = (noun: 'clients' | 'apis'): string => {
     configHelp,
     '  Works on the store the config names (SQLite or PostgreSQL) while the service runs; every',
     '  node sees a change within clientStores.refreshInterval seconds.',
+    '  svc --server <admin URL> ' + noun + ' ...: the same actions through a running service\'s admin API',
+    `  (token in SVC_ADMIN_TOKEN), on the database's entries; not secret expire${noun === 'clients' ? ', test-auth, registration-token' : ''}.`,
   ].join('\n');
 };
 
@@ -311,6 +312,8 @@ const usersDetails = [
   '  from a prompt that does not echo, or from standard input (printf %s "$PW" | svc users add alice),',
   '  never from the command line; --generate-password prints a new one once. It must meet passwordRules.',
   configHelp,
+  '  svc --server <admin URL> users ...: the same actions through a running service\'s admin API',
+  '  (token in SVC_ADMIN_TOKEN); not unlink, factors, remove-factor.',
 ].join('\n');
 
 commands.push({
