@@ -126,16 +126,20 @@ export const commands: Command[] = [
   },
   {
     name: 'keys',
-    synopsis: '[list | rewrap] [--config <path>]',
-    summary: 'list the stored signing keys and how each is encrypted; rewrap re-encrypts them under the newest key-encryption key',
+    synopsis: '[list | rotate [--alg <alg>] | retire <kid> | rewrap] [--config <path>]',
+    summary: 'list the stored signing keys and how each is encrypted; rotate, retire one, or rewrap them under the newest key-encryption key',
     details:
       `${configHelp}\n` +
+      '  rotate makes a successor for each managed algorithm (or --alg\'s), published at once and\n' +
+      '  signing after signing.propagationTime; the key it replaces retires as in the scheduled rotation.\n' +
+      '  retire <kid> takes a key out of the JWKS now (believed compromised): tokens it signed stop verifying.\n' +
       '  rewrap re-encrypts every stored signing key under the first of signing.keyEncryptionKeys;\n' +
       '  after it, an older key-encryption key can be removed from the config.\n' +
-      '  svc --server <admin URL> keys list: the same table through a running service\'s admin API.',
-    options: config,
-    positionals: 1,
-    run: async (values, positionals) => (await import('./keys-command.js')).keysCommand(positionals[0], text(values.config), text(values.server)),
+      '  svc --server <admin URL> keys list|rotate|retire: the same through a running service\'s admin API,\n' +
+      '  whose nodes follow at once (on the database, at their next key refresh).',
+    options: { ...config, alg: { type: 'string' } },
+    positionals: 2,
+    run: async (values, positionals) => (await import('./keys-command.js')).keysCommand(positionals[0], text(values.config), text(values.server), { kid: positionals[1], alg: text(values.alg) }),
   },
   {
     name: 'migrate',

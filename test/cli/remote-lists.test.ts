@@ -83,7 +83,7 @@ describe('svc --server <admin URL> clients list', () => {
     expect(through.stdout).toBe(local.stdout);
     expect(through.stdout).toMatch(/^kid +alg +created +activates +retires +protection\n/);
     expect(through.stdout.trim().split('\n').length).toBeGreaterThan(1);
-    expect((await remote('keys', 'rewrap')).stderr).toBe('svc: svc --server works with keys list; rewrap re-encrypts the store itself: run svc keys rewrap with --config.\n');
+    expect((await remote('keys', 'rewrap')).stderr).toBe('svc: svc --server works with keys list, rotate and retire; rewrap re-encrypts the store itself: run svc keys rewrap with --config.\n');
   });
 
   it('says what to do without a token, with a token the API refuses, for an action it cannot do yet, or where nothing listens', async () => {
