@@ -28,6 +28,22 @@ function parsed<S extends z.ZodType>(schema: S, value: unknown, at: string): z.o
   return result.data;
 }
 
+const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The parsed body without the fields the declarations' defaults filled in: a client written
+ * through the API is stored with the fields its caller gave, as `svc clients add` stores it, so
+ * a default keeps being the node's to apply (a later release's, too) and `show` prints the same
+ * entry whichever wrote it.
+ */
+function asGiven(output: unknown, input: unknown): unknown {
+  if (isPlain(output) && isPlain(input)) {
+    return Object.fromEntries(Object.entries(output).filter(([key]) => key in input).map(([key, value]) => [key, asGiven(value, input[key])]));
+  }
+  if (Array.isArray(output) && Array.isArray(input) && output.length === input.length) return output.map((value, i) => asGiven(value, input[i]));
+  return output;
+}
+
 /** `/clients/{clientId}` as the router's `/clients/:clientId`. */
 export const routerPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
@@ -55,7 +71,7 @@ export function createAdminRouter(operations: readonly AdminOperation[], deps: {
     } catch {
       throw new AdminProblem(400, 'The request body is not valid JSON.');
     }
-    return parsed(operation.body, json, 'body');
+    return asGiven(parsed(operation.body, json, 'body'), json);
   }
 
   for (const operation of operations) {

@@ -19,7 +19,8 @@ import type { RecordKind, StoredRecord, StoredSecret } from '../store/client-rec
 import { createStore } from '../store/create-store.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { Store } from '../store/store.js';
-import { adminServer, readAll } from './admin-api-client.js';
+import { AdminApiRefusal, adminServer } from './admin-api-client.js';
+import { remoteClientAdmin, type ClientOperations } from './remote-client-admin.js';
 import { table } from './table.js';
 import { fieldsFromFlags, inFlagWords } from './field-flags.js';
 import { CliError } from './user-facing-error.js';
@@ -153,30 +154,6 @@ function printList(kind: RecordKind, records: readonly StoredRecord[], fromConfi
   }
 }
 
-/** An item of the admin API's `/clients` or `/api-resources` as the store's record (`list` prints both alike). */
-function recordOf(kind: RecordKind, item: Record<string, unknown>): StoredRecord {
-  const { [kind === 'client' ? 'clientId' : 'name']: id, disabled, createdAt, updatedAt, lastUsedAt, secrets, ...definition } = item;
-  const ms = (value: unknown): number | undefined => (typeof value === 'string' ? Date.parse(value) : undefined);
-  return {
-    kind, id: String(id), definition, disabled: disabled === true, createdAt: ms(createdAt) ?? 0, updatedAt: ms(updatedAt) ?? 0, lastUsedAt: ms(lastUsedAt),
-    secrets: (secrets as Array<Record<string, unknown>>).map((x) => ({
-      id: String(x.id), type: String(x.type), value: '', description: typeof x.description === 'string' ? x.description : undefined, createdAt: ms(x.createdAt) ?? 0, expiresAt: ms(x.expiresAt),
-    })),
-  };
-}
-
-/**
- * `svc --server <admin URL> clients list` (issue 39): the same table through a running service's
- * admin API. It shows what the API manages, the database's entries; the service's config file is
- * not read from here.
- */
-async function listThroughApi(kind: RecordKind, url: string, json: boolean): Promise<number> {
-  const server = adminServer(url);
-  const items = await readAll<Record<string, unknown>>(server, kind === 'client' ? '/clients' : '/api-resources');
-  printList(kind, items.map((item) => recordOf(kind, item)), [], json, 'in the database (the config file\'s own are not shown through --server)');
-  return 0;
-}
-
 const usage = (noun: string): string =>
   `use one of: add, list, show, update, disable, enable, remove, secret add|expire|remove${noun === 'clients' ? ', test-auth, registration-token' : ''} (svc ${noun} --help)`;
 
@@ -196,35 +173,43 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
 
   const server = str(values.server);
   if (server !== undefined) {
-    if (action !== 'list') throw new CliError(`svc --server works with ${noun} list so far; run svc ${noun} ${action} with --config on the database.`);
-    return listThroughApi(kind, server, json);
+    // Issue 39: the same actions through a running service's admin API, which manages the database's entries.
+    if (action === 'test-auth' || action === 'registration-token') throw new CliError(`svc --server does not run ${noun} ${action}; run it with --config on the database.`);
+    if (action === 'secret' && args[0] === 'expire') throw new CliError('the admin API cannot change a secret\'s expiry: add one with secret add --expire-others-in, or run secret expire with --config on the database.');
+    if (values['from-config'] === true) throw new CliError('--from-config copies the config file\'s entry: run it with --config on the database.');
+    const remote = remoteClientAdmin(adminServer(server));
+    return withRefusals(() => act(remote, 'its clientStores.refreshInterval', () => remote.list(kind).then((records) => {
+      printList(kind, records, [], json, 'in the database (the config file\'s own are not shown through --server)');
+      return 0;
+    })));
   }
 
   const ctx = await open(str(values.config));
   try {
-    return await run(ctx);
-  } catch (err) {
-    if (err instanceof ClientAdminError) {
-      // A problem with what the flags said is told in flags; one with --from-config in config words.
-      const flagged = (action === 'add' || action === 'update') && values['from-config'] !== true;
-      throw new CliError(flagged ? err.message.split('\n').map((line, i) => (i === 0 ? line : `  ${inFlagWords(kind, line.trim(), values)}`)).join('\n') : err.message);
-    }
-    throw err;
+    return await withRefusals(() => run(ctx));
   } finally {
     await ctx.store.close();
   }
 
+  async function withRefusals(work: () => Promise<number>): Promise<number> {
+    try {
+      return await work();
+    } catch (err) {
+      // The API's refusal of a definition is the same sentence the database's check says, told in flags alike.
+      if (err instanceof ClientAdminError || (err instanceof AdminApiRefusal && err.status === 400)) {
+        // A problem with what the flags said is told in flags; one with --from-config in config words.
+        const flagged = (action === 'add' || action === 'update') && values['from-config'] !== true;
+        throw new CliError(flagged ? err.message.split('\n').map((line, i) => (i === 0 ? line : `  ${inFlagWords(kind, line.trim(), values)}`)).join('\n') : err.message);
+      }
+      throw err;
+    }
+  }
+
   async function run({ admin, config, raw, registry, store }: Context): Promise<number> {
     switch (action) {
-      case 'add': {
-        const id = needId();
-        if (values['from-config'] === true) return fromConfig(admin, raw, id);
-        const secret = await admin.add(kind, id, definitionOf(kind, values), { disabled: values.disabled === true });
-        if (!json) out(`${kind === 'client' ? 'client' : 'API resource'} "${id}" added to the database.\n`);
-        if (secret) printSecret(kind, id, secret, json);
-        else if (json) out(`${JSON.stringify({ [kind === 'client' ? 'clientId' : 'name']: id })}\n`);
-        return 0;
-      }
+      case 'add':
+        if (values['from-config'] === true) return fromConfig(admin, raw, needId());
+        break;
       case 'list': {
         // Every source the service reads, each entry marked by where it comes from (issue 39):
         // the config file's entries first (never their secrets or hashes), then the database's.
@@ -234,6 +219,34 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
         printList(kind, await admin.list(kind), fromConfig, json);
         return 0;
       }
+      case 'test-auth':
+        return testAuth(config, registry, store);
+      case 'registration-token': {
+        const maxUses = parseCount(str(values['max-uses']) ?? '1', '--max-uses');
+        if (!config.registration.enabled) process.stderr.write('svc: warning: registration.enabled is false in this config; the token works once it is on.\n');
+        const made = await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(parseDuration(str(values['expires-in']) ?? '30d', '--expires-in'), maxUses);
+        out(json
+          ? `${JSON.stringify({ initialAccessToken: made.token, expires: iso(made.expiresAt), maxUses })}\n`
+          : `initial access token (expires ${iso(made.expiresAt)}, registers at most ${maxUses} client${maxUses === 1 ? '' : 's'}): ${made.token}\n`);
+        return 0;
+      }
+    }
+    return act(admin, `${config.clientStores.refreshInterval}s`, () => Promise.resolve(1));
+  }
+
+  /** The actions the database and the admin API both do; `list` is each one's own (what it can see differs). */
+  async function act(admin: ClientOperations, refresh: string, list: () => Promise<number>): Promise<number> {
+    switch (action) {
+      case 'add': {
+        const id = needId();
+        const secret = await admin.add(kind, id, definitionOf(kind, values), { disabled: values.disabled === true });
+        if (!json) out(`${kind === 'client' ? 'client' : 'API resource'} "${id}" added to the database.\n`);
+        if (secret) printSecret(kind, id, secret, json);
+        else if (json) out(`${JSON.stringify({ [kind === 'client' ? 'clientId' : 'name']: id })}\n`);
+        return 0;
+      }
+      case 'list':
+        return list();
       case 'show': {
         const record = await admin.show(kind, needId());
         const view = recordView(record);
@@ -258,7 +271,7 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
       case 'enable': {
         const id = needId();
         await admin.setDisabled(kind, id, action === 'disable');
-        if (!json) out(`${kind === 'client' ? 'client' : 'API resource'} "${id}" ${action}d; every node follows within ${config.clientStores.refreshInterval}s.\n`);
+        if (!json) out(`${kind === 'client' ? 'client' : 'API resource'} "${id}" ${action}d; every node follows within ${refresh}.\n`);
         return 0;
       }
       case 'remove': {
@@ -269,22 +282,11 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
       }
       case 'secret':
         return secret(admin);
-      case 'test-auth':
-        return testAuth(config, registry, store);
-      case 'registration-token': {
-        const maxUses = parseCount(str(values['max-uses']) ?? '1', '--max-uses');
-        if (!config.registration.enabled) process.stderr.write('svc: warning: registration.enabled is false in this config; the token works once it is on.\n');
-        const made = await createRegistrationTokens({ store, clock: { now: () => Date.now() } }).issueInitial(parseDuration(str(values['expires-in']) ?? '30d', '--expires-in'), maxUses);
-        out(json
-          ? `${JSON.stringify({ initialAccessToken: made.token, expires: iso(made.expiresAt), maxUses })}\n`
-          : `initial access token (expires ${iso(made.expiresAt)}, registers at most ${maxUses} client${maxUses === 1 ? '' : 's'}): ${made.token}\n`);
-        return 0;
-      }
     }
     return 1;
   }
 
-  async function secret(admin: ClientAdmin): Promise<number> {
+  async function secret(admin: ClientOperations): Promise<number> {
     const id = needId();
     switch (args[0]) {
       case 'add': {
@@ -319,7 +321,7 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
   }
 
   /** `secret add <id> --type <type> --value <text>`: a secret whose value is not secret, e.g. a FederatedCredential. */
-  async function addTyped(admin: ClientAdmin, id: string): Promise<number> {
+  async function addTyped(admin: ClientOperations, id: string): Promise<number> {
     const type = str(values.type);
     const value = str(values.value);
     if (type === undefined || value === undefined) throw new CliError(`svc ${noun} secret add --type and --value go together.`);
@@ -336,7 +338,7 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
   }
 
   /** `secret add <id> --certificate <pem file>`: the client's certificate, for private_key_jwt or self-signed mutual TLS. */
-  async function addCertificate(admin: ClientAdmin, id: string, file: string): Promise<number> {
+  async function addCertificate(admin: ClientOperations, id: string, file: string): Promise<number> {
     let text: Buffer;
     try {
       text = await readFile(file);

@@ -126,16 +126,20 @@ export const commands: Command[] = [
   },
   {
     name: 'keys',
-    synopsis: '[list | rewrap] [--config <path>]',
-    summary: 'list the stored signing keys and how each is encrypted; rewrap re-encrypts them under the newest key-encryption key',
+    synopsis: '[list | rotate [--alg <alg>] | retire <kid> | rewrap] [--config <path>]',
+    summary: 'list the stored signing keys and how each is encrypted; rotate, retire one, or rewrap them under the newest key-encryption key',
     details:
       `${configHelp}\n` +
+      '  rotate makes a successor for each managed algorithm (or --alg\'s), published at once and\n' +
+      '  signing after signing.propagationTime; the key it replaces retires as in the scheduled rotation.\n' +
+      '  retire <kid> takes a key out of the JWKS now (believed compromised): tokens it signed stop verifying.\n' +
       '  rewrap re-encrypts every stored signing key under the first of signing.keyEncryptionKeys;\n' +
       '  after it, an older key-encryption key can be removed from the config.\n' +
-      '  svc --server <admin URL> keys list: the same table through a running service\'s admin API.',
-    options: config,
-    positionals: 1,
-    run: async (values, positionals) => (await import('./keys-command.js')).keysCommand(positionals[0], text(values.config), text(values.server)),
+      '  svc --server <admin URL> keys list|rotate|retire: the same through a running service\'s admin API,\n' +
+      '  whose nodes follow at once (on the database, at their next key refresh).',
+    options: { ...config, alg: { type: 'string' } },
+    positionals: 2,
+    run: async (values, positionals) => (await import('./keys-command.js')).keysCommand(positionals[0], text(values.config), text(values.server), { kid: positionals[1], alg: text(values.alg) }),
   },
   {
     name: 'migrate',
@@ -240,7 +244,6 @@ const registryDetails = (noun: 'clients' | 'apis'): string => {
     ...(noun === 'clients' ? [['', "or --from-config: copy the config file's entry, stored secret hashes and all"] as [string, string]] : []),
     ['', 'a generated secret is printed once; only its SHA-256 hash is stored'],
     ['list', `the ${noun === 'clients' ? 'clients' : 'API resources'} in the database (never a secret or hash)`],
-    ['', `or svc --server <admin URL> ${noun} list: through a running service's admin API (token in SVC_ADMIN_TOKEN)`],
     [`show ${id}`, "one entry with its secrets' ids, types and expiries"],
     [`update ${id}`, 'replace the fields the options name (same options as add)'],
     [`disable|enable ${id}`, 'refuse or allow its authentication again'],
@@ -268,6 +271,8 @@ const registryDetails = (noun: 'clients' | 'apis'): string => {
     configHelp,
     '  Works on the store the config names (SQLite or PostgreSQL) while the service runs; every',
     '  node sees a change within clientStores.refreshInterval seconds.',
+    '  svc --server <admin URL> ' + noun + ' ...: the same actions through a running service\'s admin API',
+    `  (token in SVC_ADMIN_TOKEN), on the database's entries; not secret expire${noun === 'clients' ? ', test-auth, registration-token' : ''}.`,
   ].join('\n');
 };
 
@@ -311,6 +316,8 @@ const usersDetails = [
   '  from a prompt that does not echo, or from standard input (printf %s "$PW" | svc users add alice),',
   '  never from the command line; --generate-password prints a new one once. It must meet passwordRules.',
   configHelp,
+  '  svc --server <admin URL> users ...: the same actions through a running service\'s admin API',
+  '  (token in SVC_ADMIN_TOKEN); not unlink, factors, remove-factor.',
 ].join('\n');
 
 commands.push({

@@ -8,13 +8,17 @@
  */
 import { loadConfig } from '../config/load.js';
 import { createKeyProtector } from '../oauth/keys/key-protection.js';
+import { newManagedKey } from '../oauth/keys/key-rotation.js';
+import type { Logger } from '../sdk/contracts.js';
 import { rewrapCookieSecret } from '../pages/cookie-secret.js';
 import { totpSealName } from '../second-factor/second-factors.js';
 import { createStore } from '../store/create-store.js';
 import type { SigningKeyRecord } from '../store/store.js';
-import { adminServer, readAll } from './admin-api-client.js';
+import { adminServer, call, readAll } from './admin-api-client.js';
 import { CliError } from './user-facing-error.js';
 
+// The command's own output says what happened.
+const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silentLogger };
 const iso = (ms: number | undefined): string => (ms === undefined ? '-' : new Date(ms).toISOString());
 
 function table(records: readonly SigningKeyRecord[], protectionOf: (r: SigningKeyRecord) => string): string {
@@ -25,22 +29,46 @@ function table(records: readonly SigningKeyRecord[], protectionOf: (r: SigningKe
   return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
 }
 
-/** `svc --server <admin URL> keys list` (issue 39): the same table from the admin API's `/signing-keys`. */
-async function listThroughApi(url: string): Promise<number> {
-  const items = await readAll<{ kid: string; alg: string; createdAt: string; activatesAt: string; retiresAt?: string; protection: string }>(adminServer(url), '/signing-keys');
+interface KeyItem { kid: string; alg: string; createdAt: string; activatesAt: string; retiresAt?: string; protection: string }
+
+/** Keys as the admin API's `/signing-keys` answers them, in the table `list` prints. */
+function tableOfItems(items: readonly KeyItem[]): string {
   const records = items.map((k) => ({ kid: k.kid, alg: k.alg, privateJwk: '', createdAt: Date.parse(k.createdAt), activatesAt: Date.parse(k.activatesAt), retiresAt: k.retiresAt === undefined ? undefined : Date.parse(k.retiresAt) }));
   const protection = new Map(items.map((k) => [k.kid, k.protection]));
-  process.stdout.write(records.length === 0 ? 'no signing keys in the store yet (the service creates them at its first start)\n' : table(records, (r) => protection.get(r.kid) ?? '-'));
+  return table(records, (r) => protection.get(r.kid) ?? '-');
+}
+
+const noKeys = 'no signing keys in the store yet (the service creates them at its first start)\n';
+const retiredLine = (kid: string): string => `signing key ${kid} retired: out of the JWKS, tokens it signed no longer verify.\n`;
+
+/** `svc --server <admin URL> keys list|rotate|retire` (issue 39): the same through the admin API's `/signing-keys`. */
+async function throughApi(url: string, action: string, kid: string | undefined, alg: string | undefined): Promise<number> {
+  const server = adminServer(url);
+  if (action === 'rotate') {
+    const made = (await call(server, 'POST', '/signing-keys/rotation', { body: alg === undefined ? {} : { alg } })).body as { items: KeyItem[] };
+    process.stdout.write(tableOfItems(made.items));
+    return 0;
+  }
+  if (action === 'retire') {
+    const path = `/signing-keys/${encodeURIComponent(kid!)}`;
+    const { etag } = await call(server, 'GET', path);
+    await call(server, 'DELETE', path, { ifMatch: etag ?? '*' });
+    process.stdout.write(retiredLine(kid!));
+    return 0;
+  }
+  const items = await readAll<KeyItem>(server, '/signing-keys');
+  process.stdout.write(items.length === 0 ? noKeys : tableOfItems(items));
   return 0;
 }
 
-export async function keysCommand(action: string | undefined, configPath: string | undefined, server?: string): Promise<number> {
-  if (action !== undefined && action !== 'list' && action !== 'rewrap') {
-    throw new CliError(`unknown keys action "${action}": use "svc keys list" or "svc keys rewrap".`);
+export async function keysCommand(action: string | undefined, configPath: string | undefined, server?: string, options: { kid?: string | undefined; alg?: string | undefined } = {}): Promise<number> {
+  if (action !== undefined && !['list', 'rewrap', 'rotate', 'retire'].includes(action)) {
+    throw new CliError(`unknown keys action "${action}": use "svc keys list", "svc keys rotate", "svc keys retire <kid>" or "svc keys rewrap".`);
   }
+  if (action === 'retire' && options.kid === undefined) throw new CliError('svc keys retire needs <kid> (svc keys list shows them).');
   if (server !== undefined) {
-    if (action === 'rewrap') throw new CliError('svc --server works with keys list; rewrap re-encrypts the store itself: run svc keys rewrap with --config.');
-    return listThroughApi(server);
+    if (action === 'rewrap') throw new CliError('svc --server works with keys list, rotate and retire; rewrap re-encrypts the store itself: run svc keys rewrap with --config.');
+    return throughApi(server, action ?? 'list', options.kid, options.alg);
   }
   const { config } = await loadConfig({ path: configPath });
   const protector = createKeyProtector(config.signing.keyEncryptionKeys);
@@ -48,8 +76,10 @@ export async function keysCommand(action: string | undefined, configPath: string
   try {
     await store.migrate();
     const records = await store.listSigningKeys();
+    if (action === 'rotate') return await rotate(records);
+    if (action === 'retire') return await retire(records, options.kid!);
     if (action !== 'rewrap') {
-      process.stdout.write(records.length === 0 ? 'no signing keys in the store yet (the service creates them at its first start)\n' : table(records, protector.protectionOf));
+      process.stdout.write(records.length === 0 ? noKeys : table(records, protector.protectionOf));
       return 0;
     }
     if (!protector.enabled) {
@@ -77,5 +107,34 @@ export async function keysCommand(action: string | undefined, configPath: string
     return 0;
   } finally {
     await store.close();
+  }
+
+  /**
+   * A successor for each managed algorithm (or `--alg`'s), published at once and signing after
+   * `signing.propagationTime`, as the admin API's rotation makes it; the running nodes load it
+   * at their next key refresh, and the key it replaces retires as in the scheduled rotation.
+   */
+  async function rotate(records: readonly SigningKeyRecord[]): Promise<number> {
+    const managed = [...new Set(records.map((r) => r.alg))];
+    if (options.alg !== undefined && !managed.includes(options.alg)) {
+      throw new CliError(`The store holds no key of ${options.alg}: the service manages keys only for the algorithms no configured key (signing.keys) covers (${managed.join(', ') || 'none'}).`);
+    }
+    const clock = { now: () => Date.now() };
+    const made: SigningKeyRecord[] = [];
+    for (const alg of options.alg === undefined ? managed : [options.alg]) {
+      made.push(await newManagedKey({ store, clock, logger: silentLogger, protector }, alg, clock.now() + config.signing.propagationTime * 1000));
+    }
+    process.stdout.write(table(made, protector.protectionOf));
+    return 0;
+  }
+
+  /** Out of the JWKS now (a key believed compromised): every node drops it at its next key refresh. */
+  async function retire(records: readonly SigningKeyRecord[], kid: string): Promise<number> {
+    const key = records.find((r) => r.kid === kid);
+    if (!key) throw new CliError(`Signing key "${kid}" does not exist.`);
+    const now = Date.now();
+    if (key.retiresAt === undefined || key.retiresAt > now) await store.updateSigningKey(kid, { retiresAt: now });
+    process.stdout.write(retiredLine(kid));
+    return 0;
   }
 }

@@ -15,7 +15,7 @@ function fail(message: string): number {
 }
 
 /** Commands that can act on a running service through its admin API (`svc --server <URL> ...`). */
-export const remoteCommands: ReadonlySet<string> = new Set(['clients', 'apis', 'keys']);
+export const remoteCommands: ReadonlySet<string> = new Set(['clients', 'apis', 'users', 'keys']);
 
 export async function main(argv: string[]): Promise<number> {
   // `svc --server <admin URL> <command> ...` (issue 39): through the admin API instead of the database.

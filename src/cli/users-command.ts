@@ -13,7 +13,9 @@ import type { StoredUser, UserClaims } from '../store/user-records.js';
 import { createBackChannelLogout } from '../authorize/back-channel-logout.js';
 import type { Logger } from '../sdk/contracts.js';
 import { createUserAdmin, generatePassword, UserAdminError, type UserAdmin, type UserEdit } from '../users/user-admin.js';
+import { adminServer } from './admin-api-client.js';
 import { readSecret } from './read-secret.js';
+import { remoteUserAdmin, type UserOperations } from './remote-user-admin.js';
 import { table } from './table.js';
 import { CliError } from './user-facing-error.js';
 
@@ -144,6 +146,17 @@ export async function usersCommand(values: Values, positionals: readonly string[
   }
   if (values['generate-password'] === true && values['no-password'] === true) throw new CliError('--generate-password and --no-password exclude each other.');
 
+  const server = str(values.server);
+  if (server !== undefined) {
+    // Issue 39: the same actions through a running service's admin API.
+    if (action === 'unlink' || action === 'factors' || action === 'remove-factor') throw new CliError(`svc --server does not run users ${action}; run it with --config on the database.`);
+    try {
+      return await run(remoteUserAdmin(adminServer(server)), action, args);
+    } catch (err) {
+      if (err instanceof UserAdminError) throw new CliError(err.message);
+      throw err;
+    }
+  }
   const { store, admin } = await open(str(values.config));
   try {
     if (action === 'factors' || action === 'remove-factor') return await factorsAction(store, admin, action, args, json);
@@ -155,7 +168,7 @@ export async function usersCommand(values: Values, positionals: readonly string[
     await store.close();
   }
 
-  async function run(admin: UserAdmin, action: Exclude<Action, 'factors' | 'remove-factor'>, [who, provider, subject]: string[]): Promise<number> {
+  async function run(admin: UserOperations & Partial<Pick<UserAdmin, 'unlink'>>, action: Exclude<Action, 'factors' | 'remove-factor'>, [who, provider, subject]: string[]): Promise<number> {
     switch (action) {
       case 'add': {
         const claims = claimsOf(values, undefined);
@@ -225,7 +238,7 @@ export async function usersCommand(values: Values, positionals: readonly string[
         return 0;
       }
       case 'unlink': {
-        const removed = await admin.unlink(who!, provider!, subject);
+        const removed = await admin.unlink!(who!, provider!, subject);
         out(json ? `${JSON.stringify({ username: who, provider, unlinked: removed })}\n` : `${removed} ${provider} identit${removed === 1 ? 'y' : 'ies'} unlinked from "${who}".\n`);
         return 0;
       }

@@ -83,7 +83,7 @@ describe('svc --server <admin URL> clients list', () => {
     expect(through.stdout).toBe(local.stdout);
     expect(through.stdout).toMatch(/^kid +alg +created +activates +retires +protection\n/);
     expect(through.stdout.trim().split('\n').length).toBeGreaterThan(1);
-    expect((await remote('keys', 'rewrap')).stderr).toBe('svc: svc --server works with keys list; rewrap re-encrypts the store itself: run svc keys rewrap with --config.\n');
+    expect((await remote('keys', 'rewrap')).stderr).toBe('svc: svc --server works with keys list, rotate and retire; rewrap re-encrypts the store itself: run svc keys rewrap with --config.\n');
   });
 
   it('says what to do without a token, with a token the API refuses, for an action it cannot do yet, or where nothing listens', async () => {
@@ -91,8 +91,8 @@ describe('svc --server <admin URL> clients list', () => {
     expect(noToken).toMatchObject({ code: 1, stderr: 'svc: --server needs an admin access token in SVC_ADMIN_TOKEN (client credentials for svc-admin; see docs/guides/admin-api.md).\n' });
     const refused = await runCliWith({ env: { SVC_ADMIN_TOKEN: 'not-a-token' } }, '--server', adminUrl, 'clients', 'list');
     expect(refused).toMatchObject({ code: 1, stderr: 'svc: the admin API refused (401): The access token is missing, expired or revoked.\n' });
-    expect((await remote('clients', 'show', 'billing')).stderr).toBe('svc: svc --server works with clients list so far; run svc clients show with --config on the database.\n');
-    expect((await remote('users', 'list')).stderr).toBe('svc: --server works with clients, apis, keys so far; run svc users on the config\'s database.\n');
+    expect((await remote('clients', 'registration-token')).stderr).toBe('svc: svc --server does not run clients registration-token; run it with --config on the database.\n');
+    expect((await remote('migrate', 'status')).stderr).toBe('svc: --server works with clients, apis, users, keys so far; run svc migrate on the config\'s database.\n');
     const port = await freePort();
     const nothing = await runCliWith({ env: { SVC_ADMIN_TOKEN: token } }, '--server', `http://127.0.0.1:${port}`, 'clients', 'list');
     expect(nothing.stderr).toBe(`svc: cannot reach the admin API at http://127.0.0.1:${port}: nothing listens there (is admin.port set, and the service running?).\n`);
