@@ -57,7 +57,7 @@ describe.each([false, true])('with dpop.requireNonce %s', (requireNonce) => {
       const tokens = await openid.authorizationCodeGrant(config, await walk(url), { pkceCodeVerifier: verifier }, undefined, { DPoP });
       expect(tokens.token_type).toBe('dpop');
       expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: await thumbprint(keyPair) });
-      expect(await openid.fetchUserInfo(config, tokens.access_token, alice.subjectId, { DPoP })).toEqual({ sub: alice.subjectId, name: 'Alice Smith' });
+      expect(await openid.fetchUserInfo(config, tokens.access_token, alice.subjectId, { DPoP })).toEqual({ sub: alice.subjectId, acr: 'pwd', amr: ['pwd'], name: 'Alice Smith' });
       const refreshed = await openid.refreshTokenGrant(config, tokens.refresh_token!, undefined, { DPoP });
       expect(refreshed.token_type).toBe('dpop');
       expect(decodeJwt(refreshed.access_token).cnf).toEqual({ jkt: await thumbprint(keyPair) });
@@ -173,7 +173,7 @@ describe.each([false, true])('with dpop.requireNonce %s', (requireNonce) => {
       expect(tokens.token_type).toBe('dpop');
       const info = await withNonceRetry(async () => oauth.processUserInfoResponse(as, client, alice.subjectId,
         await oauth.userInfoRequest(as, client, tokens.access_token, { DPoP, ...insecure })));
-      expect(info).toEqual({ sub: alice.subjectId, name: 'Alice Smith' });
+      expect(info).toEqual({ sub: alice.subjectId, acr: 'pwd', amr: ['pwd'], name: 'Alice Smith' });
       const refreshed = await withNonceRetry(async () => oauth.processRefreshTokenResponse(as, client,
         await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, { DPoP, ...insecure })));
       expect(refreshed.token_type).toBe('dpop');
