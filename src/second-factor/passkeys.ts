@@ -29,6 +29,14 @@ const challengeLifetimeMs = 5 * 60_000;
 
 type Purpose = 'register' | 'second-factor' | 'passwordless';
 
+
+/**
+ * EdDSA, ES256 and RS256 (COSE -8, -7, -257), on every Node: SimpleWebAuthn's default adds
+ * ML-DSA-44 first where the runtime's Web Crypto has it (Node 24), which the same passkeys then
+ * would not be registered with on Node 20, and which Chromium's authenticators do not offer.
+ */
+const supportedAlgorithmIDs = [-8, -7, -257];
+
 export interface PasskeyUse {
   readonly subject: string;
   /** RFC 8176 methods this use shows. */
@@ -100,6 +108,7 @@ export function createPasskeyService(deps: {
         rpName: rpId, rpID: rpId, userName: username, userID: new TextEncoder().encode(subjectId), attestationType: 'none',
         excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports as AuthenticatorTransport[] })),
         authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+        supportedAlgorithmIDs,
       });
       await remember(options.challenge, 'register', subjectId);
       return options;
@@ -111,6 +120,7 @@ export function createPasskeyService(deps: {
       try {
         verified = await verifyRegistrationResponse({
           response, expectedChallenge: challengeFor('register', subjectId), expectedOrigin: origin, expectedRPID: rpId, requireUserVerification: false,
+          supportedAlgorithmIDs,
         });
       } catch {
         return false;
