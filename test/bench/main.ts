@@ -8,15 +8,16 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFixture, freePort } from './fixture.js';
-import { answerMix, consoleTable, machineInfo, writeResults, type BenchResults, type Row, type Skipped } from './report.js';
+import { answerMix, consoleBounds, consoleTable, machineInfo, writeResults, type BenchResults, type Row, type Skipped } from './report.js';
 import { runRound } from './measure.js';
 import { signatureCosts } from './signature-cost.js';
 import { named, readOptions, wanted } from './options.js';
 import { runStoreSoak } from './store-soak.js';
-import { canPin, loadCpu, pinSelf, runPostgresLoop, serverCpu, startBareKoa, startBareKoaPostgres, startOidcProvider, startService, startSigningServer, type PostgresLoopResult, type ServerProcess } from './processes.js';
+import { canPin, loadCpu, pinSelf, runPostgresLoop, serverCpu, startBareKoa, startBareKoaPostgres, startOidcProvider, startService, startSigningServer, startStoreFloor, type PostgresLoopResult, type ServerProcess } from './processes.js';
 import { openBenchPostgres, type BenchPostgres } from './postgres.js';
 import { runScenario, type Bench, type Side } from './run-scenario.js';
 import { floorScenario, postgresCeilingScenario, scenarios, soakMix, type Scenario, type ServerKind } from './scenarios.js';
+import { storeFloorScenarios } from './store-floor-scenarios.js';
 
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
@@ -82,6 +83,8 @@ export async function runBenchmark(): Promise<number> {
   let floor: Row | undefined;
   let floorAtEnd: Row | undefined;
   let postgresCeiling: Row | undefined;
+  // Issue 40: bare Koa plus each durable row's store calls, on SQLite and on PostgreSQL.
+  const storeFloors: Array<Row | Skipped> = [];
   let postgresLoop: PostgresLoopResult | undefined;
   let postgres: BenchPostgres | { skipped: string } | undefined;
   let memory: BenchResults['memory'];
@@ -108,6 +111,22 @@ export async function runBenchmark(): Promise<number> {
       }
     };
     if (wanted(options, 'floor')) floor = await measureFloor(floorScenario.title);
+
+    // One store floor server per store, answering each chosen row's requests in turn.
+    const measureStoreFloors = async (chosen: readonly Scenario[], store: string, what: string): Promise<void> => {
+      if (chosen.length === 0) return;
+      log(`bare Koa + the store calls of each durable row (${what}, the service's own store)`);
+      const server = await startStoreFloor({ port: await freePort(), cpu, store });
+      try {
+        for (const scenario of chosen) storeFloors.push((await runScenario(bench, scenario, sideOf(server, `bare Koa + ${what}`, ourMeasured))).ours);
+      } finally {
+        await stopServer(server, `bare Koa + ${what}`, notes);
+      }
+    };
+    const chosenFloors = (kind: ServerKind): Scenario[] => storeFloorScenarios.filter((s) => s.server === kind && wanted(options, s.id));
+    const sqliteFloors = chosenFloors('store-floor-sqlite');
+    const postgresFloors = chosenFloors('store-floor-postgres');
+    await measureStoreFloors(sqliteFloors, `sqlite:${join(fixture.dir, 'store-floor', 'svc.db')}`, 'SQLite');
 
     const run = async (scenario: Scenario, ours: Side, counterpart: Counterpart): Promise<void> => {
       const { ours: row, theirs } = await runScenario(bench, scenario, ours, counterpart(scenario));
@@ -139,7 +158,7 @@ export async function runBenchmark(): Promise<number> {
     const rs256 = chosenOn('rs256');
     const onPostgres = chosenOn('postgres');
     const storeSoak = named(options, 'soak-store');
-    const wantsPostgres = onPostgres.length > 0 || wanted(options, 'pg-ceiling') || wanted(options, 'pg-loop') || wanted(options, 'cluster') || storeSoak;
+    const wantsPostgres = onPostgres.length > 0 || postgresFloors.length > 0 || wanted(options, 'pg-ceiling') || wanted(options, 'pg-loop') || wanted(options, 'cluster') || storeSoak;
     // PostgreSQL rows need the server; without one they are listed as skipped, with the reason.
     if (wantsPostgres) {
       postgres = await openBenchPostgres();
@@ -206,6 +225,7 @@ export async function runBenchmark(): Promise<number> {
 
     if (postgres && 'skipped' in postgres) {
       for (const s of onPostgres) rows.push({ id: s.id, title: s.title, skipped: postgres.skipped });
+      for (const s of postgresFloors) storeFloors.push({ id: s.id, title: s.title, skipped: postgres.skipped });
     } else if (postgres) {
       const ready = postgres;
       if (wanted(options, 'pg-loop')) {
@@ -232,6 +252,7 @@ export async function runBenchmark(): Promise<number> {
           await stopServer(server, 'bare Koa + pg', notes);
         }
       }
+      await measureStoreFloors(postgresFloors, ready.floorUrl, 'PostgreSQL');
       if (onPostgres.length > 0) await runVariant('postgres', onPostgres, noCounterpart);
       if (storeSoak) {
         try {
@@ -323,7 +344,7 @@ export async function runBenchmark(): Promise<number> {
     }
 
     // The floor again: a drift between start and end shows other work on the machine.
-    if (floor && (rows.length > 0 || cluster.length > 0 || signingPool.length > 0)) floorAtEnd = await measureFloor('bare Koa (floor), again at the end');
+    if (floor && (rows.length > 0 || storeFloors.length > 0 || cluster.length > 0 || signingPool.length > 0)) floorAtEnd = await measureFloor('bare Koa (floor), again at the end');
   } finally {
     rmSync(fixture.dir, { recursive: true, force: true });
     if (postgres && !('skipped' in postgres)) await postgres.drop();
@@ -338,7 +359,7 @@ export async function runBenchmark(): Promise<number> {
       `The floor moved from ${Math.round(floor.rps)} req/s at start to ${Math.round(floorAtEnd.rps)} at end: the machine's other load changed during the run, so compare rows with care.`,
     );
   }
-  const scenarioNotes = [...rows, ...theirRows].flatMap((r) => ('skipped' in r ? [`${r.title}: skipped — ${r.skipped}.`] : r.note ? [`${r.title}: ${r.note}.`] : []));
+  const scenarioNotes = [...storeFloors, ...rows, ...theirRows].flatMap((r) => ('skipped' in r ? [`${r.title}: skipped — ${r.skipped}.`] : r.note ? [`${r.title}: ${r.note}.`] : []));
   const command = ['npm run bench', ...Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_')).map(([k, v]) => `${k}=${v}`)];
   const results: BenchResults = {
     date: new Date().toISOString(),
@@ -356,6 +377,7 @@ export async function runBenchmark(): Promise<number> {
     floor: floor && withFloor(floor),
     floorAtEnd: floorAtEnd && withFloor(floorAtEnd),
     postgresCeiling: postgresCeiling && withFloor(postgresCeiling),
+    storeFloors: storeFloors.map(withFloor),
     postgresLoop,
     signatureMicros: signatures,
     scenarios: rows.map(withFloor),
@@ -376,6 +398,8 @@ export async function runBenchmark(): Promise<number> {
   log();
   log(consoleTable(results));
   log();
+  const bounds = consoleBounds(results);
+  if (bounds) log(`${bounds}\n`);
   log('oidc-provider: node-oidc-provider v9 on the same requests (test/bench/oidc-provider.mjs), in rounds alternating with ours;');
   log('× oidc-provider = median over rounds of our req/s over its in the same round; CPU µs/req = server CPU time (user + system) per request answered.');
   const outDir = options.outDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-results-'));

@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL the benchmark's PostgreSQL rows use: `DATABASE_URL`, or the local server the
- * tests use, with two fresh schemas (the service's, the ceiling's) dropped at the end.
+ * tests use, with three fresh schemas (the service's, the ceiling's, the store floor's) dropped at the end.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -11,6 +11,8 @@ export interface BenchPostgres {
   readonly serviceUrl: string;
   /** The same for the ceiling server's own table. */
   readonly ceilingUrl: string;
+  /** The same for the store floor's tables (test/bench/bare-koa-store.mjs), migrated as the service's. */
+  readonly floorUrl: string;
   drop(): Promise<void>;
 }
 
@@ -28,11 +30,12 @@ export async function openBenchPostgres(): Promise<BenchPostgres | { skipped: st
     return { skipped: `PostgreSQL at ${new URL(postgresUrl).host} is unreachable (${(error as Error).message || String(error)}); set DATABASE_URL` };
   }
   const run = randomBytes(4).toString('hex');
-  const schemas = [`svc_bench_${run}`, `svc_bench_${run}_ceiling`];
+  const schemas = [`svc_bench_${run}`, `svc_bench_${run}_ceiling`, `svc_bench_${run}_floor`];
   for (const schema of schemas) await admin.query(`create schema ${schema}`);
   return {
     serviceUrl: inSchema(postgresUrl, schemas[0]!),
     ceilingUrl: inSchema(postgresUrl, schemas[1]!),
+    floorUrl: inSchema(postgresUrl, schemas[2]!),
     async drop() {
       try {
         for (const schema of schemas) await admin.query(`drop schema if exists ${schema} cascade`);

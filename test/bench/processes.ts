@@ -167,6 +167,14 @@ export function startBareKoaPostgres(options: SpawnOptions & { port: number; url
   return startListening('bare-koa-pg.mjs', [String(options.port), options.url], 'the bare Koa + PostgreSQL server', options);
 }
 
+/**
+ * The store floor (test/bench/bare-koa-store.mjs): bare Koa plus a durable row's store calls, on
+ * the service's own store at `store` (`sqlite:<path>` or a PostgreSQL URL).
+ */
+export function startStoreFloor(options: SpawnOptions & { port: number; store: string }): Promise<ServerProcess> {
+  return startListening('bare-koa-store.mjs', [String(options.port), options.store], 'the bare Koa + store server', options);
+}
+
 export interface PostgresLoopResult {
   /** Statements per second, this process's CPU µs per statement, p99 latency in ms. */
   readonly insert: { readonly perSecond: number; readonly cpuMicros: number; readonly p99: number };

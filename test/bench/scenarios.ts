@@ -15,7 +15,8 @@ import { fapi2CodeRedemption } from './fapi2-scenario.js';
 // Issues 34 and 40: logins per second through the sign-in page, beside the password hash's cost.
 import { signInPageLogins } from './login-scenario.js';
 
-export type ServerKind = 'floor' | 'es256' | 'rs256' | 'memory' | 'warn' | 'postgres';
+/** `store-floor-*`: bare Koa plus a row's store calls (test/bench/bare-koa-store.mjs), on SQLite or PostgreSQL. */
+export type ServerKind = 'floor' | 'es256' | 'rs256' | 'memory' | 'warn' | 'postgres' | 'store-floor-sqlite' | 'store-floor-postgres';
 
 export interface Prepared {
   /** One request, or several sent in turn on every connection (a login: the page, then the form). */
@@ -86,7 +87,7 @@ async function tokenFor(url: string, params: Record<string, string>, authorizati
   return body.access_token;
 }
 
-function clientCredentials(fixture: BenchFixture, clientId: 'm2m' | 'm2m-reference'): LoadSpec {
+export function clientCredentials(fixture: BenchFixture, clientId: 'm2m' | 'm2m-reference'): LoadSpec {
   const secret = clientId === 'm2m' ? fixture.secrets.m2m : fixture.secrets.reference;
   return {
     method: 'POST',
@@ -183,11 +184,14 @@ function signedPool(make: (issuedAt: number) => string, what: string) {
   };
 }
 
-/** client_credentials with a fresh DPoP proof each (issue 17): a DPoP-bound JWT. */
-function dpopClientCredentials(url: string, fixture: BenchFixture, measured: ReadonlyMap<string, number>): Prepared {
+/**
+ * client_credentials with a fresh DPoP proof each (issue 17): a DPoP-bound JWT. The proofs for
+ * the warm-up are sized from the rate measured for `rateOf`.
+ */
+export function dpopClientCredentials(url: string, fixture: BenchFixture, measured: ReadonlyMap<string, number>, rateOf = 'cc-es256'): Prepared {
   const proofs = signedPool(dpopProofMaker(url), 'ES256 DPoP proofs');
   return {
-    expectedRate: Math.min(measured.get('cc-es256') ?? 3000, 6000),
+    expectedRate: Math.min(measured.get(rateOf) ?? 3000, 6000),
     beforeRound: proofs.beforeRound,
     spec: { ...clientCredentials(fixture, 'm2m'), freshHeaders: () => ({ dpop: proofs.take() }), success: (body) => (body.includes('"token_type":"DPoP"') ? 'DPoP token' : 'unexpected') },
     note: proofs.note,
@@ -199,7 +203,7 @@ const assertionPrefix =
   '&client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer&client_assertion=';
 
 /** Authorization codes for the web app, PKCE S256 with one verifier; every code is redeemed once at most. */
-interface CodeMaker {
+export interface CodeMaker {
   /** The token request body that redeems `code`. */
   redeem(code: string): string;
   /** `count` fresh codes. */
@@ -210,12 +214,12 @@ interface CodeMaker {
   readonly authorize?: { readonly path: string; readonly cookies: ReadonlyArray<Record<string, string>> };
 }
 
-function pkcePair(): { verifier: string; challenge: string } {
+export function pkcePair(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-const redemption = (verifier: string) => (code: string): string =>
+export const redemption = (verifier: string) => (code: string): string =>
   `grant_type=authorization_code&code=${encodeURIComponent(code)}&redirect_uri=${encodeURIComponent(webRedirect)}&code_verifier=${verifier}`;
 
 /**
@@ -291,7 +295,7 @@ const codeMaker = ({ implementation, url, fixture }: ScenarioContext, clientId: 
  * The two web apps of both sides (fixture.ts, oidc-provider.mjs), one secret: `webapp` gets RS256
  * ID tokens (OIDC's default), `webapp-es256` ES256 ones.
  */
-type WebApp = 'webapp' | 'webapp-es256';
+export type WebApp = 'webapp' | 'webapp-es256';
 
 const webAppAuth = (fixture: BenchFixture, clientId: WebApp) => ({ ...form, authorization: basic(clientId, fixture.secrets.webapp) });
 
@@ -306,41 +310,44 @@ const codeRedemption = (clientId: WebApp): Scenario => ({
   // Issue 7 quotes no figure for it: only the paired rounds of this run compare.
   oidcProvider: { setup: 'es256' },
   async prepare(ctx) {
-    const { fixture, measured } = ctx;
-    const maker = await codeMaker(ctx, clientId);
-    let pool: string[] = [];
-    let next = 0;
-    let made = 0;
-    let makingMs = 0;
-    let onTheFly = 0;
-    return {
-      expectedRate: Math.min(measured.get('cc-reference') ?? 2000, 2500),
-      async beforeRound(expected) {
-        const started = performance.now();
-        pool = pool.slice(next);
-        next = 0;
-        const missing = Math.max(expected - pool.length, 0);
-        pool.push(...(await maker.make(missing)));
-        made += missing;
-        makingMs += performance.now() - started;
-      },
-      spec: {
-        method: 'POST',
-        path: '/connect/token',
-        headers: webAppAuth(fixture, clientId),
-        body: () => {
-          if (next < pool.length) return maker.redeem(pool[next++]!);
-          onTheFly++;
-          return maker.redeem('pool-ran-out'); // answered invalid_grant, and counted so
-        },
-        success: tokenSuccess,
-      },
-      note: () =>
-        `${made} codes ${maker.how} in ${(makingMs / 1000).toFixed(1)} s before the rounds` +
-        (onTheFly ? `; the pool ran out ${onTheFly} times (answered invalid_grant)` : ', none during the load'),
-    };
+    return codePool(ctx.fixture, clientId, await codeMaker(ctx, clientId), Math.min(ctx.measured.get('cc-reference') ?? 2000, 2500));
   },
 });
+
+/** Redeems codes from a pool `maker` fills before each round while the server idles; none is sent twice. */
+export function codePool(fixture: BenchFixture, clientId: WebApp, maker: CodeMaker, expectedRate: number): Prepared {
+  let pool: string[] = [];
+  let next = 0;
+  let made = 0;
+  let makingMs = 0;
+  let onTheFly = 0;
+  return {
+    expectedRate,
+    async beforeRound(expected) {
+      const started = performance.now();
+      pool = pool.slice(next);
+      next = 0;
+      const missing = Math.max(expected - pool.length, 0);
+      pool.push(...(await maker.make(missing)));
+      made += missing;
+      makingMs += performance.now() - started;
+    },
+    spec: {
+      method: 'POST',
+      path: '/connect/token',
+      headers: webAppAuth(fixture, clientId),
+      body: () => {
+        if (next < pool.length) return maker.redeem(pool[next++]!);
+        onTheFly++;
+        return maker.redeem('pool-ran-out'); // answered invalid_grant, and counted so
+      },
+      success: tokenSuccess,
+    },
+    note: () =>
+      `${made} codes ${maker.how} in ${(makingMs / 1000).toFixed(1)} s before the rounds` +
+      (onTheFly ? `; the pool ran out ${onTheFly} times (answered invalid_grant)` : ', none during the load'),
+  };
+}
 
 /**
  * `count` refresh-token families: codes made a few at a time and redeemed at once, so none
@@ -360,7 +367,7 @@ async function refreshFamilies(ctx: ScenarioContext, clientId: WebApp, maker: Co
 }
 
 /** Rotation over `pool`: each answer's new refresh token goes back in, the old one is never sent again. */
-function rotation(fixture: BenchFixture, clientId: WebApp, pool: string[]): Prepared {
+export function rotation(fixture: BenchFixture, clientId: WebApp, pool: string[]): Prepared {
   const families = pool.length;
   let starved = 0;
   const refreshToken = /"refresh_token":"([^"]+)"/;
@@ -653,7 +660,11 @@ const atWarn: Scenario = (() => {
  * (bare Koa + the same insert, test/bench/bare-koa-pg.mjs) rather than node-oidc-provider,
  * whose figures are in-memory.
  */
-const onPostgres = (['cc-reference', 'introspection', 'private-key-jwt'] as const).map((id): Scenario => {
+const onPostgres = ([
+  'cc-reference', 'introspection', 'private-key-jwt',
+  // Issue 40: each durable row beside its store floor on PostgreSQL too (test/bench/store-floor-scenarios.ts).
+  'code', 'refresh', 'code-es256-id-token', 'refresh-es256-id-token', 'cc-dpop',
+] as const).map((id): Scenario => {
   const { oidcProvider: _paired, ...base } = onSqlite.find((s) => s.id === id)!;
   return { ...base, id: `${id}-pg`, title: `${base.title.replace(' (SQLite)', '')} — PostgreSQL`, server: 'postgres', repeats: id };
 });
