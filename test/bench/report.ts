@@ -297,7 +297,8 @@ export function markdown(results: BenchResults): string {
         (sig.verify ? `; one check of it ${ms(Math.round(sig.verify.ES256))} µs for ES256 and ${ms(Math.round(sig.verify.RS256))} µs for RS256` : '') +
         ', measured in the load generator\'s process before the rounds (test/bench/signature-cost.ts). ' +
         'A row is bound by the floor plus the signatures it makes and checks; "ours ÷ bound" says how close the service comes (below 1× is possible: cohort scheduling makes the floor\'s own work cheaper than bare Koa does), and the last two what node-oidc-provider spends on the same request and the most "× oidc-provider" (by CPU) a row could show at its bound. ' +
-        'The bound leaves out everything else a row must do, such as the durable writes of a code redemption or a refresh: "The signature and store bound" below adds them.',
+        'The bound leaves out everything else a row must do, such as the durable writes of a code redemption or a refresh' +
+        (storeBounds(results).length > 0 ? ': "The signature and store bound" below adds them.' : '.'),
       '',
       '| scenario | CPU µs/request | bound: what it is made of (µs) | bound µs | ours ÷ bound | oidc-provider CPU µs/request | oidc-provider ÷ bound |',
       '|---|---:|---|---:|---:|---:|---:|',
