@@ -37,15 +37,14 @@ export function createRefreshTokenGrant({ refreshTokens, resources = noResources
           logDetail: ctx.request.certificateThumbprint === undefined ? 'certificate-bound refresh token without a client certificate' : 'certificate-bound refresh token with another client certificate',
         });
       }
-      ctx.result = {
+      ctx.result = refreshTokens.continueFamily(redeemed, {
         subject: redeemed.subject,
         // RFC 8707 §2.2: each refresh may ask for a token for some of the family's APIs, never others.
         ...(redeemed.audience === undefined ? {} : { audience: resources.within(redeemed.audience, ctx.request.resources)! }),
         scopes: requested ?? redeemed.scopes,
         claims: redeemed.claims,
-        sessionId: redeemed.familyId,
         ...(rotatesRefreshTokens(ctx.request.client) ? { consumes: handle } : {}),
-      };
+      });
     },
     spent: (handle, request) => refreshTokens.refuseSpent(handle, request.client),
   };

@@ -37,6 +37,12 @@ export interface RefreshTokenData extends FamilyData {
   readonly jkt?: string | undefined;
   /** The certificate thumbprint (`x5t#S256`) a public client's refresh token is bound to (RFC 8705 §4). */
   readonly x5t?: string | undefined;
+  /**
+   * When the family ends (epoch ms, its record's `expiresAt`), so a rotation need not read the
+   * family record. Tokens written before this field (or by an older node) lack it: their
+   * rotation reads the record as before.
+   */
+  readonly familyEnds?: number | undefined;
 }
 
 export interface RedeemedRefreshToken extends RefreshTokenData {
@@ -56,6 +62,12 @@ export interface RefreshTokenService {
    * `requestedScopes` beyond the original grant are refused with `invalid_scope`.
    */
   redeem(handle: string, client: Client, requestedScopes?: readonly string[]): Promise<RedeemedRefreshToken>;
+  /**
+   * The grant's success that continues `redeemed`'s family (`sessionId`): `prepare` then takes
+   * the family's scopes, audience and end from the redeemed token instead of reading the
+   * family record again.
+   */
+  continueFamily(redeemed: RedeemedRefreshToken, success: Omit<GrantSuccess, 'sessionId'>): GrantSuccess;
   /** The answer to a refresh token that another request used first; revokes its family when that was longer ago than the reuse interval. */
   refuseSpent(handle: string, client: Client): Promise<OAuthError>;
 }
@@ -63,7 +75,24 @@ export interface RefreshTokenService {
 const familyKey = (familyId: string): string => `family:${familyId}`;
 const invalid = (logDetail: string) => new InvalidGrant('The refresh token is invalid.', { logDetail });
 
+/** What a rotation needs of its family: the family's own grant and its end. */
+interface FamilyTerms extends FamilyData {
+  readonly expiresAt: number;
+}
+
 export function createRefreshTokenService({ store, clock, logger }: { store: Store; clock: Clock; logger: Logger }): RefreshTokenService {
+  // The family terms of successes `continueFamily` made, for `prepare` of the same request.
+  const continued = new WeakMap<GrantSuccess, FamilyTerms>();
+
+  async function familyTerms(grant: GrantSuccess & { sessionId: string }): Promise<FamilyTerms> {
+    const known = continued.get(grant);
+    if (known !== undefined) return known;
+    const family = await store.get(familyKey(grant.sessionId));
+    if (!family) throw invalid('refresh token family is gone (revoked or expired)');
+    const { scopes, audience } = JSON.parse(family.data) as FamilyData;
+    return { scopes, audience, expiresAt: family.expiresAt };
+  }
+
   function newFamily(client: Client, grant: GrantSuccess, scopes: readonly string[], familyId: string, now: number): PersistedGrant {
     return {
       key: familyKey(familyId), type: 'refresh_family', clientId: client.clientId, subjectId: grant.subject.id,
@@ -89,19 +118,19 @@ export function createRefreshTokenService({ store, clock, logger }: { store: Sto
     async prepare({ client, grantType, grant, scopes, familyId, jkt, x5t }) {
       const now = clock.now();
       const records: PersistedGrant[] = [];
-      let family: PersistedGrant | undefined;
+      let family: FamilyTerms;
       if (grant.sessionId !== undefined) {
-        family = await store.get(familyKey(grant.sessionId));
-        if (!family) throw invalid('refresh token family is gone (revoked or expired)');
+        family = await familyTerms(grant as GrantSuccess & { sessionId: string });
       } else {
-        family = newFamily(client, grant, scopes, familyId, now);
-        records.push(family);
+        const record = newFamily(client, grant, scopes, familyId, now);
+        records.push(record);
+        family = { scopes, audience: grant.grantedAudience ?? grant.audience, expiresAt: record.expiresAt };
       }
-      const shared = JSON.parse(family.data) as FamilyData;
+      const shared: FamilyData = { scopes: family.scopes, audience: family.audience };
       const sliding = client.slidingRefreshTokenLifetime;
       const expiresAt = sliding > 0 ? Math.min(family.expiresAt, now + sliding * 1000) : family.expiresAt;
       const user = grant.subject.kind === 'user' ? grant.subject : undefined;
-      const data: RefreshTokenData = { ...shared, authTime: user?.authTime, ...(user?.amr ? { amr: user.amr } : {}), ...(user?.acr ? { acr: user.acr } : {}), ...(user?.idp ? { idp: user.idp } : {}), claims: grant.claims ?? {}, grantType, ...(jkt === undefined ? {} : { jkt }), ...(x5t === undefined ? {} : { x5t }) };
+      const data: RefreshTokenData = { ...shared, authTime: user?.authTime, ...(user?.amr ? { amr: user.amr } : {}), ...(user?.acr ? { acr: user.acr } : {}), ...(user?.idp ? { idp: user.idp } : {}), claims: grant.claims ?? {}, grantType, ...(jkt === undefined ? {} : { jkt }), ...(x5t === undefined ? {} : { x5t }), familyEnds: family.expiresAt };
       const handle = newHandle();
       records.push({
         key: handle, type: 'refresh_token', clientId: client.clientId, subjectId: grant.subject.id,
@@ -125,6 +154,15 @@ export function createRefreshTokenService({ store, clock, logger }: { store: Sto
         kind: 'user', id, authTime: data.authTime, ...(data.amr ? { amr: data.amr } : {}), ...(data.acr ? { acr: data.acr } : {}), ...(data.idp ? { idp: data.idp } : {}),
       };
       return { ...data, subject, familyId: record.sessionId ?? '' };
+    },
+
+    continueFamily(redeemed, success) {
+      const continuing: GrantSuccess = { ...success, sessionId: redeemed.familyId };
+      // A token without the family's end (an older one) leaves `prepare` to read the record.
+      if (redeemed.familyEnds !== undefined) {
+        continued.set(continuing, { scopes: redeemed.scopes, audience: redeemed.audience, expiresAt: redeemed.familyEnds });
+      }
+      return continuing;
     },
 
     async refuseSpent(handle, client) {

@@ -25,6 +25,7 @@ function setup(redeem: RefreshTokenService['redeem']) {
   const grant = createRefreshTokenGrant({
     refreshTokens: {
       prepare: async () => ({ handle: 'unused', records: [] }),
+      continueFamily: (r, success) => ({ ...success, sessionId: r.familyId }),
       refuseSpent: async () => new InvalidGrant('The refresh token is invalid.'),
       redeem: async (handle, c, scopes) => (presented.push(handle), requested.push(scopes), redeem(handle, c, scopes)),
     },
@@ -55,6 +56,7 @@ describe('refresh_token grant', () => {
     const { spent } = createRefreshTokenGrant({
       refreshTokens: {
         prepare: async () => ({ handle: 'unused', records: [] }),
+        continueFamily: (r, success) => ({ ...success, sessionId: r.familyId }),
         redeem: async () => redeemed,
         refuseSpent: async (handle, c) => new InvalidGrant(`refused ${handle} for ${c.clientId}`),
       },
@@ -94,6 +96,7 @@ describe('refresh_token grant: a public client refresh token bound to its client
   const grant = createRefreshTokenGrant({
     refreshTokens: {
       prepare: async () => ({ handle: 'unused', records: [] }),
+      continueFamily: (r, success) => ({ ...success, sessionId: r.familyId }),
       refuseSpent: async () => new InvalidGrant('The refresh token is invalid.'),
       redeem: async () => bound,
     },
@@ -129,6 +132,7 @@ describe('refresh_token grant with resource indicators (RFC 8707 §2.2)', () => 
       resources,
       refreshTokens: {
         prepare: async () => ({ handle: 'unused', records: [] }),
+        continueFamily: (r, success) => ({ ...success, sessionId: r.familyId }),
         refuseSpent: async () => new InvalidGrant('The refresh token is invalid.'),
         redeem: async () => ({ ...redeemed, audience: family }),
       },

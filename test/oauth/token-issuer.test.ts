@@ -195,6 +195,44 @@ describe('refresh tokens and ID tokens', () => {
   });
 });
 
+describe('refresh token rotation', () => {
+  async function firstRefreshToken() {
+    const { response, records } = await issue({ subject: alice }, ['orders.read', 'offline_access']);
+    for (const record of records) await store.add(record);
+    return { handle: response.refresh_token!, family: records.find((r) => r.type === 'refresh_family')! };
+  }
+
+  it('takes the family’s grant and end from the redeemed token, without reading the family record again', async () => {
+    const { handle, family } = await firstRefreshToken();
+    const redeemed = await refreshTokens.redeem(handle, web);
+    expect(redeemed.familyEnds).toBe(family.expiresAt);
+    const reads: string[] = [];
+    const get = store.get.bind(store);
+    store.get = async (key) => (reads.push(key), get(key));
+
+    const success = refreshTokens.continueFamily(redeemed, { subject: redeemed.subject, scopes: ['orders.read'], consumes: handle });
+    // No sliding lifetime: the new token lives exactly to the family's end.
+    const { records } = await issuer.prepare({ client: { ...web, slidingRefreshTokenLifetime: 0 }, grantType: 'refresh_token', grant: success, scopes: ['orders.read'] });
+
+    expect(reads).toEqual([]);
+    const next = records.find((r) => r.type === 'refresh_token')!;
+    expect(next).toMatchObject({ sessionId: family.sessionId, expiresAt: family.expiresAt });
+    expect(JSON.parse(next.data)).toMatchObject({ scopes: ['orders.read', 'offline_access'], familyEnds: family.expiresAt });
+  });
+
+  it('reads the family record for a token written without the family’s end (an older node’s), and refuses when the family is gone', async () => {
+    const { handle, family } = await firstRefreshToken();
+    const { familyEnds: _, ...older } = await refreshTokens.redeem(handle, web);
+    const success = refreshTokens.continueFamily(older, { subject: older.subject, scopes: ['orders.read'], consumes: handle });
+
+    const { records } = await issuer.prepare({ client: web, grantType: 'refresh_token', grant: success, scopes: ['orders.read'] });
+    expect(JSON.parse(records.find((r) => r.type === 'refresh_token')!.data)).toMatchObject({ scopes: ['orders.read', 'offline_access'], familyEnds: family.expiresAt });
+
+    await store.remove(family.key);
+    await expect(issuer.prepare({ client: web, grantType: 'refresh_token', grant: success, scopes: ['orders.read'] })).rejects.toMatchObject({ code: 'invalid_grant' });
+  });
+});
+
 describe('custom response members', () => {
   it('are added but never override a standard member', async () => {
     const { response } = await issue({ subject: alice }, ['orders.read'], {

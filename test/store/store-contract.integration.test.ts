@@ -194,6 +194,17 @@ for (const backend of backends) {
       expect((await store.get('taken'))?.data).toBe(grant('taken').data);
     });
 
+    it('replaces an expired holder of a key in a batch, as add does, and still spends the grant', async () => {
+      await store.add(grant('spent'));
+      await store.add(grant('stale', { expiresAt: T0 + 2, data: 'old' }));
+
+      expect(await store.commit({ consume: { key: 'spent', now: T0 + 5 }, add: [grant('next'), grant('stale', { createdAt: T0 + 5, data: 'new' })] })).toBe(true);
+
+      expect((await store.get('spent'))?.consumedAt).toBe(T0 + 5);
+      expect((await store.get('stale'))?.data).toBe('new');
+      expect(await store.get('next')).toBeDefined();
+    });
+
     it('lets exactly one of 20 concurrent batches spending one grant on two store instances write', async () => {
       const other = database.open();
       await store.add(grant('race'));

@@ -22,7 +22,8 @@ import { turnGroups } from './turn-groups.js';
  * inserts: one of them is stored. A group that fails (the server went away) rejects every
  * caller in it: the statement is atomic, so none of its rows was stored.
  */
-const arrayTypes: Record<(typeof grantRowColumns)[number], string> = {
+/** Each column's array type, for statements that take one array per column (`unnest`). */
+export const arrayTypes: Record<(typeof grantRowColumns)[number], string> = {
   key: 'text[]', type: 'text[]', client_id: 'text[]', subject_id: 'text[]', session_id: 'text[]',
   created_at: 'bigint[]', expires_at: 'bigint[]', consumed_at: 'bigint[]', data: 'text[]',
 };

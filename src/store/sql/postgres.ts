@@ -5,6 +5,7 @@ import type { Database } from './schema.js';
 import { createSqlStore } from './sql-store.js';
 import { postgresStatementRunner } from './postgres-statement-runner.js';
 import { postgresGrantGroups } from './postgres-grant-groups.js';
+import { postgresSpendAndAdd } from './postgres-spend-and-add.js';
 
 export interface PostgresOptions {
   /** Schema to use instead of the server's default `search_path`, e.g. one per test run. */
@@ -48,7 +49,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Store 
     name: 'PostgreSQL',
     db,
     statements: postgresStatementRunner(pool),
-    grantRows: postgresGrantGroups(pool),
+    grantRows: { ...postgresGrantGroups(pool), spendAndAdd: postgresSpendAndAdd(pool) },
     exclusiveTransaction: (fn) =>
       db.transaction().execute(async (trx) => {
         // Per schema, so separate deployments (or test runs) sharing a database do not queue.

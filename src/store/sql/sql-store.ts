@@ -11,6 +11,7 @@ import {
 import { connectivityReason, isUniqueViolation } from './connectivity-error.js';
 import { readMigrationStatus, runMigrations } from './run-migrations.js';
 import { changedRows, kyselyRunner, prepareQuery, type StatementRunner } from './prepared-query.js';
+import type { SpendAndAdd } from './postgres-spend-and-add.js';
 import type { Database, PersistedGrantsTable, SigningKeysTable } from './schema.js';
 import { createSqlClientRecords } from './sql-client-records.js';
 import { createSqlUserRecords } from './sql-user-records.js';
@@ -40,6 +41,12 @@ export interface GrantRowStatements {
   read(key: string): Promise<GrantRow | undefined>;
   /** Sends what is waiting and settles what was sent; called before the store closes. */
   drain(): Promise<void>;
+  /**
+   * A `commit` with rows to add in one statement (PostgreSQL: postgres-spend-and-add.ts): whether
+   * it was written (`false`: the consume lost), or `'conflict'` when a key was held, for the
+   * general path to decide.
+   */
+  spendAndAdd?: SpendAndAdd;
 }
 
 const toMillis = (value: number | string): number => Number(value);
@@ -232,6 +239,10 @@ export function createSqlStore(backend: SqlBackend): Store {
         if (consume === undefined && add.length === 1) {
           if (await grantRows.insert(grantParams(add[0]!))) return true;
           throw new DuplicateKeyError();
+        }
+        if (grantRows.spendAndAdd !== undefined && add.length > 0) {
+          const written = await grantRows.spendAndAdd(consume && { key: hashKey(consume.key), now: consume.now }, add.map(grantParams));
+          if (written !== 'conflict') return written;
         }
         const statements = [
           ...(consume === undefined ? [] : [queries.consumeOnly.bind({ key: hashKey(consume.key), now: consume.now })]),
