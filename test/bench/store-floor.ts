@@ -8,11 +8,12 @@
  *
  * The calls, per request (checked against the service by logging every statement it ran):
  *   code redemption   get(code); commit(consume code + add family + add refresh token)
- *   refresh rotation  get(refresh token); get(family); commit(consume token + add new token)
+ *   refresh rotation  get(refresh token); commit(consume token + add new token): the token carries
+ *                     its family's end, so the family record is not read again
  *   reference token   commit(add reference token), which is the single-insert `add` path
  *   DPoP              add(used proof `jti`)
  * Each `commit` of a consume and inserts is one transaction (SQLite: a savepoint in the turn's
- * group commit; PostgreSQL: begin … commit on one pooled connection); a lone insert goes through
+ * group commit; PostgreSQL: one statement, postgres-spend-and-add.ts); a lone insert goes through
  * the turn's group (SQLite: the turn's transaction; PostgreSQL: one `insert … unnest`).
  */
 import { createStore } from '../../src/store/create-store.js';
@@ -112,7 +113,6 @@ export function storeFloor(store: Store): StoreFloor {
     async rotateRefresh(handle) {
       const found = await store.get(handle);
       if (!found || found.consumedAt !== undefined || found.sessionId === undefined) return undefined;
-      if (!(await store.get(`family:${found.sessionId}`))) return undefined;
       const now = Date.now();
       const token = refreshToken(found.sessionId, found.clientId, 'refresh_token', now);
       return (await store.commit({ consume: { key: handle, now }, add: [token] })) ? token.key : undefined;
