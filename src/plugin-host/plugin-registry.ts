@@ -75,6 +75,15 @@ function pluginConfigOf(config: Pick<ResolvedConfig, 'apiResources' | 'apiScopes
   });
 }
 
+/**
+ * One declaration, whether shared by reference or loaded twice (a module instance per loader):
+ * the same description, check, default and JSON Schema.
+ */
+function sameDeclaration(a: ClientField<unknown>, b: ClientField<unknown>): boolean {
+  return a === b || (a.description === b.description && String(a.check) === String(b.check)
+    && JSON.stringify(a.default) === JSON.stringify(b.default) && JSON.stringify(a.jsonSchema) === JSON.stringify(b.jsonSchema));
+}
+
 export function createPluginRegistrar(services: PluginHostServices) {
   const { config, logger } = services;
   const pluginConfig = pluginConfigOf(config);
@@ -150,17 +159,23 @@ export function createPluginRegistrar(services: PluginHostServices) {
   }
 
   /**
-   * A plugin field may not take a name the service uses; two plugins that read one field (two
-   * grants judging one setting) both declare it, and must agree on its value when it is left out.
+   * A plugin field may not take a name the service uses. Two plugins that read one field (two
+   * grants judging one setting) both declare it: the same declaration (one `defineClientField`
+   * both import) counts once; two declarations must agree on what the field is (its default and
+   * its JSON Schema, what tools show), and each one's check runs.
    */
   function declareClientField(pluginName: string, field: ClientField<unknown>): void {
     if (hostClientFields.includes(field.name)) {
       throw new BootError('PLUGIN_CONFLICT', `plugin "${pluginName}" declares the client field "${field.name}", a field the service declares (rename it)`);
     }
     const earlier = clientFields.get(field.name) ?? [];
-    const disagreeing = earlier.find((e) => JSON.stringify(e.field.default) !== JSON.stringify(field.default));
-    if (disagreeing) {
-      throw new BootError('PLUGIN_CONFLICT', `plugins "${disagreeing.plugin}" and "${pluginName}" both declare the client field "${field.name}" with different defaults (${JSON.stringify(disagreeing.field.default)} and ${JSON.stringify(field.default)}): make them agree`);
+    if (earlier.some((e) => sameDeclaration(e.field, field))) return;
+    const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+    for (const [what, of] of [['defaults', (f: ClientField<unknown>) => f.default], ['JSON Schemas', (f: ClientField<unknown>) => f.jsonSchema ?? {}]] as const) {
+      const disagreeing = earlier.find((e) => !same(of(e.field), of(field)));
+      if (disagreeing) {
+        throw new BootError('PLUGIN_CONFLICT', `plugins "${disagreeing.plugin}" and "${pluginName}" both declare the client field "${field.name}" with different ${what} (${JSON.stringify(of(disagreeing.field))} and ${JSON.stringify(of(field))}): make them agree`);
+      }
     }
     clientFields.set(field.name, [...earlier, { plugin: pluginName, field }]);
   }
