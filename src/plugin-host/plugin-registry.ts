@@ -52,6 +52,17 @@ export interface DeclaredClientField {
   readonly field: ClientField<unknown>;
 }
 
+/** A client field for tools and people: its (first) declaration and every plugin that declares it. */
+export interface DescribedClientField {
+  readonly field: ClientField<unknown>;
+  readonly plugins: readonly string[];
+}
+
+/** The registry's plugin fields, one entry per field, in declaration order. */
+export function describedClientFields(registry: Pick<PluginRegistry, 'clientFields'>): DescribedClientField[] {
+  return [...(registry.clientFields?.values() ?? [])].map((declarations) => ({ field: declarations[0]!.field, plugins: [...new Set(declarations.map((d) => d.plugin))] }));
+}
+
 /** The host services plugins are given parts of. */
 export interface PluginHostServices {
   readonly config: Pick<ResolvedConfig, 'apiResources' | 'apiScopes' | 'clients' | 'identityResources' | 'issuer' | 'plugins'>;
@@ -79,7 +90,7 @@ function pluginConfigOf(config: Pick<ResolvedConfig, 'apiResources' | 'apiScopes
  * One declaration, whether shared by reference or loaded twice (a module instance per loader):
  * the same description, check, default and JSON Schema.
  */
-function sameDeclaration(a: ClientField<unknown>, b: ClientField<unknown>): boolean {
+export function sameDeclaration(a: ClientField<unknown>, b: ClientField<unknown>): boolean {
   return a === b || (a.description === b.description && String(a.check) === String(b.check)
     && JSON.stringify(a.default) === JSON.stringify(b.default) && JSON.stringify(a.jsonSchema) === JSON.stringify(b.jsonSchema));
 }
@@ -161,7 +172,7 @@ export function createPluginRegistrar(services: PluginHostServices) {
   /**
    * A plugin field may not take a name the service uses. Two plugins that read one field (two
    * grants judging one setting) both declare it: the same declaration (one `defineClientField`
-   * both import) counts once; two declarations must agree on what the field is (its default and
+   * both import) is checked once (`check-client-fields.ts`); two declarations must agree on what the field is (its default and
    * its JSON Schema, what tools show), and each one's check runs.
    */
   function declareClientField(pluginName: string, field: ClientField<unknown>): void {
@@ -169,10 +180,9 @@ export function createPluginRegistrar(services: PluginHostServices) {
       throw new BootError('PLUGIN_CONFLICT', `plugin "${pluginName}" declares the client field "${field.name}", a field the service declares (rename it)`);
     }
     const earlier = clientFields.get(field.name) ?? [];
-    if (earlier.some((e) => sameDeclaration(e.field, field))) return;
     const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
     for (const [what, of] of [['defaults', (f: ClientField<unknown>) => f.default], ['JSON Schemas', (f: ClientField<unknown>) => f.jsonSchema ?? {}]] as const) {
-      const disagreeing = earlier.find((e) => !same(of(e.field), of(field)));
+      const disagreeing = earlier.find((e) => !sameDeclaration(e.field, field) && !same(of(e.field), of(field)));
       if (disagreeing) {
         throw new BootError('PLUGIN_CONFLICT', `plugins "${disagreeing.plugin}" and "${pluginName}" both declare the client field "${field.name}" with different ${what} (${JSON.stringify(of(disagreeing.field))} and ${JSON.stringify(of(field))}): make them agree`);
       }

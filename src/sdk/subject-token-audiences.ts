@@ -19,7 +19,7 @@ const shown = (value: unknown): string => (typeof value === 'string' ? JSON.stri
 
 export const allowedSubjectTokenAudiences = defineClientField<readonly string[]>('allowedSubjectTokenAudiences', {
   description: 'The API resources this client fronts, by name, e.g. `["api1"]`: a user\'s token it exchanges (delegation\'s `token`, token exchange\'s `subject_token`) must be addressed to one of them (`aud`, by the API\'s name or its `uri`). Without it the client can exchange no token; a client allowed either grant must list one.',
-  jsonSchema: { type: 'array', items: { type: 'string' } },
+  jsonSchema: { type: 'array', items: { type: 'string', minLength: 1 } },
   check(value, { apiResources }) {
     if (!Array.isArray(value)) throw new OptionsError('', `expected an array of API resource names, got ${shown(value)}`);
     const names = apiResources.map((r) => r.name);

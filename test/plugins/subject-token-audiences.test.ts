@@ -27,7 +27,7 @@ describe('allowedSubjectTokenAudiences, declared by the delegation and token exc
     const store = await memoryStoreWithTestKeys(config, systemClock);
     const app = await createApp(config, { logDestination: quiet, ...(store ? { store } : {}) });
     try {
-      expect(app.registry.clientFields?.get('allowedSubjectTokenAudiences')?.map((d) => d.plugin)).toEqual(['delegation']);
+      expect(app.registry.clientFields?.get('allowedSubjectTokenAudiences')?.map((d) => d.plugin)).toEqual(['delegation', 'token-exchange']);
       expect(app.config.clients.map((c) => allowedSubjectTokenAudiences.read(c))).toEqual([['api1'], ['api1']]);
     } finally {
       await app.close();
