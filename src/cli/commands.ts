@@ -23,6 +23,8 @@ export interface Command {
   readonly options: OptionSpec;
   /** Most positional arguments accepted. */
   readonly positionals?: number;
+  /** Takes a flag per client field of the package's plugins too (`pluginFieldFlags`), loaded before parsing. */
+  readonly pluginFieldFlags?: boolean;
   run(values: OptionValues, positionals: readonly string[]): Promise<number>;
 }
 
@@ -211,7 +213,7 @@ export const commands: Command[] = [
   },
 ];
 
-const registryOptions = {
+export const registryOptions = {
   ...config,
   json: { type: 'boolean' },
   name: { type: 'string' },
@@ -241,6 +243,7 @@ const registryDetails = (noun: 'clients' | 'apis'): string => {
     [`add ${id}`, noun === 'clients' ? '--grant <type>... --scope <scope>... [--name <n>] [--redirect-uri <uri>...] [--public]' : '--scope <scope>...'],
     ...flagSynopsis(noun === 'clients' ? 'client' : 'apiResource').map((line): [string, string] => ['', line]),
     ['', "[--definition '<json of config fields>'] [--disabled]: a flag per field (the config reference names each)"],
+    ...(noun === 'clients' ? [['', 'and per client field of the package\'s plugins, e.g. --allowed-subject-token-audience <api>...'] as [string, string]] : []),
     ...(noun === 'clients' ? [['', "or --from-config: copy the config file's entry, stored secret hashes and all"] as [string, string]] : []),
     ['', 'a generated secret is printed once; only its SHA-256 hash is stored'],
     ['list', `the ${noun === 'clients' ? 'clients' : 'API resources'} in the database (never a secret or hash)`],
@@ -284,6 +287,7 @@ commands.push(
     details: registryDetails('clients'),
     options: registryOptions,
     positionals: 4,
+    pluginFieldFlags: true,
     run: async (values, positionals) => (await import('./clients-command.js')).clientsCommand('client', values, positionals),
   },
   {
