@@ -13,7 +13,7 @@ import type { KeyProtector } from '../oauth/keys/key-protection.js';
 import type { Clock, Logger, TokenValidator } from '../sdk/contracts.js';
 import type { DpopProofValidator } from '../sender-binding/dpop-proof-validator.js';
 import type { Store } from '../store/store.js';
-import type { DescribedClientField } from '../plugin-host/plugin-registry.js';
+import type { DescribedClientField } from '../config/plugin-client-field-schemas.js';
 import type { UserAdmin } from '../users/user-admin.js';
 import { requestId } from '../http/request-id.js';
 import { createAdminRouter } from './admin-router.js';

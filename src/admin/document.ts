@@ -5,7 +5,7 @@
  * the fields the package's own plugins declare (`packageClientFields`); a running service's
  * `/openapi.json` shows those of the plugins it loaded, a deployment's own included.
  */
-import type { DescribedClientField } from '../plugin-host/plugin-registry.js';
+import type { DescribedClientField } from '../config/plugin-client-field-schemas.js';
 import { adminOperations, type AdminApiDeps } from './admin-api.js';
 import { openApiDocument } from './openapi.js';
 

@@ -22,7 +22,7 @@ import type { Store } from '../store/store.js';
 import { AdminApiRefusal, adminServer } from './admin-api-client.js';
 import { remoteClientAdmin, type ClientOperations } from './remote-client-admin.js';
 import { table } from './table.js';
-import { registryOptions } from './commands.js';
+import { registryOptions } from './registry-options.js';
 import { fieldsFromFlags, inFlagWords, pluginFieldFlags } from './field-flags.js';
 import { CliError } from './user-facing-error.js';
 

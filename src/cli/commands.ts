@@ -8,7 +8,8 @@ import { hashPassword } from '../oauth/password-hash.js';
 import { hashSecret } from '../sdk/hash.js';
 import { readSecret } from './read-secret.js';
 import { CliError } from './user-facing-error.js';
-import { fieldFlagOptions, flagSynopsis } from './field-flags.js';
+import { flagSynopsis } from './field-flags.js';
+import { registryOptions } from './registry-options.js';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 export type OptionValues = Record<string, string | boolean | string[] | boolean[] | undefined>;
@@ -213,29 +214,6 @@ export const commands: Command[] = [
   },
 ];
 
-export const registryOptions = {
-  ...config,
-  json: { type: 'boolean' },
-  name: { type: 'string' },
-  grant: { type: 'string', multiple: true },
-  scope: { type: 'string', multiple: true },
-  'redirect-uri': { type: 'string', multiple: true },
-  public: { type: 'boolean' },
-  definition: { type: 'string' },
-  disabled: { type: 'boolean' },
-  'from-config': { type: 'boolean' },
-  'expires-in': { type: 'string' },
-  'expire-others-in': { type: 'string' },
-  'max-uses': { type: 'string' },
-  description: { type: 'string' },
-  certificate: { type: 'string' },
-  type: { type: 'string' },
-  value: { type: 'string' },
-  in: { type: 'string' },
-  method: { type: 'string' },
-  // Every other field of a client or API resource (issue 39), named after the config field.
-  ...fieldFlagOptions(),
-} as const;
 
 const registryDetails = (noun: 'clients' | 'apis'): string => {
   const id = noun === 'clients' ? '<client_id>' : '<name>';

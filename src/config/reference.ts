@@ -10,8 +10,7 @@
  * them by declaration merging, `PluginClientFields`).
  */
 import * as z from 'zod';
-import { clientFieldJsonSchema } from '../plugin-host/client-field-schemas.js';
-import type { DescribedClientField } from '../plugin-host/plugin-registry.js';
+import { clientFieldJsonSchema, type DescribedClientField } from './plugin-client-field-schemas.js';
 import { userConfigSchema } from './schema.js';
 
 type JsonSchema = {

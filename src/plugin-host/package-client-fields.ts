@@ -8,7 +8,8 @@
  */
 import { discoverPluginFolders } from './discover.js';
 import { loadPlugins, packagePluginDir } from './load-plugins.js';
-import { sameDeclaration, type DescribedClientField } from './plugin-registry.js';
+import type { DescribedClientField } from '../config/plugin-client-field-schemas.js';
+import { sameDeclaration } from './plugin-registry.js';
 
 let loaded: Promise<DescribedClientField[]> | undefined;
 

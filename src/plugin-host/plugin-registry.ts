@@ -14,6 +14,7 @@ import type { EventSink } from '../sdk/events.js';
 import { isOptionsError } from '../sdk/errors.js';
 import type { ClientField } from '../sdk/client-fields.js';
 import { hostClientFields } from '../config/plugin-client-fields.js';
+import type { DescribedClientField } from '../config/plugin-client-field-schemas.js';
 import type { Store } from '../store/store.js';
 import { checkInstance, type FactoryList, type PluginPart } from './check.js';
 import { pluginStore } from './plugin-store.js';
@@ -50,12 +51,6 @@ export interface PluginRegistry {
 export interface DeclaredClientField {
   readonly plugin: string;
   readonly field: ClientField<unknown>;
-}
-
-/** A client field for tools and people: its (first) declaration and every plugin that declares it. */
-export interface DescribedClientField {
-  readonly field: ClientField<unknown>;
-  readonly plugins: readonly string[];
 }
 
 /** The registry's plugin fields, one entry per field, in declaration order. */

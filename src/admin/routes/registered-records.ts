@@ -7,8 +7,7 @@
  */
 import { apiResourceSchema, clientSchema } from '../../config/model.js';
 import { z } from '../../config/fields.js';
-import { clientFieldShape } from '../../plugin-host/client-field-schemas.js';
-import type { DescribedClientField } from '../../plugin-host/plugin-registry.js';
+import { clientFieldShape, type DescribedClientField } from '../../config/plugin-client-field-schemas.js';
 import { ClientAdminError, type ClientAdmin } from '../../clients/client-admin.js';
 import type { RecordKind, StoredRecord } from '../../store/client-records.js';
 import { checkIfMatch, etagOf } from '../etag.js';

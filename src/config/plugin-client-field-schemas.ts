@@ -3,10 +3,16 @@
  * describes or gates a client's fields by its declaration: the admin API's bodies and document,
  * the editor schema and the config reference. Each takes any value and shows the declaration's
  * JSON Schema and description: the plugin's `check` judges the value, wherever the client is
- * written (`check-client-fields.ts`), so it is judged in one place.
+ * written (`src/plugin-host/check-client-fields.ts`), so it is judged in one place.
  */
-import { z } from '../config/fields.js';
-import type { DescribedClientField } from './plugin-registry.js';
+import type { ClientField } from '../sdk/client-fields.js';
+import { z } from './fields.js';
+
+/** A client field for tools and people: its (first) declaration and every plugin that declares it. */
+export interface DescribedClientField {
+  readonly field: ClientField<unknown>;
+  readonly plugins: readonly string[];
+}
 
 const byWhom = (plugins: readonly string[]): string =>
   `Declared by the ${plugins.map((p) => `"${p}"`).join(' and ')} plugin${plugins.length > 1 ? 's' : ''}.`;
