@@ -100,3 +100,24 @@ describe('svc clients with the flag of a package plugin\'s client field (issue 3
     expect(run.stdout).toContain('--allowed-subject-token-audience');
   });
 });
+
+describe('svc check-config with a plugin\'s client field (issues 32, 39)', () => {
+  it('names the field path, the problem and the plugin of a bad value', async () => {
+    const bad = join(dir, 'bad.config.json');
+    writeFileSync(bad, JSON.stringify({
+      signing: { keys: testKeyFiles(dir) },
+      store: 'memory',
+      apiScopes: [{ name: 'backend.read' }],
+      apiResources: [{ name: 'api1', scopes: ['backend.read'] }],
+      clients: [{ clientId: 'api1.client', requireClientSecret: false, allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'], allowedSubjectTokenAudiences: ['api1', 'payroll'] }],
+    }));
+    let stderr = '';
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+    try {
+      expect(await main(['check-config', '--config', bad])).toBe(1);
+    } finally {
+      err.mockRestore();
+    }
+    expect(stderr).toContain('clients[0].allowedSubjectTokenAudiences[1]: unknown API resource "payroll" (known: api1) (plugin "delegation")');
+  });
+});
