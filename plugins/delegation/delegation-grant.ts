@@ -1,5 +1,5 @@
 import {
-  audienceOf, InvalidGrant, requireSenderBinding, type Client, type ClientProblem, type ExtensionGrantValidator, type JsonValue, type PluginConfig, type PluginDependencies,
+  allowedSubjectTokenAudiences, audienceOf, InvalidGrant, requireSenderBinding, type Client, type ClientProblem, type ExtensionGrantValidator, type JsonValue, type PluginConfig, type PluginDependencies,
 } from 'svc/sdk';
 
 /**
@@ -7,7 +7,9 @@ import {
  * so when the client is defined (config, database, client store) rather than refusing every request.
  */
 export function frontedApisProblem(client: Client): ClientProblem | undefined {
-  if (client.allowedSubjectTokenAudiences.length > 0) return undefined;
+  const fronted: unknown = allowedSubjectTokenAudiences.read(client);
+  // A value that is no list is the field's own check's to name (it runs first at start-up).
+  if (!Array.isArray(fronted) || fronted.length > 0) return undefined;
   return {
     field: 'allowedSubjectTokenAudiences',
     message: `client "${client.clientId}" may use the delegation grant but lists no API resource whose tokens it may exchange; list the APIs it fronts, e.g. ["api1"]`,
@@ -57,7 +59,7 @@ export function createDelegationGrant({ tokenValidator, logger, config }: Pick<P
       if (typeof authTime !== 'number') {
         throw new InvalidGrant('The token does not represent a user.');
       }
-      const fronted = ctx.request.client.allowedSubjectTokenAudiences;
+      const fronted = allowedSubjectTokenAudiences.read(ctx.request.client);
       if (!(typeof aud === 'string' ? [aud] : aud).some((a) => fronted.some((name) => a === name || a === identifierOf.get(name)))) {
         logger.info({ clientId: ctx.request.client.clientId, aud, allowed: fronted }, 'delegation: token addressed to an API the client does not front');
         throw new InvalidGrant('The token was not issued to an API this client acts for.');

@@ -1,5 +1,5 @@
 import {
-  audienceOf, certificateBindingProblem, InvalidRequest, InvalidTarget, requireDpopBinding,
+  allowedSubjectTokenAudiences, audienceOf, certificateBindingProblem, InvalidRequest, InvalidTarget, requireDpopBinding,
   type AccessTokenClaims, type Client, type ClientProblem, type ExtensionGrantValidator, type GrantContext, type JsonValue, type PluginConfig, type PluginDependencies,
 } from 'svc/sdk';
 
@@ -11,7 +11,9 @@ const grantType = 'urn:ietf:params:oauth:grant-type:token-exchange';
  * the client is defined (config, database, client store), not at every request.
  */
 export function exchangeableAudiencesProblem(client: Client): ClientProblem | undefined {
-  if (client.allowedSubjectTokenAudiences.length > 0) return undefined;
+  const fronted: unknown = allowedSubjectTokenAudiences.read(client);
+  // A value that is no list is the field's own check's to name (it runs first at start-up).
+  if (!Array.isArray(fronted) || fronted.length > 0) return undefined;
   return {
     field: 'allowedSubjectTokenAudiences',
     message: `client "${client.clientId}" may use ${grantType} but lists no API resource whose tokens it may exchange; list the APIs it fronts, e.g. ["api1"]`,
@@ -100,7 +102,7 @@ export function createTokenExchangeGrant({ tokenValidator, config, logger }: Pic
     async validate(ctx) {
       if (ctx.request.raw.get('subject_token') === undefined) throw new InvalidRequest('The subject_token parameter is missing.');
       const subject = (await validToken(ctx, 'subject'))!;
-      const exchangeable = ctx.request.client.allowedSubjectTokenAudiences;
+      const exchangeable = allowedSubjectTokenAudiences.read(ctx.request.client);
       if (!addressedTo(subject, exchangeable, identifierOf)) {
         logger.info({ clientId: ctx.request.client.clientId, aud: subject.aud, allowed: exchangeable }, 'token exchange: subject_token addressed to an audience the client may not exchange');
         throw new InvalidRequest('The subject_token was not issued to an audience this client may exchange.');

@@ -13,6 +13,7 @@ import type { KeyProtector } from '../oauth/keys/key-protection.js';
 import type { Clock, Logger, TokenValidator } from '../sdk/contracts.js';
 import type { DpopProofValidator } from '../sender-binding/dpop-proof-validator.js';
 import type { Store } from '../store/store.js';
+import type { DescribedClientField } from '../config/plugin-client-field-schemas.js';
 import type { UserAdmin } from '../users/user-admin.js';
 import { requestId } from '../http/request-id.js';
 import { createAdminRouter } from './admin-router.js';
@@ -40,6 +41,8 @@ export interface AdminApiDeps {
   protector: KeyProtector;
   clientAdmin: ClientAdmin;
   userAdmin: UserAdmin;
+  /** The client fields the loaded plugins declare: client bodies take them, the document shows them. */
+  clientFields?: readonly DescribedClientField[];
   /** Reloads this node's clients after a change. */
   refreshClients(): Promise<void>;
   version: string;
@@ -53,7 +56,7 @@ export function adminOperations(deps: AdminApiDeps): AdminOperation[] {
     kind === 'client' ? config.clients.some((c) => c.clientId === id) : config.apiResources.some((r) => r.name === id);
   const records = { admin: deps.clientAdmin, inConfig, changed: deps.refreshClients, serialize };
   return [
-    ...clientRoutes(records),
+    ...clientRoutes(records, deps.clientFields),
     ...apiResourceRoutes(records),
     ...userRoutes({ users: deps.userAdmin, serialize }),
     ...signingKeyRoutes({ store, keyRing: deps.keyRing, protector: deps.protector, clock, logger: deps.logger, propagationTime: config.signing.propagationTime, serialize }),

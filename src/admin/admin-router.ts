@@ -16,7 +16,12 @@ import { AdminProblem } from './problem.js';
 const emptyQuery = z.strictObject({});
 
 function issuesOf(error: z.ZodError, at: string): Array<{ path: string; message: string }> {
-  return error.issues.map((issue) => ({ path: [at, ...issue.path.map(String)].join('.'), message: issue.message }));
+  return error.issues.flatMap((issue) => {
+    const path = [at, ...issue.path.map(String)];
+    // An unknown field is named, with its own path: the declarations' wording ("expected a client object") does not say which.
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: [...path, key].join('.'), message: 'unknown field' }));
+    return [{ path: path.join('.'), message: issue.message }];
+  });
 }
 
 function parsed<S extends z.ZodType>(schema: S, value: unknown, at: string): z.output<S> {

@@ -52,7 +52,7 @@ import { createPasswordThrottle, type PasswordThrottle } from '../throttling/pas
 import { memoryWindowLimit } from '../throttling/rate-limits.js';
 import type { ScopeCatalog } from '../oauth/scopes.js';
 import { buildParameterTable, hostParameters, type ParameterTable } from '../oauth/form-params.js';
-import { createPluginRegistrar, type PluginRegistry } from '../plugin-host/plugin-registry.js';
+import { createPluginRegistrar, describedClientFields, type PluginRegistry } from '../plugin-host/plugin-registry.js';
 import { standardGrants } from '../grants/index.js';
 import { discoveryDocument } from '../endpoints/discovery.js';
 import { createResourceCatalog, type ResourceCatalog } from '../oauth/resources.js';
@@ -383,6 +383,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
       const { config, store, clock, logger, events, tokenValidator, dpop, keyRing, keyProtector, registry } = cradle;
       return createAdminApi({
         config, store, clock, logger, events, tokenValidator, dpop, keyRing, protector: keyProtector, version: serviceVersion,
+        clientFields: describedClientFields(registry),
         // The same operations as `svc clients`, `svc apis` and `svc users`.
         clientAdmin: createClientAdmin({ records: store.clientRecords, checker: createEntryChecker(config, registry), config, clock }),
         userAdmin: createUserAdmin({ records: store.users, store, configUsers: config.users, rules: config.passwordRules, clock }),

@@ -22,7 +22,8 @@ import type { Store } from '../store/store.js';
 import { AdminApiRefusal, adminServer } from './admin-api-client.js';
 import { remoteClientAdmin, type ClientOperations } from './remote-client-admin.js';
 import { table } from './table.js';
-import { fieldsFromFlags, inFlagWords } from './field-flags.js';
+import { registryOptions } from './registry-options.js';
+import { fieldsFromFlags, inFlagWords, pluginFieldFlags } from './field-flags.js';
 import { CliError } from './user-facing-error.js';
 
 export type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
@@ -98,7 +99,7 @@ function printSecret(kind: RecordKind, id: string, secret: NewSecret, json: bool
 }
 
 /** The definition fields the options name (`field-flags.ts`), over `--definition '<json>'` for the rest. */
-function definitionOf(kind: RecordKind, values: Values): Record<string, unknown> {
+async function definitionOf(kind: RecordKind, values: Values): Promise<Record<string, unknown>> {
   const def: Record<string, unknown> = {};
   const json = str(values.definition);
   if (json !== undefined) {
@@ -111,7 +112,7 @@ function definitionOf(kind: RecordKind, values: Values): Record<string, unknown>
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError('--definition takes a JSON object of config fields.');
     Object.assign(def, parsed);
   }
-  Object.assign(def, fieldsFromFlags(kind, values));
+  Object.assign(def, fieldsFromFlags(kind, values, kind === 'client' ? await pluginFieldFlags(Object.keys(registryOptions)) : []));
   if (kind === 'client' && values.public === true) def.requireClientSecret = false;
   return def;
 }
@@ -199,7 +200,8 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
       if (err instanceof ClientAdminError || (err instanceof AdminApiRefusal && err.status === 400)) {
         // A problem with what the flags said is told in flags; one with --from-config in config words.
         const flagged = (action === 'add' || action === 'update') && values['from-config'] !== true;
-        throw new CliError(flagged ? err.message.split('\n').map((line, i) => (i === 0 ? line : `  ${inFlagWords(kind, line.trim(), values)}`)).join('\n') : err.message);
+        const pluginFlags = kind === 'client' ? await pluginFieldFlags(Object.keys(registryOptions)) : [];
+        throw new CliError(flagged ? err.message.split('\n').map((line, i) => (i === 0 ? line : `  ${inFlagWords(kind, line.trim(), values, pluginFlags)}`)).join('\n') : err.message);
       }
       throw err;
     }
@@ -239,7 +241,7 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
     switch (action) {
       case 'add': {
         const id = needId();
-        const secret = await admin.add(kind, id, definitionOf(kind, values), { disabled: values.disabled === true });
+        const secret = await admin.add(kind, id, await definitionOf(kind, values), { disabled: values.disabled === true });
         if (!json) out(`${kind === 'client' ? 'client' : 'API resource'} "${id}" added to the database.\n`);
         if (secret) printSecret(kind, id, secret, json);
         else if (json) out(`${JSON.stringify({ [kind === 'client' ? 'clientId' : 'name']: id })}\n`);
@@ -261,7 +263,7 @@ export async function clientsCommand(kind: RecordKind, values: Values, positiona
       }
       case 'update': {
         const id = needId();
-        const changes = definitionOf(kind, values);
+        const changes = await definitionOf(kind, values);
         if (Object.keys(changes).length === 0) throw new CliError(`svc ${noun} update ${id}: name what to change (a field's flag such as --scope${kind === 'client' ? ', --grant or --access-token-lifetime' : ''}, see svc ${noun} --help, or --definition '<json>').`);
         await admin.update(kind, id, changes);
         if (!json) out(`${kind === 'client' ? 'client' : 'API resource'} "${id}" updated.\n`);

@@ -8,7 +8,8 @@ import { hashPassword } from '../oauth/password-hash.js';
 import { hashSecret } from '../sdk/hash.js';
 import { readSecret } from './read-secret.js';
 import { CliError } from './user-facing-error.js';
-import { fieldFlagOptions, flagSynopsis } from './field-flags.js';
+import { flagSynopsis } from './field-flags.js';
+import { registryOptions } from './registry-options.js';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 export type OptionValues = Record<string, string | boolean | string[] | boolean[] | undefined>;
@@ -23,6 +24,8 @@ export interface Command {
   readonly options: OptionSpec;
   /** Most positional arguments accepted. */
   readonly positionals?: number;
+  /** Takes a flag per client field of the package's plugins too (`pluginFieldFlags`), loaded before parsing. */
+  readonly pluginFieldFlags?: boolean;
   run(values: OptionValues, positionals: readonly string[]): Promise<number>;
 }
 
@@ -211,29 +214,6 @@ export const commands: Command[] = [
   },
 ];
 
-const registryOptions = {
-  ...config,
-  json: { type: 'boolean' },
-  name: { type: 'string' },
-  grant: { type: 'string', multiple: true },
-  scope: { type: 'string', multiple: true },
-  'redirect-uri': { type: 'string', multiple: true },
-  public: { type: 'boolean' },
-  definition: { type: 'string' },
-  disabled: { type: 'boolean' },
-  'from-config': { type: 'boolean' },
-  'expires-in': { type: 'string' },
-  'expire-others-in': { type: 'string' },
-  'max-uses': { type: 'string' },
-  description: { type: 'string' },
-  certificate: { type: 'string' },
-  type: { type: 'string' },
-  value: { type: 'string' },
-  in: { type: 'string' },
-  method: { type: 'string' },
-  // Every other field of a client or API resource (issue 39), named after the config field.
-  ...fieldFlagOptions(),
-} as const;
 
 const registryDetails = (noun: 'clients' | 'apis'): string => {
   const id = noun === 'clients' ? '<client_id>' : '<name>';
@@ -241,6 +221,7 @@ const registryDetails = (noun: 'clients' | 'apis'): string => {
     [`add ${id}`, noun === 'clients' ? '--grant <type>... --scope <scope>... [--name <n>] [--redirect-uri <uri>...] [--public]' : '--scope <scope>...'],
     ...flagSynopsis(noun === 'clients' ? 'client' : 'apiResource').map((line): [string, string] => ['', line]),
     ['', "[--definition '<json of config fields>'] [--disabled]: a flag per field (the config reference names each)"],
+    ...(noun === 'clients' ? [['', 'and per client field of the package\'s plugins, e.g. --allowed-subject-token-audience <api>...'] as [string, string]] : []),
     ...(noun === 'clients' ? [['', "or --from-config: copy the config file's entry, stored secret hashes and all"] as [string, string]] : []),
     ['', 'a generated secret is printed once; only its SHA-256 hash is stored'],
     ['list', `the ${noun === 'clients' ? 'clients' : 'API resources'} in the database (never a secret or hash)`],
@@ -284,6 +265,7 @@ commands.push(
     details: registryDetails('clients'),
     options: registryOptions,
     positionals: 4,
+    pluginFieldFlags: true,
     run: async (values, positionals) => (await import('./clients-command.js')).clientsCommand('client', values, positionals),
   },
   {

@@ -6,9 +6,16 @@
  * `postLogoutRedirectUris` is `--post-logout-redirect-uri <uri>` (repeatable). Fields whose value
  * is an object (secrets, `properties`) stay with `--definition '<json>'` and the secret commands.
  * Messages about a field name its flag, since that is what the person typed.
+ *
+ * The client fields the package's own plugins declare (issue 32) get flags the same way, from
+ * the JSON Schema of their declaration (`pluginFieldFlags`): `allowedSubjectTokenAudiences` is
+ * `--allowed-subject-token-audience <name>` (repeatable). They are loaded only for the commands
+ * that take them (`Command.pluginFieldFlags`); a deployment's own plugin's field is set with
+ * `--definition`.
  */
 import { z } from 'zod';
 import { apiResourceSchema, clientSchema } from '../config/model.js';
+import { packageClientFields } from '../plugin-host/package-client-fields.js';
 import { CliError } from './user-facing-error.js';
 
 export type FieldKind = 'boolean' | 'number' | 'text' | 'list';
@@ -57,12 +64,38 @@ function flagsOf(kind: 'client' | 'apiResource'): FieldFlag[] {
 
 export const fieldFlags = { client: flagsOf('client'), apiResource: flagsOf('apiResource') } as const;
 
+/** What a flag can say of a value its JSON Schema describes: a boolean, a number, a string, a list of strings. */
+function kindOfJson(schema: Readonly<Record<string, unknown>> | undefined): FieldKind | undefined {
+  switch (schema?.type) {
+    case 'boolean': return 'boolean';
+    case 'integer':
+    case 'number': return 'number';
+    case 'string': return 'text';
+    case 'array': return kindOfJson(schema.items as Readonly<Record<string, unknown>> | undefined) === 'text' ? 'list' : undefined;
+    default: return undefined;
+  }
+}
+
+/**
+ * The flags of the client fields the package's plugins declare; none where a command already
+ * has an option of that name (`taken`) or a service field has the flag.
+ */
+export async function pluginFieldFlags(taken: Iterable<string> = []): Promise<FieldFlag[]> {
+  const used = new Set([...taken, ...fieldFlags.client.map((f) => f.flag), ...fieldFlags.apiResource.map((f) => f.flag)]);
+  return (await packageClientFields()).flatMap(({ field }) => {
+    const kind = kindOfJson(field.jsonSchema);
+    if (kind === undefined) return [];
+    const flag = kind === 'list' ? singular(kebab(field.name)) : kebab(field.name);
+    return used.has(flag) || used.has(`no-${flag}`) ? [] : [{ field: field.name, flag, kind }];
+  });
+}
+
 type OptionSpec = { type: 'string' | 'boolean'; multiple?: boolean };
 
-/** The `parseArgs` options of every field flag of both kinds (a boolean one also as `--no-…`). */
-export function fieldFlagOptions(): Record<string, OptionSpec> {
+/** The `parseArgs` options of every field flag of both kinds, and of `extra` (a boolean one also as `--no-…`). */
+export function fieldFlagOptions(extra: readonly FieldFlag[] = []): Record<string, OptionSpec> {
   const options: Record<string, OptionSpec> = {};
-  for (const f of [...fieldFlags.client, ...fieldFlags.apiResource]) {
+  for (const f of [...fieldFlags.client, ...fieldFlags.apiResource, ...extra]) {
     if (f.kind === 'boolean') {
       options[f.flag] = { type: 'boolean' };
       options[`no-${f.flag}`] = { type: 'boolean' };
@@ -73,10 +106,13 @@ export function fieldFlagOptions(): Record<string, OptionSpec> {
   return options;
 }
 
-/** The fields the given flags set, for one kind; a flag of the other kind only is refused by name. */
-export function fieldsFromFlags(kind: 'client' | 'apiResource', values: Readonly<Record<string, unknown>>): Record<string, unknown> {
+/**
+ * The fields the given flags set, for one kind (a client's with the plugins' `pluginFlags`); a
+ * flag of the other kind only is refused by name.
+ */
+export function fieldsFromFlags(kind: 'client' | 'apiResource', values: Readonly<Record<string, unknown>>, pluginFlags: readonly FieldFlag[] = []): Record<string, unknown> {
   const def: Record<string, unknown> = {};
-  const mine = fieldFlags[kind];
+  const mine = kind === 'client' ? [...fieldFlags.client, ...pluginFlags] : fieldFlags.apiResource;
   for (const f of mine) {
     const value = values[f.flag];
     if (f.kind === 'boolean') {
@@ -119,8 +155,8 @@ export function flagSynopsis(kind: 'client' | 'apiResource', width = 66): string
  * in the words of the command line (`--scope openid: unknown scope "openid"`); a suggestion
  * such as `set allowOfflineAccess: true` names the flag too.
  */
-export function inFlagWords(kind: 'client' | 'apiResource', problem: string, given: Readonly<Record<string, unknown>>): string {
-  const flags = fieldFlags[kind];
+export function inFlagWords(kind: 'client' | 'apiResource', problem: string, given: Readonly<Record<string, unknown>>, pluginFlags: readonly FieldFlag[] = []): string {
+  const flags = kind === 'client' ? [...fieldFlags.client, ...pluginFlags] : fieldFlags.apiResource;
   const flagOf = new Map(flags.map((f) => [f.field, f]));
   const located = /^(?:client|API resource) "[^"]*"\.(\w+)(?:\[(\d+)\])?: (.*)$/s.exec(problem);
   let text = problem;

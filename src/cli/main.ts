@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { serviceVersion } from '../app/version.js';
 import { didYouMean } from '../config/closest-name.js';
 import { commandHelp, commands, overview, type Command } from './commands.js';
+import { fieldFlagOptions, pluginFieldFlags } from './field-flags.js';
 import { describeFailure } from './user-facing-error.js';
 
 function fail(message: string): number {
@@ -45,10 +46,12 @@ export async function main(argv: string[]): Promise<number> {
 
   let parsed;
   try {
+    // The package's plugins' client fields have flags too (issue 32); loaded only for the commands that take them.
+    const pluginFlags = command.pluginFieldFlags === true ? fieldFlagOptions(await pluginFieldFlags(Object.keys(command.options))) : {};
     parsed = parseArgs({
       args: rest,
       allowPositionals: true,
-      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      options: { ...pluginFlags, ...command.options, help: { type: 'boolean', short: 'h' } },
     });
   } catch (err) {
     return fail(`${optionProblem(err as Error & { code?: string }, command)}\n\n${commandHelp(command)}`);

@@ -126,7 +126,7 @@ function checkModel(raw: Raw, add: Add): ModelNames {
 }
 
 /** Every client; returns client id to its index, for the users' check. */
-function checkClients(raw: Raw, { scopeNames, identityNames, resourceNames }: ModelNames, add: Add): ReadonlyMap<string, number> {
+function checkClients(raw: Raw, { scopeNames, identityNames }: ModelNames, add: Add): ReadonlyMap<string, number> {
   const knownScopes = [...scopeNames, ...identityNames];
   const signing = isObject(raw.signing) ? raw.signing : {};
   const offered = Array.isArray(signing.idTokenAlgorithms) ? strings(signing.idTokenAlgorithms).filter((a) => a !== '') : defaultIdTokenAlgorithms;
@@ -149,11 +149,6 @@ function checkClients(raw: Raw, { scopeNames, identityNames, resourceNames }: Mo
       if (scope === '') return;
       if (scope === 'offline_access') add(at('allowedScopes', j), 'offline_access is not listed; set allowOfflineAccess: true instead');
       else if (!knownScopes.includes(scope)) add(at('allowedScopes', j), `unknown scope "${scope}"${didYouMean(scope, knownScopes)} (known: ${knownScopes.join(', ') || 'none; define apiScopes'})${identityScopeHint(scope)}`);
-    });
-    strings(c.allowedSubjectTokenAudiences).forEach((name, j) => {
-      if (name !== '' && !resourceNames.has(name)) {
-        add(at('allowedSubjectTokenAudiences', j), `unknown API resource "${name}" (known: ${[...resourceNames].join(', ') || 'none; define apiResources'})`);
-      }
     });
     strings(c.tokenEndpointAuthMethods).forEach((m, j, list) => {
       if (m === 'none' && !isPublic && list.indexOf(m) === j) add(at('tokenEndpointAuthMethods', j), '"none" is for public clients; set requireClientSecret: false or remove it');

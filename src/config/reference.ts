@@ -3,8 +3,14 @@
  * editors read (`svc.config.schema.json`; for `.svcrc.json`, or `// @ts-check`-less editors) and
  * the config reference of the docs (`docs/config-reference.md`): each field with its type, its
  * default and its description. `test/config/reference.test.ts` fails when either file is stale.
+ *
+ * A client's fields include those the package's own plugins declare (`packageClientFields`, the
+ * caller passes them): the generator cannot know a deployment's own plugins, whose fields an
+ * editor marks unknown (the service accepts them once the plugin is loaded; `svc.config.ts` types
+ * them by declaration merging, `PluginClientFields`).
  */
 import * as z from 'zod';
+import { clientFieldJsonSchema, type DescribedClientField } from './plugin-client-field-schemas.js';
 import { userConfigSchema } from './schema.js';
 
 type JsonSchema = {
@@ -22,8 +28,10 @@ type JsonSchema = {
   maximum?: number;
 };
 
-export function configJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(userConfigSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+export function configJsonSchema(pluginFields: readonly DescribedClientField[] = []): Record<string, unknown> {
+  const schema = z.toJSONSchema(userConfigSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown> & { properties: Record<string, JsonSchema> };
+  const client = schema.properties.clients!.items!;
+  for (const described of pluginFields) (client.properties ??= {})[described.field.name] = clientFieldJsonSchema(described) as JsonSchema;
   return { ...schema, title: 'svc-token-service config (svc.config.ts, .svcrc.json)' };
 }
 
@@ -52,7 +60,7 @@ function rows(properties: Record<string, JsonSchema>, required: readonly string[
   }
 }
 
-export function configReference(): string {
+export function configReference(pluginFields: readonly DescribedClientField[] = []): string {
   const schema = configJsonSchema() as JsonSchema;
   const out = [
     '# Config reference',
@@ -60,12 +68,26 @@ export function configReference(): string {
     '<!-- Written by `npm run config-schema` from src/config/schema.ts and src/sdk/model.ts; do not edit by hand. -->',
     '',
     'Every field of `svc.config.ts` (or `.svcrc.json`), with its type, its default and what it does. Editors read the same',
-    'declaration as JSON Schema from `svc.config.schema.json`. Plugins\' own options (`plugins.<name>`) and client fields are',
-    'described in each plugin\'s README.',
+    'declaration as JSON Schema from `svc.config.schema.json`. Plugins\' own options (`plugins.<name>`) are described in each',
+    'plugin\'s README; the client fields the package\'s plugins declare are listed [after the service\'s](#client-fields-of-the-plugins).',
     '',
     '| field | type | default | description |',
     '| --- | --- | --- | --- |',
   ];
   rows(schema.properties ?? {}, schema.required ?? [], '', out);
+  out.push(
+    '',
+    '## Client fields of the plugins',
+    '',
+    'Written on a client like the service\'s own, accepted when a plugin that declares them is loaded and checked by it',
+    '(docs/guides/plugin-client-fields.md). A deployment\'s own plugin documents its fields in its README.',
+    '',
+    '| field | type | default | plugins | description |',
+    '| --- | --- | --- | --- | --- |',
+  );
+  for (const { field, plugins } of pluginFields) {
+    const s = (field.jsonSchema ?? {}) as JsonSchema;
+    out.push(`| \`clients[].${field.name}\` | ${cell(typeName(s))} | \`${JSON.stringify(field.default)}\` | ${plugins.join(', ')} | ${cell(field.description)} |`);
+  }
   return `${out.join('\n')}\n`;
 }

@@ -9,6 +9,7 @@
  * `cross-checks.ts`; checks that need the loaded plugins in `src/plugin-host/check-config.ts`.
  * Field names mirror IdentityServer's model in camelCase, so configs move over.
  */
+import type { PluginClientFields } from '../sdk/index.js';
 import { parseAddressRange } from '../net/address-ranges.js';
 import { checkedBy, describeValue, fields, flag, list, oneOf, text, textList, wholeNumber, z } from './fields.js';
 import { jwsAlgorithms, type JwsAlgorithm } from '../sdk/jws.js';
@@ -418,10 +419,15 @@ function didYouMean(found: string, known: readonly string[]): string {
   return name === undefined ? '' : ` (did you mean "${name}"?)`;
 }
 
+/**
+ * A client as `svc.config.ts` holds it: the service's fields, and those plugins declare
+ * (`PluginClientFields`, which plugins fill in by declaration merging). Imported from the SDK's
+ * index so the fields the SDK itself declares for first-party plugins are merged in too.
+ */
+export type ClientConfig = z.input<typeof clientSchema> & PluginClientFields;
 // What `svc.config.ts` holds (every field optional but the parties themselves).
-export type UserConfig = z.input<typeof userConfigSchema>;
+export type UserConfig = Omit<z.input<typeof userConfigSchema>, 'clients'> & { clients?: ClientConfig[] | undefined };
 export type SecretConfig = z.input<typeof secretSchema>;
-export type ClientConfig = z.input<typeof clientSchema>;
 export type ApiScopeConfig = z.input<typeof apiScopeSchema>;
 export type ApiResourceConfig = z.input<typeof apiResourceSchema>;
 export type IdentityResourceConfig = z.input<typeof identityResourceSchema>;

@@ -8,7 +8,8 @@ import { didYouMean } from '../config/closest-name.js';
 import { hostClientFields } from '../config/plugin-client-fields.js';
 import type { ApiResource, Client } from '../config/schema.js';
 import { isOptionsError } from '../sdk/errors.js';
-import type { PluginRegistry } from './plugin-registry.js';
+import type { ClientField } from '../sdk/client-fields.js';
+import { sameDeclaration, type PluginRegistry } from './plugin-registry.js';
 
 /** One problem line per field, led by `path` (e.g. `clients[0]`). */
 export function checkPluginClientFields(
@@ -28,7 +29,11 @@ export function checkPluginClientFields(
       continue;
     }
     if (value === undefined) continue;
+    const checked: ClientField<unknown>[] = [];
     for (const { plugin, field } of declarations) {
+      // One declaration several plugins list (e.g. allowedSubjectTokenAudiences) is checked once.
+      if (checked.some((c) => sameDeclaration(c, field))) continue;
+      checked.push(field);
       try {
         field.check(value, context);
       } catch (err) {

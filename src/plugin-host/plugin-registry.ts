@@ -14,6 +14,7 @@ import type { EventSink } from '../sdk/events.js';
 import { isOptionsError } from '../sdk/errors.js';
 import type { ClientField } from '../sdk/client-fields.js';
 import { hostClientFields } from '../config/plugin-client-fields.js';
+import type { DescribedClientField } from '../config/plugin-client-field-schemas.js';
 import type { Store } from '../store/store.js';
 import { checkInstance, type FactoryList, type PluginPart } from './check.js';
 import { pluginStore } from './plugin-store.js';
@@ -52,6 +53,11 @@ export interface DeclaredClientField {
   readonly field: ClientField<unknown>;
 }
 
+/** The registry's plugin fields, one entry per field, in declaration order. */
+export function describedClientFields(registry: Pick<PluginRegistry, 'clientFields'>): DescribedClientField[] {
+  return [...(registry.clientFields?.values() ?? [])].map((declarations) => ({ field: declarations[0]!.field, plugins: [...new Set(declarations.map((d) => d.plugin))] }));
+}
+
 /** The host services plugins are given parts of. */
 export interface PluginHostServices {
   readonly config: Pick<ResolvedConfig, 'apiResources' | 'apiScopes' | 'clients' | 'identityResources' | 'issuer' | 'plugins'>;
@@ -73,6 +79,15 @@ function pluginConfigOf(config: Pick<ResolvedConfig, 'apiResources' | 'apiScopes
     apiResources: config.apiResources,
     identityResources: config.identityResources,
   });
+}
+
+/**
+ * One declaration, whether shared by reference or loaded twice (a module instance per loader):
+ * the same description, check, default and JSON Schema.
+ */
+export function sameDeclaration(a: ClientField<unknown>, b: ClientField<unknown>): boolean {
+  return a === b || (a.description === b.description && String(a.check) === String(b.check)
+    && JSON.stringify(a.default) === JSON.stringify(b.default) && JSON.stringify(a.jsonSchema) === JSON.stringify(b.jsonSchema));
 }
 
 export function createPluginRegistrar(services: PluginHostServices) {
@@ -150,17 +165,22 @@ export function createPluginRegistrar(services: PluginHostServices) {
   }
 
   /**
-   * A plugin field may not take a name the service uses; two plugins that read one field (two
-   * grants judging one setting) both declare it, and must agree on its value when it is left out.
+   * A plugin field may not take a name the service uses. Two plugins that read one field (two
+   * grants judging one setting) both declare it: the same declaration (one `defineClientField`
+   * both import) is checked once (`check-client-fields.ts`); two declarations must agree on what the field is (its default and
+   * its JSON Schema, what tools show), and each one's check runs.
    */
   function declareClientField(pluginName: string, field: ClientField<unknown>): void {
     if (hostClientFields.includes(field.name)) {
       throw new BootError('PLUGIN_CONFLICT', `plugin "${pluginName}" declares the client field "${field.name}", a field the service declares (rename it)`);
     }
     const earlier = clientFields.get(field.name) ?? [];
-    const disagreeing = earlier.find((e) => JSON.stringify(e.field.default) !== JSON.stringify(field.default));
-    if (disagreeing) {
-      throw new BootError('PLUGIN_CONFLICT', `plugins "${disagreeing.plugin}" and "${pluginName}" both declare the client field "${field.name}" with different defaults (${JSON.stringify(disagreeing.field.default)} and ${JSON.stringify(field.default)}): make them agree`);
+    const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+    for (const [what, of] of [['defaults', (f: ClientField<unknown>) => f.default], ['JSON Schemas', (f: ClientField<unknown>) => f.jsonSchema ?? {}]] as const) {
+      const disagreeing = earlier.find((e) => !sameDeclaration(e.field, field) && !same(of(e.field), of(field)));
+      if (disagreeing) {
+        throw new BootError('PLUGIN_CONFLICT', `plugins "${disagreeing.plugin}" and "${pluginName}" both declare the client field "${field.name}" with different ${what} (${JSON.stringify(of(disagreeing.field))} and ${JSON.stringify(of(field))}): make them agree`);
+      }
     }
     clientFields.set(field.name, [...earlier, { plugin: pluginName, field }]);
   }

@@ -7,15 +7,26 @@ export interface ClientFieldContext {
 }
 
 /**
+ * The value a client field may hold, as JSON Schema (2020-12), for tools and people: the editor
+ * schema (`svc.config.schema.json`), the admin API's OpenAPI document and the config reference
+ * show it, and `svc clients` offers a flag for a boolean, number, string or array of strings.
+ * It judges nothing: `check` does.
+ */
+export type ClientFieldJsonSchema = Readonly<Record<string, unknown>>;
+
+/**
  * A client field a plugin reads, declared by the plugin (`Plugin.clientFields`): the host keeps
- * it on every client as written (config file, database, client-store plugin), checks it with
- * `check` wherever the client comes from, and refuses a field no loaded plugin declares as
- * unknown. Several plugins may declare the same field (two grants reading one setting); each
- * plugin's check runs, and their defaults must agree.
+ * it on every client as written (config file, database, admin API, client-store plugin), checks
+ * it with `check` wherever the client comes from, and refuses a field no loaded plugin declares
+ * as unknown. Several plugins may declare the same field (two grants reading one setting): the
+ * same declaration (one `defineClientField` both import) is checked once; two declarations each
+ * run their check, and must agree on `default` and `jsonSchema`.
  */
 export interface ClientFieldDeclaration<T = unknown> {
-  /** For people: what the field means, with an example; shown by `svc clients --help`. */
+  /** For people: what the field means, with an example; shown by `svc clients --help` and the references. */
   readonly description: string;
+  /** What the value looks like, e.g. `{ type: 'array', items: { type: 'string' } }`; absent: any JSON value. */
+  readonly jsonSchema?: ClientFieldJsonSchema;
   /**
    * Judges the value as written (never `undefined`: an absent field takes `default` unchecked).
    * Throw an `OptionsError` naming the path inside the field (`''` for the field itself, `[1]`
@@ -50,6 +61,7 @@ export function defineClientField<T>(name: string, declaration: ClientFieldDecla
   return {
     name,
     description: declaration.description,
+    ...(declaration.jsonSchema === undefined ? {} : { jsonSchema: declaration.jsonSchema }),
     check: declaration.check,
     default: declaration.default,
     read(client: Client): T {
@@ -58,3 +70,17 @@ export function defineClientField<T>(name: string, declaration: ClientFieldDecla
     },
   };
 }
+
+/**
+ * The types of the client fields plugins declare, for `svc.config.ts` (`defineConfig` from
+ * `svc/config` gives each client these beside the service's own fields). A plugin adds its
+ * fields by declaration merging, so a config that sets them type-checks:
+ *
+ * @example
+ * declare module 'svc/sdk' {
+ *   interface PluginClientFields {
+ *     costCentre?: string;
+ *   }
+ * }
+ */
+export interface PluginClientFields {}

@@ -316,7 +316,7 @@ export interface ExtensionGrantValidator {
    * refused, a stored client is left out), naming the field. For what the grant needs of every
    * client that may use it, e.g. delegation's "list the APIs you front".
    *
-   * @example checkClient: (client) => client.allowedSubjectTokenAudiences.length > 0 ? undefined
+   * @example checkClient: (client) => allowedSubjectTokenAudiences.read(client).length > 0 ? undefined
    *   : { field: 'allowedSubjectTokenAudiences', message: 'list the APIs the client fronts, e.g. ["api1"]' }
    */
   checkClient?(client: Client): ClientProblem | undefined;

@@ -8,7 +8,10 @@ export type { ServiceEvent, RaisedEvent, EventSink, ServiceEventType } from './e
 export * from './errors.js';
 export { DuplicateKeyError, StoreUnavailableError, isDuplicateKeyError, isStoreUnavailableError } from './store-errors.js';
 export { definePlugin } from './define-plugin.js';
-export { defineClientField, type ClientField, type ClientFieldContext, type ClientFieldDeclaration } from './client-fields.js';
+export {
+  defineClientField, type ClientField, type ClientFieldContext, type ClientFieldDeclaration, type ClientFieldJsonSchema, type PluginClientFields,
+} from './client-fields.js';
+export { allowedSubjectTokenAudiences } from './subject-token-audiences.js';
 export { hashSecret } from './hash.js';
 export {
   parseCompactJws, verifyCompactJws, signCompactJws, isJwsAlgorithm, jwsAlgorithms, MalformedJws,

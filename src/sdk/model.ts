@@ -31,7 +31,6 @@ export interface Client {
   readonly allowedCorsOrigins: readonly string[];
   /** `undefined`: any method the client holds secrets for. */
   readonly tokenEndpointAuthMethods?: readonly string[] | undefined;
-  readonly allowedSubjectTokenAudiences: readonly string[];
   readonly redirectUris: readonly string[];
   readonly postLogoutRedirectUris: readonly string[];
   /** OpenID Connect Back-Channel Logout: where a logout token is posted when a session the client was in ends. */

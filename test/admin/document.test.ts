@@ -7,9 +7,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { adminApiDocument } from '../../src/admin/document.js';
 import { serviceVersion } from '../../src/app/version.js';
+import { packageClientFields } from '../../src/plugin-host/package-client-fields.js';
 
 type Operation = { operationId: string; security: Array<Record<string, string[]>>; responses: Record<string, unknown>; parameters?: Array<{ $ref?: string }> };
-const document = adminApiDocument(serviceVersion) as { openapi: string; paths: Record<string, Record<string, Operation>> };
+const document = adminApiDocument(serviceVersion, await packageClientFields()) as { openapi: string; paths: Record<string, Record<string, Operation>> };
 const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
 
 describe('the admin API document', () => {

@@ -20,12 +20,13 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-plugin-fields-cli-'));
   mkdirSync(join(dir, 'plugins'));
   symlinkSync(join(firstPartyPlugins, 'shared-secret'), join(dir, 'plugins', 'shared-secret'), 'dir');
+  symlinkSync(join(firstPartyPlugins, 'delegation'), join(dir, 'plugins', 'delegation'), 'dir');
   symlinkSync(join(fixturePluginDir('client-fields'), 'billing'), join(dir, 'plugins', 'billing'), 'dir');
   configFile = join(dir, 'svc.config.json');
   writeFileSync(configFile, JSON.stringify({
     signing: { keys: testKeyFiles(dir) },
     store: 'sqlite:./data/svc.db',
-    apiScopes: [{ name: 'api1.read' }],
+    apiScopes: [{ name: 'api1.read' }, { name: 'backend.read' }],
     apiResources: [{ name: 'api1', scopes: ['api1.read'] }],
   }));
 });
@@ -76,5 +77,47 @@ describe('svc clients add --definition with a plugin\'s client field', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/costCenter: unknown field \(did you mean "costCentre"\?\) \(known: clientId, .*, costCentre, billedApis\)/);
     expect(await storedDefinition('typo')).toBeUndefined();
+  });
+});
+
+describe('svc clients with the flag of a package plugin\'s client field (issue 32)', () => {
+  it('sets allowedSubjectTokenAudiences with --allowed-subject-token-audience, repeatable', async () => {
+    const run = await svc('clients', 'add', 'api1.client', '--grant', 'delegation', '--scope', 'backend.read', '--allowed-subject-token-audience', 'api1');
+    expect(run.stderr).toBe('svc: the secret is shown this once; only its hash is stored.\n');
+    expect(run.code).toBe(0);
+    expect(await storedDefinition('api1.client')).toMatchObject({ allowedGrantTypes: ['delegation'], allowedSubjectTokenAudiences: ['api1'] });
+  });
+
+  it('refuses an unknown API resource in the words of the flag', async () => {
+    const run = await svc('clients', 'update', 'api1.client', '--allowed-subject-token-audience', 'payroll');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('--allowed-subject-token-audience payroll: unknown API resource "payroll" (known: api1) (plugin "delegation")');
+    expect(await storedDefinition('api1.client')).toMatchObject({ allowedSubjectTokenAudiences: ['api1'] });
+  });
+
+  it('names the flag in the help', async () => {
+    const run = await svc('help', 'clients');
+    expect(run.stdout).toContain('--allowed-subject-token-audience');
+  });
+});
+
+describe('svc check-config with a plugin\'s client field (issues 32, 39)', () => {
+  it('names the field path, the problem and the plugin of a bad value', async () => {
+    const bad = join(dir, 'bad.config.json');
+    writeFileSync(bad, JSON.stringify({
+      signing: { keys: testKeyFiles(dir) },
+      store: 'memory',
+      apiScopes: [{ name: 'backend.read' }],
+      apiResources: [{ name: 'api1', scopes: ['backend.read'] }],
+      clients: [{ clientId: 'api1.client', requireClientSecret: false, allowedGrantTypes: ['delegation'], allowedScopes: ['backend.read'], allowedSubjectTokenAudiences: ['api1', 'payroll'] }],
+    }));
+    let stderr = '';
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+    try {
+      expect(await main(['check-config', '--config', bad])).toBe(1);
+    } finally {
+      err.mockRestore();
+    }
+    expect(stderr).toContain('clients[0].allowedSubjectTokenAudiences[1]: unknown API resource "payroll" (known: api1) (plugin "delegation")');
   });
 });

@@ -10,6 +10,7 @@ import { createEntryChecker } from '../../src/clients/check-entry.js';
 import type { PluginRegistry } from '../../src/plugin-host/plugin-registry.js';
 import { createDelegationGrant } from '../../plugins/delegation/delegation-grant.js';
 import { createTokenExchangeGrant } from '../../plugins/token-exchange/token-exchange-grant.js';
+import { allowedSubjectTokenAudiences } from '../../src/sdk/subject-token-audiences.js';
 import { fakeTokenValidator, recordingLogger } from '../fixtures/grant-plugins/grant-context.js';
 
 const exchange = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -22,7 +23,9 @@ const grants = new Map([
   ['delegation', createDelegationGrant(deps)],
   [exchange, createTokenExchangeGrant(deps)],
 ]);
-const registry = { plugins: [], secretParsers: [], secretValidators: [], grants, eventSinks: [], parameters: [], clientStores: [] } as unknown as PluginRegistry;
+// Both plugins declare the one field (issue 32), as their index files do.
+const clientFields = new Map([[allowedSubjectTokenAudiences.name, [{ plugin: 'delegation', field: allowedSubjectTokenAudiences }, { plugin: 'token-exchange', field: allowedSubjectTokenAudiences }]]]);
+const registry = { plugins: [], secretParsers: [], secretValidators: [], grants, eventSinks: [], parameters: [], clientStores: [], clientFields } as unknown as PluginRegistry;
 const checker = createEntryChecker(config, registry);
 const stored = (patch: Record<string, unknown>) => ({ clientId: 'api1.client', requireClientSecret: false, allowedScopes: ['backend.read'], ...patch });
 
@@ -43,9 +46,9 @@ describe('a grant judges stored clients as it judges the config file\'s', () => 
 
   it('accepts the client once it lists APIs it fronts, and only APIs that exist', () => {
     const fronting = checker.client(stored({ allowedGrantTypes: ['delegation', exchange], allowedSubjectTokenAudiences: ['api1'] }), []);
-    expect(fronting).toMatchObject({ ok: true, value: { clientId: 'api1.client', allowedSubjectTokenAudiences: ['api1'] } });
+    expect(fronting).toMatchObject({ ok: true, value: { clientId: 'api1.client', pluginFields: { allowedSubjectTokenAudiences: ['api1'] } } });
     expect(checker.client(stored({ allowedGrantTypes: ['delegation'], allowedSubjectTokenAudiences: ['api9'] }), [])).toEqual({
-      ok: false, problems: ['client "api1.client".allowedSubjectTokenAudiences[0]: unknown API resource "api9" (known: api1)'],
+      ok: false, problems: ['client "api1.client".allowedSubjectTokenAudiences[0]: unknown API resource "api9" (known: api1) (plugin "delegation")'],
     });
   });
 });

@@ -154,15 +154,6 @@ describe('validateUserConfig', () => {
     expect(validateUserConfig({ signing: { threads: 1.5 } })).toEqual(['signing.threads: expected "auto" or a whole number from 0 to 256, got number 1.5']);
   });
 
-  it('names an unknown API resource in allowedSubjectTokenAudiences, listing the known ones (issue 14.1)', () => {
-    expect(validateUserConfig(withClient(0, { allowedSubjectTokenAudiences: ['api1', 'payroll'] }))).toEqual([
-      'clients[0].allowedSubjectTokenAudiences[1]: unknown API resource "payroll" (known: api1)',
-    ]);
-    expect(validateUserConfig(withClient(0, { allowedSubjectTokenAudiences: 'api1' }))).toEqual([
-      'clients[0].allowedSubjectTokenAudiences: expected an array, got "api1"',
-    ]);
-  });
-
   it('reports every problem, one message each', () => {
     const raw = {
       ...withClient(1, { clientId: 'a', allowedScopes: ['nope'], clientSecrets: [{ ...secret, expiration: 'never' }] }),

@@ -110,6 +110,12 @@ describe('declaring client fields', () => {
     expect(err.message).toBe('plugins "ledger-one" and "ledger-two" both declare the client field "ledger" with different defaults ("CC-0000" and "CC-9999"): make them agree');
   });
 
+  it('stops start-up when two plugins declare one field with different JSON Schemas, naming both', async () => {
+    const err = await bootErrorFor(configWith('client-field-schema-conflict'), process.cwd());
+    expect(err.code).toBe('PLUGIN_CONFLICT');
+    expect(err.message).toBe('plugins "region-one" and "region-two" both declare the client field "region" with different JSON Schemas ({"type":"string"} and {"type":"array","items":{"type":"string"}}): make them agree');
+  });
+
   it('stops start-up when a plugin declares a field the service declares', async () => {
     const err = await bootErrorFor(configWith('client-field-shadow'), process.cwd());
     expect(err.code).toBe('PLUGIN_CONFLICT');

@@ -7,6 +7,7 @@
  */
 import { apiResourceSchema, clientSchema } from '../../config/model.js';
 import { z } from '../../config/fields.js';
+import { clientFieldShape, type DescribedClientField } from '../../config/plugin-client-field-schemas.js';
 import { ClientAdminError, type ClientAdmin } from '../../clients/client-admin.js';
 import type { RecordKind, StoredRecord } from '../../store/client-records.js';
 import { checkIfMatch, etagOf } from '../etag.js';
@@ -58,7 +59,7 @@ interface KindSpec {
   idName: string;
   noun: string;
   definition: z.ZodObject;
-  /** Built once (module level): its id names it in the document's components. */
+  /** Its id names it in the document's components. */
   view: z.ZodObject;
 }
 
@@ -248,17 +249,21 @@ function certificateText(value: string): string | Buffer {
 
 export const clientDefinition = clientSchema.omit({ clientId: true, clientSecrets: true });
 export const apiResourceDefinition = apiResourceSchema.omit({ name: true, secrets: true });
-const clients: KindSpec = {
-  kind: 'client', base: '/clients', tag: 'clients', idName: 'clientId', noun: 'client', definition: clientDefinition,
-  view: viewOf('clientId', clientDefinition, 'Client'),
-};
 const apiResources: KindSpec = {
   kind: 'apiResource', base: '/api-resources', tag: 'api-resources', idName: 'name', noun: 'API resource', definition: apiResourceDefinition,
   view: viewOf('name', apiResourceDefinition, 'ApiResource'),
 };
 
-export function clientRoutes(deps: RecordRoutesDeps): AdminOperation[] {
-  return operationsOf(clients, deps);
+/**
+ * A client's definition: the service's fields and those the loaded plugins declare (issue 32),
+ * each plugin field taken as given here and judged by its plugin's check when the client is
+ * written (a bad value is a 400 naming the field), as in the config file and `svc clients`.
+ */
+export function clientRoutes(deps: RecordRoutesDeps, pluginFields: readonly DescribedClientField[] = []): AdminOperation[] {
+  const definition = pluginFields.length === 0 ? clientDefinition : clientDefinition.extend(clientFieldShape(pluginFields));
+  return operationsOf({
+    kind: 'client', base: '/clients', tag: 'clients', idName: 'clientId', noun: 'client', definition, view: viewOf('clientId', definition, 'Client'),
+  }, deps);
 }
 
 export function apiResourceRoutes(deps: RecordRoutesDeps): AdminOperation[] {
