@@ -7,14 +7,12 @@
  * passkey through the username field's autofill (conditional mediation). The passkey is renamed
  * and removed on the account page. axe checks the pages with passkeys.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { axeContext, axeViolations } from '../support/accessibility.js';
+import { addDatabaseUser, openAuthenticatorPage, startCallbackApp, type AuthenticatorPage, type CallbackApp } from '../support/browser-sign-in.js';
 import { chromiumMissing, chromiumPath, launchChromium } from '../support/chromium.js';
 import { freePort, postForm, startServer, type TestServer } from '../support/server.js';
 import { alice, signInClients, signInConfig, webRequest } from '../support/sign-in.js';
@@ -28,17 +26,15 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
   let server: TestServer;
   let issuer: string;
   let browser: Browser;
-  let app: Server;
+  let app: CallbackApp;
   let callback: string;
   let context: BrowserContext;
   let page: Page;
-  /** Whether the virtual authenticator answers at once (as a person touching it would). */
-  let presence: (enabled: boolean) => Promise<void>;
+  let presence: AuthenticatorPage['presence'];
 
   beforeAll(async () => {
-    app = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>App</title><h1>Signed in</h1>'));
-    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-    callback = `http://127.0.0.1:${(app.address() as AddressInfo).port}/callback`;
+    app = await startCallbackApp();
+    ({ callback } = app);
     const port = await freePort();
     issuer = `http://localhost:${port}`;
     server = await startServer(await signInConfig({
@@ -50,20 +46,10 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
         { clientId: 'keyed', clientName: 'Keyed app', clientSecrets: [{ value: hashSecret('keyed-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [callback] },
       ],
     }));
-    await server.app.store.users.add({
-      subjectId: nora.subjectId, username: nora.username, email: undefined, emailVerified: false, claims: { name: 'Nora' }, disabled: false,
-      passwordHash: await hashPassword(nora.password, { ln: 4, r: 8, p: 1 }), createdAt: Date.now(),
-    });
+    await addDatabaseUser(server, { ...nora, claims: { name: 'Nora' } });
     browser = await launchChromium();
-    context = await axeContext(browser);
-    page = await context.newPage();
+    ({ context, page, presence } = await openAuthenticatorPage(browser));
     await page.setViewportSize({ width: 375, height: 800 });
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    });
-    presence = async (enabled) => { await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled }); };
   });
   afterAll(async () => {
     await context?.close();

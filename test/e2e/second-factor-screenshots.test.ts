@@ -11,16 +11,14 @@
  * The test checks what each picture shows (its heading, no axe violation, nothing wider than
  * the phone) and that each file is a PNG of both widths.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/sdk/hash.js';
-import { axeContext, axeViolations } from '../support/accessibility.js';
+import { axeViolations } from '../support/accessibility.js';
+import { addDatabaseUser, openAuthenticatorPage, startCallbackApp, type AuthenticatorPage, type CallbackApp } from '../support/browser-sign-in.js';
 import { chromiumMissing, chromiumPath, launchChromium } from '../support/chromium.js';
 import { freePort, repoRoot, startServer, type TestServer } from '../support/server.js';
 import { signInClients, signInConfig, webRequest } from '../support/sign-in.js';
@@ -36,17 +34,16 @@ describe.skipIf(chromiumMissing)('second-factor screenshots for the guide', () =
   let server: TestServer;
   let issuer: string;
   let browser: Browser;
-  let app: Server;
+  let app: CallbackApp;
   let callback: string;
   let context: BrowserContext;
   let page: Page;
-  let presence: (enabled: boolean) => Promise<void>;
+  let presence: AuthenticatorPage['presence'];
   const shots = mkdtempSync(join(tmpdir(), 'svc-second-factor-screens-'));
 
   beforeAll(async () => {
-    app = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>App</title><h1>Signed in</h1>'));
-    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-    callback = `http://127.0.0.1:${(app.address() as AddressInfo).port}/callback`;
+    app = await startCallbackApp();
+    ({ callback } = app);
     const port = await freePort();
     issuer = `http://localhost:${port}`;
     server = await startServer(await signInConfig({
@@ -57,19 +54,9 @@ describe.skipIf(chromiumMissing)('second-factor screenshots for the guide', () =
         { clientId: 'payroll', clientName: 'Payroll', requireMfa: true, clientSecrets: [{ value: hashSecret('payroll-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [callback] },
       ],
     }));
-    await server.app.store.users.add({
-      subjectId: ada.subjectId, username: ada.username, email: undefined, emailVerified: false, claims: {}, disabled: false,
-      passwordHash: await hashPassword(ada.password, { ln: 4, r: 8, p: 1 }), createdAt: Date.now(),
-    });
+    await addDatabaseUser(server, ada);
     browser = await launchChromium();
-    context = await axeContext(browser);
-    page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    });
-    presence = async (enabled) => { await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled }); };
+    ({ context, page, presence } = await openAuthenticatorPage(browser));
     console.info(`second-factor screenshots: ${shots}`);
   });
   afterAll(async () => {
