@@ -12,10 +12,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { axeContext, axeViolations } from '../support/accessibility.js';
-import { addDatabaseUser, openAuthenticatorPage, startCallbackApp, type AuthenticatorPage, type CallbackApp } from '../support/browser-sign-in.js';
-import { chromiumMissing, chromiumPath, launchChromium } from '../support/chromium.js';
-import { freePort, postForm, startServer, type TestServer } from '../support/server.js';
-import { alice, signInClients, signInConfig, webRequest } from '../support/sign-in.js';
+import { startPasskeyBrowser, type AuthenticatorPage, type PasskeyBrowser } from '../support/browser-sign-in.js';
+import { chromiumMissing, chromiumPath } from '../support/chromium.js';
+import { postForm, type TestServer } from '../support/server.js';
+import { alice, webRequest } from '../support/sign-in.js';
 
 if (chromiumMissing) console.warn(`Skipping the passkeys browser test: ${chromiumPath} is missing (apt-get install -y chromium).`);
 
@@ -26,36 +26,25 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
   let server: TestServer;
   let issuer: string;
   let browser: Browser;
-  let app: CallbackApp;
+  let passkeyBrowser: PasskeyBrowser;
   let callback: string;
   let context: BrowserContext;
   let page: Page;
   let presence: AuthenticatorPage['presence'];
 
   beforeAll(async () => {
-    app = await startCallbackApp();
-    ({ callback } = app);
-    const port = await freePort();
-    issuer = `http://localhost:${port}`;
-    server = await startServer(await signInConfig({
-      port, issuer,
-      secondFactor: { passkeys: true },
-      clients: [
-        ...signInClients,
+    passkeyBrowser = await startPasskeyBrowser({
+      clients: (redirectUri) => [
         { clientId: 'tv', clientName: 'Living room TV', requireClientSecret: false, allowedGrantTypes: [deviceGrant], allowedScopes: ['openid', 'profile'] },
-        { clientId: 'keyed', clientName: 'Keyed app', clientSecrets: [{ value: hashSecret('keyed-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [callback] },
+        { clientId: 'keyed', clientName: 'Keyed app', clientSecrets: [{ value: hashSecret('keyed-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [redirectUri] },
       ],
-    }));
-    await addDatabaseUser(server, { ...nora, claims: { name: 'Nora' } });
-    browser = await launchChromium();
-    ({ context, page, presence } = await openAuthenticatorPage(browser));
+      user: { ...nora, claims: { name: 'Nora' } },
+    });
+    ({ server, issuer, callback, browser, context, page, presence } = passkeyBrowser);
     await page.setViewportSize({ width: 375, height: 800 });
   });
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-    app?.close();
+    await passkeyBrowser?.close();
   });
 
   const authorize = (flow = webRequest({ scope: 'openid profile' }, 'keyed', callback)) => `${issuer}/connect/authorize?${new URLSearchParams(flow.params)}`;

@@ -14,14 +14,14 @@
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { axeViolations } from '../support/accessibility.js';
-import { addDatabaseUser, openAuthenticatorPage, startCallbackApp, type AuthenticatorPage, type CallbackApp } from '../support/browser-sign-in.js';
-import { chromiumMissing, chromiumPath, launchChromium } from '../support/chromium.js';
-import { freePort, repoRoot, startServer, type TestServer } from '../support/server.js';
-import { signInClients, signInConfig, webRequest } from '../support/sign-in.js';
+import { startPasskeyBrowser, type AuthenticatorPage, type PasskeyBrowser } from '../support/browser-sign-in.js';
+import { chromiumMissing, chromiumPath } from '../support/chromium.js';
+import { repoRoot } from '../support/server.js';
+import { webRequest } from '../support/sign-in.js';
 import { fromBase32, totpAt } from '../support/totp.js';
 
 if (chromiumMissing) console.warn(`Skipping the second-factor screenshots: ${chromiumPath} is missing (apt-get install -y chromium).`);
@@ -31,10 +31,8 @@ const desktop = { width: 1024, height: 720 };
 const phone = { width: 375, height: 720 };
 
 describe.skipIf(chromiumMissing)('second-factor screenshots for the guide', () => {
-  let server: TestServer;
   let issuer: string;
-  let browser: Browser;
-  let app: CallbackApp;
+  let passkeyBrowser: PasskeyBrowser;
   let callback: string;
   let context: BrowserContext;
   let page: Page;
@@ -42,28 +40,17 @@ describe.skipIf(chromiumMissing)('second-factor screenshots for the guide', () =
   const shots = mkdtempSync(join(tmpdir(), 'svc-second-factor-screens-'));
 
   beforeAll(async () => {
-    app = await startCallbackApp();
-    ({ callback } = app);
-    const port = await freePort();
-    issuer = `http://localhost:${port}`;
-    server = await startServer(await signInConfig({
-      port, issuer,
-      secondFactor: { passkeys: true },
-      clients: [
-        ...signInClients,
-        { clientId: 'payroll', clientName: 'Payroll', requireMfa: true, clientSecrets: [{ value: hashSecret('payroll-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [callback] },
+    passkeyBrowser = await startPasskeyBrowser({
+      clients: (redirectUri) => [
+        { clientId: 'payroll', clientName: 'Payroll', requireMfa: true, clientSecrets: [{ value: hashSecret('payroll-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [redirectUri] },
       ],
-    }));
-    await addDatabaseUser(server, ada);
-    browser = await launchChromium();
-    ({ context, page, presence } = await openAuthenticatorPage(browser));
+      user: ada,
+    });
+    ({ issuer, callback, context, page, presence } = passkeyBrowser);
     console.info(`second-factor screenshots: ${shots}`);
   });
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-    app?.close();
+    await passkeyBrowser?.close();
   });
 
   const authorize = () => `${issuer}/connect/authorize?${new URLSearchParams(webRequest({ scope: 'openid profile' }, 'payroll', callback).params)}`;
