@@ -72,7 +72,8 @@ export function authorizationRequestsOf(clients: Lookup<Client>, scopeCatalog: S
   });
 }
 
-export interface SignInWiring {
+/** What the sign-in pages and the device verification page both take: a person signs in on each. */
+export interface PageWiring {
   config: ResolvedConfig;
   clients: Lookup<Client>;
   store: Store;
@@ -80,14 +81,17 @@ export interface SignInWiring {
   logger: Logger;
   events?: EventService | undefined;
   resourceOwnerValidator: ResourceOwnerValidator;
+  scopeDescriptions: ScopeDescriptions;
+  passwordThrottle: PasswordThrottle;
+  pageParts: LoadPageParts;
+}
+
+export interface SignInWiring extends PageWiring {
   keyRing: Pick<KeyRing, 'verificationKey'>;
   validator: RequestValidator;
   pushed: PushedRequests;
-  scopeDescriptions: ScopeDescriptions;
   /** A plugin's sign-in page in place of the built-in one. */
   customPage?: SignInPage | undefined;
-  passwordThrottle: PasswordThrottle;
-  pageParts: LoadPageParts;
   interactionLimit?: InteractionLimit | undefined;
   /** Back-Channel Logout 1.0, when logout ends a session. */
   backChannelLogout?: BackChannelLogout | undefined;
@@ -138,19 +142,9 @@ export function signInPartsLoader(deps: SignInWiring): LoadSignInParts {
   };
 }
 
-export interface DeviceWiring {
-  config: ResolvedConfig;
-  clients: Lookup<Client>;
-  store: Store;
-  clock: Clock;
-  logger: Logger;
-  events?: EventService | undefined;
-  resourceOwnerValidator: ResourceOwnerValidator;
-  scopeDescriptions: ScopeDescriptions;
+export interface DeviceWiring extends PageWiring {
   /** Wrong user codes, counted where N nodes share the limit (`throttling/counters.ts`). */
   failedAttempts: FailedAttempts;
-  passwordThrottle: PasswordThrottle;
-  pageParts: LoadPageParts;
   /** Issue 35: one-time codes at the device page's sign-in. */
   secondFactors?: SecondFactorService | undefined;
   /** Issue 35, with `secondFactor.passkeys`: passwordless passkey sign-in on the device page. */

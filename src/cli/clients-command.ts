@@ -16,7 +16,6 @@ import { loadConfig } from '../config/load.js';
 import type { ResolvedConfig, UserConfig } from '../config/schema.js';
 import type { PluginRegistry } from '../plugin-host/plugin-registry.js';
 import type { RecordKind, StoredRecord, StoredSecret } from '../store/client-records.js';
-import { createStore } from '../store/create-store.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { Store } from '../store/store.js';
 import { AdminApiRefusal, adminServer } from './admin-api-client.js';
@@ -25,6 +24,7 @@ import { table } from './table.js';
 import { registryOptions } from './registry-options.js';
 import { fieldsFromFlags, inFlagWords, pluginFieldFlags } from './field-flags.js';
 import { CliError } from './user-facing-error.js';
+import { openMigratedStore, refuseMemoryStore } from './database-store.js';
 
 export type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
 
@@ -58,18 +58,10 @@ export function parseCount(value: string, option: string): number {
 /** Loads the config, builds the plugins (against a throw-away store) for the checks, and opens the database. */
 async function open(configPath: string | undefined): Promise<Context> {
   const { config, raw } = await loadConfig({ path: configPath });
-  if (config.store === 'memory') {
-    throw new CliError('the config\'s store is "memory": nothing written here would reach the service. Use "sqlite:<path>" or "postgres://...".');
-  }
+  refuseMemoryStore(config);
   const app = await createApp({ ...config, logLevel: 'silent', clientStores: { ...config.clientStores, database: false } }, { store: createMemoryStore(), logDestination: quiet });
   await app.close();
-  const store = await createStore(config.store, config.configDir);
-  try {
-    await store.migrate();
-  } catch (err) {
-    await store.close().catch(() => undefined);
-    throw err;
-  }
+  const store = await openMigratedStore(config);
   const admin = createClientAdmin({ records: store.clientRecords, checker: createEntryChecker(config, app.registry), config, clock: { now: () => Date.now() } });
   return { config, raw, registry: app.registry, store, admin };
 }

@@ -7,7 +7,6 @@
  */
 import { loadConfig } from '../config/load.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import { createStore } from '../store/create-store.js';
 import type { Store } from '../store/store.js';
 import type { StoredUser, UserClaims } from '../store/user-records.js';
 import { createBackChannelLogout } from '../authorize/back-channel-logout.js';
@@ -18,6 +17,7 @@ import { readSecret } from './read-secret.js';
 import { remoteUserAdmin, type UserOperations } from './remote-user-admin.js';
 import { table } from './table.js';
 import { CliError } from './user-facing-error.js';
+import { openMigratedStore, refuseMemoryStore } from './database-store.js';
 
 export type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
 
@@ -113,16 +113,8 @@ function printGenerated(username: string, password: string, json: boolean, extra
 
 async function open(configPath: string | undefined): Promise<{ config: ResolvedConfig; store: Store; admin: UserAdmin }> {
   const { config } = await loadConfig({ path: configPath });
-  if (config.store === 'memory') {
-    throw new CliError('the config\'s store is "memory": nothing written here would reach the service. Use "sqlite:<path>" or "postgres://...".');
-  }
-  const store = await createStore(config.store, config.configDir);
-  try {
-    await store.migrate();
-  } catch (err) {
-    await store.close().catch(() => undefined);
-    throw err;
-  }
+  refuseMemoryStore(config);
+  const store = await openMigratedStore(config);
   const clock = { now: () => Date.now() };
   // Issue 37: the clients of the sessions a disable ends are queued in the store; the running service posts.
   const backChannelLogout = createBackChannelLogout({ deliveries: store.logoutDeliveries, clock, logger: silentLogger });

@@ -6,44 +6,27 @@
  * password run in process (`main`); those that read one from standard input run as a child
  * process, the way an operator pipes one.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import type { UserConfig } from '../../src/config/schema.js';
-import { hashSecret } from '../../src/sdk/hash.js';
-import { basic, postForm, startServer, type TestServer } from '../support/server.js';
+import { basic, postForm } from '../support/server.js';
+import { startAdminService, type AdminService } from '../support/admin-service.js';
 import { runCliWith } from '../support/svc-process.js';
 
-let dir: string;
-let configFile: string;
-let server: TestServer;
-let adminUrl: string;
-let token: string;
+let service: AdminService;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-remote-actions-'));
-  const config: UserConfig = {
-    store: `sqlite:${join(dir, 'svc.db')}`,
-    apiScopes: [{ name: 'admin' }, { name: 'admin.read' }, { name: 'api1.read' }, { name: 'api1.write' }],
-    apiResources: [{ name: 'svc-admin', scopes: ['admin', 'admin.read'] }, { name: 'api1', scopes: ['api1.read', 'api1.write'] }],
-    clients: [{ clientId: 'ops', clientSecrets: [{ value: hashSecret('ops-secret') }], allowedGrantTypes: ['client_credentials'], allowedScopes: ['admin'] }],
-    clientStores: { refreshInterval: 1 },
-    passwordRules: { minLength: 10 },
-    admin: { port: 0 },
-  };
-  server = await startServer(config);
-  ({ url: adminUrl } = await server.app.listenAdmin(0, '127.0.0.1'));
-  configFile = join(dir, 'svc.config.json');
-  writeFileSync(configFile, JSON.stringify({ ...config, issuer: server.url }));
-  const res = await postForm(`${server.url}/connect/token`, { grant_type: 'client_credentials', scope: 'admin' }, { authorization: basic('ops', 'ops-secret') });
-  token = res.body.access_token as string;
-  expect(token).toBeTypeOf('string');
+  service = await startAdminService({
+    name: 'remote-actions',
+    config: {
+      apiScopes: [{ name: 'api1.read' }, { name: 'api1.write' }],
+      apiResources: [{ name: 'api1', scopes: ['api1.read', 'api1.write'] }],
+      clientStores: { refreshInterval: 1 },
+      passwordRules: { minLength: 10 },
+    },
+  });
 });
 afterAll(async () => {
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await service?.close();
 });
 
 interface Run { code: number; stdout: string; stderr: string }
@@ -55,7 +38,7 @@ async function svc(...args: string[]): Promise<Run> {
   const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
   const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
   const before = process.env.SVC_ADMIN_TOKEN;
-  process.env.SVC_ADMIN_TOKEN = token;
+  process.env.SVC_ADMIN_TOKEN = service.token;
   try {
     return { code: await main(args), stdout, stderr };
   } finally {
@@ -65,8 +48,8 @@ async function svc(...args: string[]): Promise<Run> {
     err.mockRestore();
   }
 }
-const local = (...args: string[]) => svc(...args, '--config', configFile);
-const remote = (...args: string[]) => svc('--server', adminUrl, ...args);
+const local = (...args: string[]) => svc(...args, '--config', service.configFile);
+const remote = (...args: string[]) => svc('--server', service.adminUrl, ...args);
 
 /** What may differ between two runs of one action: times, generated secrets and their ids. */
 function same(text: string, names: Record<string, string> = {}): string {
@@ -99,7 +82,7 @@ describe('svc --server <admin URL> clients ...', () => {
     expect(added.stdout).toMatch(/^client "c-remote" added to the database\.\nsecret [0-9a-f]{8}: [A-Za-z0-9_-]{43}\n$/);
     // The secret printed through the API is the one the service now takes (both used: show prints the last use).
     for (const [id, run] of [['c-remote', added], ['c-local', addedLocal]] as const) {
-      const issued = await postForm(`${server.url}/connect/token`, { grant_type: 'client_credentials' }, { authorization: basic(id, run.stdout.split(': ')[1]!.trim()) });
+      const issued = await postForm(`${service.server.url}/connect/token`, { grant_type: 'client_credentials' }, { authorization: basic(id, run.stdout.split(': ')[1]!.trim()) });
       expect(issued.status).toBe(200);
     }
 
@@ -173,18 +156,18 @@ describe('svc --server <admin URL> apis ...', () => {
 });
 
 describe('svc --server <admin URL> users ...', () => {
-  const piped = (input: string, ...args: string[]) => runCliWith({ input, env: { SVC_ADMIN_TOKEN: token } }, ...args);
+  const piped = (input: string, ...args: string[]) => runCliWith({ input, env: { SVC_ADMIN_TOKEN: service.token } }, ...args);
 
   it('adds a user with a piped password, never from the command line, as on the database', async () => {
-    const l = await piped('correct horse battery\n', 'users', 'add', 'alice', '--email', 'alice@example.com', '--claim', 'name=Alice', '--config', configFile);
-    const r = await piped('correct horse battery\n', '--server', adminUrl, 'users', 'add', 'bob', '--email', 'bob@example.com', '--claim', 'name=Alice');
+    const l = await piped('correct horse battery\n', 'users', 'add', 'alice', '--email', 'alice@example.com', '--claim', 'name=Alice', '--config', service.configFile);
+    const r = await piped('correct horse battery\n', '--server', service.adminUrl, 'users', 'add', 'bob', '--email', 'bob@example.com', '--claim', 'name=Alice');
     expect(l.code, l.stderr).toBe(0);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toMatch(/^user "bob" added \(subject [A-Za-z0-9_-]{22}\)\.\n$/);
     expect(l.stdout).toMatch(/^user "alice" added \(subject [A-Za-z0-9_-]{22}\)\.\n$/);
     const refused = await remote('users', 'add', 'carol', 'a-password');
     expect(refused.stderr).toMatch(/^svc: svc users add takes <username>: a password is never taken from the command line/);
-    const taken = await piped('another long password\n', '--server', adminUrl, 'users', 'add', 'BOB');
+    const taken = await piped('another long password\n', '--server', service.adminUrl, 'users', 'add', 'BOB');
     expect(taken).toMatchObject({ code: 1, stderr: 'svc: a user "BOB" is already in the database (usernames are compared without regard to case).\n' });
   });
 
@@ -213,11 +196,11 @@ describe('svc --server <admin URL> users ...', () => {
     expect((await pairs('disable', '<u>')).stdout).toBe('user "bob" disabled; 0 sessions and tokens ended.\n');
     await pairs('enable', '<u>', '--json');
 
-    const weak = await piped('short\n', '--server', adminUrl, 'users', 'set-password', 'bob');
-    const weakLocal = await piped('short\n', 'users', 'set-password', 'alice', '--config', configFile);
+    const weak = await piped('short\n', '--server', service.adminUrl, 'users', 'set-password', 'bob');
+    const weakLocal = await piped('short\n', 'users', 'set-password', 'alice', '--config', service.configFile);
     expect(weak.code).toBe(1);
     expect(weak.stderr).toBe(weakLocal.stderr);
-    const set = await piped('a much better password\n', '--server', adminUrl, 'users', 'set-password', 'bob');
+    const set = await piped('a much better password\n', '--server', service.adminUrl, 'users', 'set-password', 'bob');
     expect(set).toMatchObject({ code: 0, stdout: 'password of "bob" set.\n' });
     expect(JSON.parse((await local('users', 'show', 'bob', '--json')).stdout)).toMatchObject({ hasPassword: true });
 

@@ -3,46 +3,23 @@
  * (`svc --server`): the same table of the new keys, the same line for a retired key, the same
  * refusal; through the API the service publishes or drops the key at once (its JWKS says so).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserConfig } from '../../src/config/schema.js';
-import { hashSecret } from '../../src/sdk/hash.js';
-import { basic, postForm, startServer, type TestServer } from '../support/server.js';
+import { startAdminService, type AdminService } from '../support/admin-service.js';
 import { runCliWith } from '../support/svc-process.js';
 
-let dir: string;
-let configFile: string;
-let server: TestServer;
-let adminUrl: string;
-let token: string;
+let service: AdminService;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-remote-keys-'));
-  const config: UserConfig = {
-    store: `sqlite:${join(dir, 'svc.db')}`,
-    apiScopes: [{ name: 'admin' }, { name: 'admin.read' }],
-    apiResources: [{ name: 'svc-admin', scopes: ['admin', 'admin.read'] }],
-    clients: [{ clientId: 'ops', clientSecrets: [{ value: hashSecret('ops-secret') }], allowedGrantTypes: ['client_credentials'], allowedScopes: ['admin'] }],
-    admin: { port: 0 },
-  };
-  server = await startServer(config);
-  ({ url: adminUrl } = await server.app.listenAdmin(0, '127.0.0.1'));
-  configFile = join(dir, 'svc.config.json');
-  writeFileSync(configFile, JSON.stringify({ ...config, issuer: server.url }));
-  token = (await postForm(`${server.url}/connect/token`, { grant_type: 'client_credentials' }, { authorization: basic('ops', 'ops-secret') })).body.access_token as string;
-  expect(token).toBeTypeOf('string');
+  service = await startAdminService({ name: 'remote-keys' });
 });
 afterAll(async () => {
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await service?.close();
 });
 
-const local = (...args: string[]) => runCliWith({}, 'keys', ...args, '--config', configFile);
-const remote = (...args: string[]) => runCliWith({ env: { SVC_ADMIN_TOKEN: token } }, '--server', adminUrl, 'keys', ...args);
+const local = (...args: string[]) => runCliWith({}, 'keys', ...args, '--config', service.configFile);
+const remote = (...args: string[]) => service.remote('keys', ...args);
 async function published(): Promise<string[]> {
-  const { jwks_uri } = (await (await fetch(`${server.url}/.well-known/openid-configuration`)).json()) as { jwks_uri: string };
+  const { jwks_uri } = (await (await fetch(`${service.server.url}/.well-known/openid-configuration`)).json()) as { jwks_uri: string };
   return ((await (await fetch(jwks_uri)).json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
 }
 const rows = (text: string) => text.trim().split('\n').map((line) => line.trim().split(/ {2,}/));

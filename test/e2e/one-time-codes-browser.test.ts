@@ -4,13 +4,11 @@
  * recovery codes, the account page, and a later sign-in in German with a wrong code and then a
  * recovery code. axe-core checks every new page; none scrolls sideways.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { axeContext, axeViolations } from '../support/accessibility.js';
+import { addDatabaseUser, startCallbackApp, type CallbackApp } from '../support/browser-sign-in.js';
 import { chromiumMissing, chromiumPath, launchChromium } from '../support/chromium.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { authorizeUrl, signInClients, signInConfig, webRequest } from '../support/sign-in.js';
@@ -23,24 +21,20 @@ const ivy = { subjectId: 'sub-ivy', username: 'ivy', password: 'ivy-password-1' 
 describe.skipIf(chromiumMissing)('one-time codes in Chromium', () => {
   let server: TestServer;
   let browser: Browser;
-  let app: Server;
+  let app: CallbackApp;
   let callback: string;
   let recoveryCodes: string[] = [];
 
   beforeAll(async () => {
-    app = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>App</title><h1>Signed in</h1>'));
-    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-    callback = `http://127.0.0.1:${(app.address() as AddressInfo).port}/callback`;
+    app = await startCallbackApp();
+    ({ callback } = app);
     server = await startServer(await signInConfig({
       clients: [
         ...signInClients,
         { clientId: 'payroll', clientName: 'Payroll', requireMfa: true, clientSecrets: [{ value: hashSecret('payroll-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [callback] },
       ],
     }));
-    await server.app.store.users.add({
-      subjectId: ivy.subjectId, username: ivy.username, email: undefined, emailVerified: false, claims: {}, disabled: false,
-      passwordHash: await hashPassword(ivy.password, { ln: 4, r: 8, p: 1 }), createdAt: Date.now(),
-    });
+    await addDatabaseUser(server, ivy);
     browser = await launchChromium();
   });
   afterAll(async () => {

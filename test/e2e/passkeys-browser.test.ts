@@ -7,17 +7,15 @@
  * passkey through the username field's autofill (conditional mediation). The passkey is renamed
  * and removed on the account page. axe checks the pages with passkeys.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { axeContext, axeViolations } from '../support/accessibility.js';
-import { chromiumMissing, chromiumPath, launchChromium } from '../support/chromium.js';
-import { freePort, postForm, startServer, type TestServer } from '../support/server.js';
-import { alice, signInClients, signInConfig, webRequest } from '../support/sign-in.js';
+import { startPasskeyBrowser, type AuthenticatorPage, type PasskeyBrowser } from '../support/browser-sign-in.js';
+import { chromiumMissing, chromiumPath } from '../support/chromium.js';
+import { postForm, type TestServer } from '../support/server.js';
+import { alice, webRequest } from '../support/sign-in.js';
 
 if (chromiumMissing) console.warn(`Skipping the passkeys browser test: ${chromiumPath} is missing (apt-get install -y chromium).`);
 
@@ -28,48 +26,25 @@ describe.skipIf(chromiumMissing)('passkeys in Chromium', () => {
   let server: TestServer;
   let issuer: string;
   let browser: Browser;
-  let app: Server;
+  let passkeyBrowser: PasskeyBrowser;
   let callback: string;
   let context: BrowserContext;
   let page: Page;
-  /** Whether the virtual authenticator answers at once (as a person touching it would). */
-  let presence: (enabled: boolean) => Promise<void>;
+  let presence: AuthenticatorPage['presence'];
 
   beforeAll(async () => {
-    app = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>App</title><h1>Signed in</h1>'));
-    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-    callback = `http://127.0.0.1:${(app.address() as AddressInfo).port}/callback`;
-    const port = await freePort();
-    issuer = `http://localhost:${port}`;
-    server = await startServer(await signInConfig({
-      port, issuer,
-      secondFactor: { passkeys: true },
-      clients: [
-        ...signInClients,
+    passkeyBrowser = await startPasskeyBrowser({
+      clients: (redirectUri) => [
         { clientId: 'tv', clientName: 'Living room TV', requireClientSecret: false, allowedGrantTypes: [deviceGrant], allowedScopes: ['openid', 'profile'] },
-        { clientId: 'keyed', clientName: 'Keyed app', clientSecrets: [{ value: hashSecret('keyed-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [callback] },
+        { clientId: 'keyed', clientName: 'Keyed app', clientSecrets: [{ value: hashSecret('keyed-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [redirectUri] },
       ],
-    }));
-    await server.app.store.users.add({
-      subjectId: nora.subjectId, username: nora.username, email: undefined, emailVerified: false, claims: { name: 'Nora' }, disabled: false,
-      passwordHash: await hashPassword(nora.password, { ln: 4, r: 8, p: 1 }), createdAt: Date.now(),
+      user: { ...nora, claims: { name: 'Nora' } },
     });
-    browser = await launchChromium();
-    context = await axeContext(browser);
-    page = await context.newPage();
+    ({ server, issuer, callback, browser, context, page, presence } = passkeyBrowser);
     await page.setViewportSize({ width: 375, height: 800 });
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    });
-    presence = async (enabled) => { await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled }); };
   });
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-    app?.close();
+    await passkeyBrowser?.close();
   });
 
   const authorize = (flow = webRequest({ scope: 'openid profile' }, 'keyed', callback)) => `${issuer}/connect/authorize?${new URLSearchParams(flow.params)}`;

@@ -11,19 +11,17 @@
  * The test checks what each picture shows (its heading, no axe violation, nothing wider than
  * the phone) and that each file is a PNG of both widths.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/sdk/hash.js';
-import { axeContext, axeViolations } from '../support/accessibility.js';
-import { chromiumMissing, chromiumPath, launchChromium } from '../support/chromium.js';
-import { freePort, repoRoot, startServer, type TestServer } from '../support/server.js';
-import { signInClients, signInConfig, webRequest } from '../support/sign-in.js';
+import { axeViolations } from '../support/accessibility.js';
+import { startPasskeyBrowser, type AuthenticatorPage, type PasskeyBrowser } from '../support/browser-sign-in.js';
+import { chromiumMissing, chromiumPath } from '../support/chromium.js';
+import { repoRoot } from '../support/server.js';
+import { webRequest } from '../support/sign-in.js';
 import { fromBase32, totpAt } from '../support/totp.js';
 
 if (chromiumMissing) console.warn(`Skipping the second-factor screenshots: ${chromiumPath} is missing (apt-get install -y chromium).`);
@@ -33,50 +31,26 @@ const desktop = { width: 1024, height: 720 };
 const phone = { width: 375, height: 720 };
 
 describe.skipIf(chromiumMissing)('second-factor screenshots for the guide', () => {
-  let server: TestServer;
   let issuer: string;
-  let browser: Browser;
-  let app: Server;
+  let passkeyBrowser: PasskeyBrowser;
   let callback: string;
   let context: BrowserContext;
   let page: Page;
-  let presence: (enabled: boolean) => Promise<void>;
+  let presence: AuthenticatorPage['presence'];
   const shots = mkdtempSync(join(tmpdir(), 'svc-second-factor-screens-'));
 
   beforeAll(async () => {
-    app = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>App</title><h1>Signed in</h1>'));
-    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-    callback = `http://127.0.0.1:${(app.address() as AddressInfo).port}/callback`;
-    const port = await freePort();
-    issuer = `http://localhost:${port}`;
-    server = await startServer(await signInConfig({
-      port, issuer,
-      secondFactor: { passkeys: true },
-      clients: [
-        ...signInClients,
-        { clientId: 'payroll', clientName: 'Payroll', requireMfa: true, clientSecrets: [{ value: hashSecret('payroll-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [callback] },
+    passkeyBrowser = await startPasskeyBrowser({
+      clients: (redirectUri) => [
+        { clientId: 'payroll', clientName: 'Payroll', requireMfa: true, clientSecrets: [{ value: hashSecret('payroll-secret') }], allowedGrantTypes: ['authorization_code'], allowedScopes: ['openid', 'profile'], redirectUris: [redirectUri] },
       ],
-    }));
-    await server.app.store.users.add({
-      subjectId: ada.subjectId, username: ada.username, email: undefined, emailVerified: false, claims: {}, disabled: false,
-      passwordHash: await hashPassword(ada.password, { ln: 4, r: 8, p: 1 }), createdAt: Date.now(),
+      user: ada,
     });
-    browser = await launchChromium();
-    context = await axeContext(browser);
-    page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    });
-    presence = async (enabled) => { await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled }); };
+    ({ issuer, callback, context, page, presence } = passkeyBrowser);
     console.info(`second-factor screenshots: ${shots}`);
   });
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-    app?.close();
+    await passkeyBrowser?.close();
   });
 
   const authorize = () => `${issuer}/connect/authorize?${new URLSearchParams(webRequest({ scope: 'openid profile' }, 'payroll', callback).params)}`;

@@ -12,13 +12,13 @@ import type { LoadPageParts } from '../../pages/page-parts.js';
 import type { AccountView } from '../../pages/account-views.js';
 import { pageHeaders } from '../../pages/page-headers.js';
 import { createThrottledSignIn } from '../../throttling/throttled-sign-in.js';
-import { choosePageText, pageLanguageTags } from '../../pages/text/index.js';
 import { createPasswordChange } from '../../users/password-change.js';
 import { createPasswordPage, type AccountPageOutcome } from '../../account/password-page.js';
 import { renderAccountPage } from '../../pages/account-templates.js';
 import { paths } from '../../endpoints/urls.js';
 import { formBodyReader } from '../read-form.js';
 import { pageFailure } from './page-failure.js';
+import { createLocalizedPageSender } from './localized-page-sender.js';
 import { readSessionCookie, sessionCookieLines } from '../session-cookie.js';
 
 export function createAccountPage(deps: {
@@ -32,22 +32,11 @@ export function createAccountPage(deps: {
 }): Middleware {
   const { config, clock, logger } = deps;
   const action = new URL(config.issuer + paths.accountPassword).pathname;
-  const actionFor = new Map(pageLanguageTags.map((tag) => [tag, `${action}?ui_locales=${encodeURIComponent(tag)}`]));
   const readBody = formBodyReader(config.limits);
-  const headers = pageHeaders();
+  const { send } = createLocalizedPageSender<AccountView>({ action, headers: pageHeaders(), render: renderAccountPage });
   const change = createPasswordChange({ users: deps.users, rules: config.passwordRules, clock });
   const throttled = createThrottledSignIn({ passwordThrottle: deps.passwordThrottle, clock });
   let page: ReturnType<typeof createPasswordPage> | undefined;
-
-  function send(ctx: Context, status: number, view: AccountView): void {
-    const uiLocales = new URLSearchParams(ctx.querystring).get('ui_locales') ?? undefined;
-    const chosen = choosePageText(uiLocales, ctx.get('accept-language') || undefined);
-    ctx.status = status;
-    ctx.set(headers);
-    ctx.set({ 'Content-Language': chosen.value.lang, Vary: 'Accept-Language' });
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = renderAccountPage(view, { action: chosen.from === 'ui_locales' ? actionFor.get(chosen.tag)! : action, text: chosen.value });
-  }
 
   return async function accountPage(ctx: Context): Promise<void> {
     let outcome: AccountPageOutcome;

@@ -11,13 +11,13 @@ import type { LoadPageParts } from '../../pages/page-parts.js';
 import type { AccountView } from '../../pages/account-views.js';
 import type { PasswordReset } from '../../users/password-reset.js';
 import { pageHeaders } from '../../pages/page-headers.js';
-import { choosePageText, pageLanguageTags } from '../../pages/text/index.js';
 import { createPasswordResetPage } from '../../account/password-reset-page.js';
 import type { AccountPageOutcome } from '../../account/password-page.js';
 import { renderAccountPage } from '../../pages/account-templates.js';
 import { paths } from '../../endpoints/urls.js';
 import { formBodyReader } from '../read-form.js';
 import { pageFailure } from './page-failure.js';
+import { createLocalizedPageSender } from './localized-page-sender.js';
 import { readSessionCookie, sessionCookieLines } from '../session-cookie.js';
 
 export function createPasswordResetMiddleware(deps: {
@@ -28,21 +28,15 @@ export function createPasswordResetMiddleware(deps: {
 }): Middleware {
   const { config, logger } = deps;
   const action = new URL(config.issuer + paths.accountPasswordReset).pathname;
-  const actionFor = new Map(pageLanguageTags.map((tag) => [tag, `${action}?ui_locales=${encodeURIComponent(tag)}`]));
   const readBody = formBodyReader(config.limits);
-  const headers = pageHeaders();
+  const sender = createLocalizedPageSender<AccountView>({ action, headers: pageHeaders(), render: renderAccountPage });
   let page: ReturnType<typeof createPasswordResetPage> | undefined;
 
   return async function passwordResetPage(ctx: Context): Promise<void> {
     const query = new URLSearchParams(ctx.querystring);
-    const chosen = choosePageText(query.get('ui_locales') ?? undefined, ctx.get('accept-language') || undefined);
-    const send = (status: number, view: AccountView): void => {
-      ctx.status = status;
-      ctx.set(headers);
-      ctx.set({ 'Content-Language': chosen.value.lang, Vary: 'Accept-Language' });
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = renderAccountPage(view, { action: chosen.from === 'ui_locales' ? actionFor.get(chosen.tag)! : action, text: chosen.value });
-    };
+    // Chosen before the page runs: the reset mail goes out in the page's language.
+    const chosen = sender.choose(ctx);
+    const send = (status: number, view: AccountView): void => sender.send(ctx, status, view, chosen);
     let outcome: AccountPageOutcome;
     try {
       const parts = await deps.pageParts();

@@ -9,7 +9,6 @@ import type { ResolvedConfig } from '../../config/schema.js';
 import type { Logger } from '../../sdk/contracts.js';
 import type { LoadPageParts } from '../../pages/page-parts.js';
 import { pageHeaders } from '../../pages/page-headers.js';
-import { choosePageText, pageLanguageTags } from '../../pages/text/index.js';
 import { renderSecondFactorPage, type SecondFactorAccountView } from '../../pages/second-factor-templates.js';
 import { createSecondFactorPage, type SecondFactorPageOutcome } from '../../account/second-factor-page.js';
 import type { SecondFactorService } from '../../second-factor/second-factors.js';
@@ -18,6 +17,7 @@ import { passkeyScriptHash } from '../../pages/passkey-script.js';
 import { paths } from '../../endpoints/urls.js';
 import { formBodyReader } from '../read-form.js';
 import { pageFailure } from './page-failure.js';
+import { createLocalizedPageSender } from './localized-page-sender.js';
 import { readSessionCookie, sessionCookieLines } from '../session-cookie.js';
 
 export function createSecondFactorAccountPage(deps: {
@@ -31,21 +31,12 @@ export function createSecondFactorAccountPage(deps: {
 }): Middleware {
   const { config, logger } = deps;
   const action = new URL(config.issuer + paths.accountSecondFactor).pathname;
-  const actionFor = new Map(pageLanguageTags.map((tag) => [tag, `${action}?ui_locales=${encodeURIComponent(tag)}`]));
   const readBody = formBodyReader(config.limits);
   // The passkey form's one script, by its hash, when passkeys are on.
-  const headers = pageHeaders(deps.passkeys ? { scriptHash: passkeyScriptHash() } : {});
+  const { send } = createLocalizedPageSender<SecondFactorAccountView>({
+    action, headers: pageHeaders(deps.passkeys ? { scriptHash: passkeyScriptHash() } : {}), render: renderSecondFactorPage,
+  });
   let page: ReturnType<typeof createSecondFactorPage> | undefined;
-
-  function send(ctx: Context, status: number, view: SecondFactorAccountView): void {
-    const uiLocales = new URLSearchParams(ctx.querystring).get('ui_locales') ?? undefined;
-    const chosen = choosePageText(uiLocales, ctx.get('accept-language') || undefined);
-    ctx.status = status;
-    ctx.set(headers);
-    ctx.set({ 'Content-Language': chosen.value.lang, Vary: 'Accept-Language' });
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = renderSecondFactorPage(view, { action: chosen.from === 'ui_locales' ? actionFor.get(chosen.tag)! : action, text: chosen.value });
-  }
 
   return async function secondFactorPage(ctx: Context): Promise<void> {
     let outcome: SecondFactorPageOutcome;
