@@ -83,7 +83,9 @@ function exchange(server: AdminServer, method: string, path: string, headers: Re
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const tls = url.protocol === 'https:' ? { ...(server.tls.ca ? { ca: server.tls.ca } : {}), ...(server.tls.cert ? { cert: server.tls.cert, key: server.tls.key } : {}) } : {};
   return new Promise((resolve, reject) => {
-    const req = send(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, ...tls }, (res: IncomingMessage) => {
+    // `agent: false`: a connection per request, closed after it; a kept-alive one would hold the
+    // command's process open until the listener's keep-alive timeout.
+    const req = send(url, { method, agent: false, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, ...tls }, (res: IncomingMessage) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
