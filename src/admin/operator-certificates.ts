@@ -2,12 +2,11 @@
  * The operators of an admin API behind mutual TLS (`admin.tls.clients`): each entry names a
  * client certificate, by its subject or by its SHA-256 thumbprint, and the operator it stands
  * for, with the access a token's scope would give (`admin` everything, `admin.read` reading).
- * Thumbprints are written either way operators meet them: base64url (`x5t#S256`, RFC 8705 §3.1)
- * or hex as `openssl x509 -noout -fingerprint -sha256` prints it; both become base64url here.
+ * Thumbprints are compared in base64url, whichever way they were written (`normalThumbprint`).
  */
 import { createHash, type X509Certificate } from 'node:crypto';
+import { normalThumbprint } from '../config/certificate-thumbprint.js';
 import { canonicalName } from '../sdk/distinguished-name.js';
-import type { Access } from './authentication.js';
 
 export interface OperatorCertificateEntry {
   readonly subject?: string | undefined;
@@ -23,14 +22,6 @@ export interface CertificateIdentity {
   readonly thumbprint: string;
 }
 
-/** base64url of a thumbprint written either way, or `undefined` when it is neither 32 bytes of hex nor of base64url. */
-export function normalThumbprint(written: string): string | undefined {
-  const hex = written.replace(/[:\s]/g, '');
-  if (/^[0-9a-fA-F]{64}$/.test(hex)) return Buffer.from(hex, 'hex').toString('base64url');
-  if (/^[\w-]{43}$/.test(written)) return written;
-  return undefined;
-}
-
 /** Node prints a subject one attribute a line, in the certificate's order; the audit shows it on one line, as the boot messages do. */
 export function subjectOf(certificate: X509Certificate): string {
   return certificate.subject.split('\n').join(', ');
@@ -42,7 +33,8 @@ export function identityOf(certificate: X509Certificate): CertificateIdentity {
 
 export interface OperatorMatch {
   readonly operator: string;
-  readonly access: Access;
+  /** `Access` of `authentication.ts`, which imports this file's types. */
+  readonly access: 'read' | 'write';
 }
 
 /** Finds the operator a certificate stands for; built once at start-up from the resolved entries. */

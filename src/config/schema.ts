@@ -19,7 +19,7 @@ import {
 import { closestName } from './closest-name.js';
 import { isPhcScrypt } from './password-format.js';
 import { canonicalName } from '../sdk/distinguished-name.js';
-import { normalThumbprint } from '../admin/operator-certificates.js';
+import { normalThumbprint } from './certificate-thumbprint.js';
 import type { PagesConfig, ResolvedBranding } from './branding.js';
 import { checkPasswordRulesConfig, type PasswordRules, type PasswordRulesConfig } from './password-rules.js';
 // ISSUE 34 (upstream sign-in): the fields' types, checkers and resolution live in identity-providers.ts.

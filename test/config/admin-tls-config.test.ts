@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkConfig } from '../../src/config/load.js';
 import { validateUserConfig } from '../../src/config/validate.js';
-import { normalThumbprint } from '../../src/admin/operator-certificates.js';
+import { normalThumbprint } from '../../src/config/certificate-thumbprint.js';
 import { makePki, partnerSubject, type Pki } from '../support/certificates.js';
 import { bootErrorFor } from '../support/boot-error.js';
 
