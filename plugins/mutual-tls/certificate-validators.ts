@@ -7,8 +7,7 @@
  * Every one refuses a certificate outside its validity dates, pinned or not. The reasons go to
  * the log only; the client hears `invalid_client` whatever failed.
  */
-import type { ClientCertificate, Clock, PluginDependencies, SecretValidationResult, SecretValidator } from 'svc/sdk';
-import { canonicalName } from './distinguished-name.js';
+import { canonicalName, type ClientCertificate, type Clock, type PluginDependencies, type SecretValidationResult, type SecretValidator } from 'svc/sdk';
 import { StoredValues } from './stored-secrets.js';
 import { CERTIFICATE_SECRET, NAME_SECRET, PARSED_CERTIFICATE, THUMBPRINT_SECRET } from './secret-types.js';
 

@@ -10,8 +10,7 @@
  * - `X509CertificateBase64`: the certificate itself, base64 DER (its thumbprint is what is compared).
  */
 import { X509Certificate, createHash } from 'node:crypto';
-import type { PluginConfig, Secret } from 'svc/sdk';
-import { canonicalName } from './distinguished-name.js';
+import { canonicalName, type PluginConfig, type Secret } from 'svc/sdk';
 import { CERTIFICATE_SECRET, NAME_SECRET, THUMBPRINT_SECRET } from './secret-types.js';
 
 function thumbprintOf(value: string): string {

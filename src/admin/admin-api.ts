@@ -1,7 +1,8 @@
 /**
  * The admin API (issue 39) as a Koa app of its own, for its own listener (`listener.ts`): every
  * operation from `routes/`, the OpenAPI document generated from them at `/openapi.json`, each
- * call audited, every error a problem (RFC 9457). Built from plain services, the same ones the
+ * call audited, every error a problem (RFC 9457); callers authenticated by an access token, or by
+ * a client certificate when `admin.tls` is set. Built from plain services, the same ones the
  * CLI runs: `createClientAdmin`, `createUserAdmin`, the store and the key ring.
  */
 import Koa from 'koa';
@@ -19,6 +20,7 @@ import { requestId } from '../http/request-id.js';
 import { createAdminRouter } from './admin-router.js';
 import { auditRequests } from './audit.js';
 import { createAdminAuthentication } from './authentication.js';
+import { createCertificateAuthentication } from './certificate-authentication.js';
 import { oneAtATime } from './one-at-a-time.js';
 import type { AdminOperation } from './operation.js';
 import { openApiDocument } from './openapi.js';
@@ -30,7 +32,7 @@ import { signingKeyRoutes } from './routes/signing-keys.js';
 import { userRoutes } from './routes/users.js';
 
 export interface AdminApiDeps {
-  config: Pick<ResolvedConfig, 'clients' | 'apiResources' | 'limits' | 'signing' | 'registration'>;
+  config: Pick<ResolvedConfig, 'clients' | 'apiResources' | 'limits' | 'signing' | 'registration' | 'admin'>;
   store: Store;
   clock: Clock;
   logger: Logger;
@@ -76,7 +78,10 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi {
   const operations = adminOperations(deps);
   const documentJson = JSON.stringify(openApiDocument(operations, deps.version));
   const router = createAdminRouter(operations, {
-    authenticate: createAdminAuthentication({ tokenValidator: deps.tokenValidator, dpop: deps.dpop, baseUrl: () => baseUrl }),
+    // Behind mutual TLS the certificate is the credential; otherwise an access token of this service.
+    authenticate: deps.config.admin?.tls
+      ? createCertificateAuthentication(deps.config.admin.tls.clients)
+      : createAdminAuthentication({ tokenValidator: deps.tokenValidator, dpop: deps.dpop, baseUrl: () => baseUrl }),
     limits: deps.config.limits,
     // The document says what the API is, nothing about the service's data: open to every caller that reaches the listener.
     open: (r) => r.get('/openapi.json', (ctx) => {

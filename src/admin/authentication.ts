@@ -15,6 +15,7 @@ import type { TokenValidator } from '../sdk/contracts.js';
 import { boundJkt } from '../sdk/dpop.js';
 import type { DpopProofValidator } from '../sender-binding/dpop-proof-validator.js';
 import { OAuthError } from '../oauth/errors.js';
+import type { CertificateIdentity } from './operator-certificates.js';
 import { AdminProblem } from './problem.js';
 
 /** The API resource whose scopes open the admin API: the `aud` of its tokens (docs/guides/admin-api.md). */
@@ -24,9 +25,11 @@ export const adminScopes = { full: 'admin', read: 'admin.read' } as const;
 export type Access = 'read' | 'write';
 
 export interface Operator {
-  /** The token's `client_id`: who the audit events name. */
+  /** The token's `client_id`, or the `operator` of a client certificate's entry: who the audit events name. */
   readonly clientId: string;
   readonly access: Access;
+  /** Behind mutual TLS (`admin.tls`): the certificate the operator presented. */
+  readonly certificate?: CertificateIdentity | undefined;
 }
 
 type Scheme = 'Bearer' | 'DPoP';
@@ -97,8 +100,11 @@ export function createAdminAuthentication({ tokenValidator, dpop, baseUrl }: {
   };
 }
 
-/** A read needs `admin.read` or `admin`; a change needs `admin`. */
+/** A read needs `admin.read` or `admin` (a token's scope, a certificate entry's `scope`); a change needs `admin`. */
 export function allow(operator: Operator, needed: Access): void {
+  if (needed === 'write' && operator.access !== 'write' && operator.certificate !== undefined) {
+    throw new AdminProblem(403, `This changes the service: the client certificate's entry in admin.tls.clients needs scope "${adminScopes.full}" (it has "${adminScopes.read}").`);
+  }
   if (needed === 'write' && operator.access !== 'write') {
     throw new AdminProblem(403, `This changes the service: the access token needs scope "${adminScopes.full}" (it has "${adminScopes.read}").`, {
       headers: { 'WWW-Authenticate': `Bearer realm="svc-admin", error="insufficient_scope", scope="${adminScopes.full}"` },

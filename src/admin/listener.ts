@@ -1,10 +1,12 @@
 /**
  * The admin API's own listener (`admin.port`, `admin.host`, loopback by default): never the
  * public port, so a reverse proxy in front of the service does not reach it, and a firewall rule
- * can keep it to the operators' network. Plain HTTP: on loopback, or behind the operators' own
- * TLS-terminating proxy.
+ * can keep it to the operators' network. Plain HTTP (on loopback, or behind the operators' own
+ * TLS-terminating proxy), or HTTPS asking every caller for a client certificate when `admin.tls`
+ * is set (`loadAdminTlsOptions`).
  */
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer, type ServerOptions as HttpsOptions } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { AdminApi } from './admin-api.js';
 import { answerClientError, maxHeaderBytes } from '../http/client-error.js';
@@ -16,15 +18,16 @@ export interface AdminListener {
   readonly server: Server;
 }
 
-export function listenAdmin(api: AdminApi, port: number, host: string, connections: ResolvedConfig['connections']): Promise<AdminListener> {
-  const server = createServer({ maxHeaderSize: maxHeaderBytes, ...connectionServerOptions(connections) }, api.koa.callback());
+export function listenAdmin(api: AdminApi, port: number, host: string, connections: ResolvedConfig['connections'], tls?: HttpsOptions): Promise<AdminListener> {
+  const options = { maxHeaderSize: maxHeaderBytes, ...connectionServerOptions(connections) };
+  const server: Server = tls ? createHttpsServer({ ...options, ...tls }, api.koa.callback()) : createServer(options, api.koa.callback());
   server.on('clientError', answerClientError);
   boundConnections(server, connections);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       const { port: bound } = server.address() as AddressInfo;
-      const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+      const url = `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${bound}`;
       api.listening(url);
       resolve({ server, url });
     });

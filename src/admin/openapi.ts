@@ -72,7 +72,8 @@ export function openApiDocument(operations: readonly AdminOperation[], version: 
       operationId: operation.operationId,
       summary: operation.summary,
       tags: [operation.tag],
-      security: [{ adminToken: operation.access === 'read' ? [adminScopes.read] : [adminScopes.full] }],
+      // Either, as the listener is set up: a token (the scope it needs), or mutual TLS (`admin.tls`, the entry's scope).
+      security: [{ adminToken: operation.access === 'read' ? [adminScopes.read] : [adminScopes.full] }, { adminCertificate: [] }],
       'x-svc-access': operation.access,
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(operation.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(operation.body) } } } } : {}),
@@ -86,7 +87,7 @@ export function openApiDocument(operations: readonly AdminOperation[], version: 
     info: {
       title: 'svc admin API',
       version,
-      description: `Manages the service: its clients, API resources, users, signing keys, grants and sessions. Every call needs an access token of this service for the API resource "${adminApiResource}" with scope "${adminScopes.full}" (everything) or "${adminScopes.read}" (reading only). See docs/guides/admin-api.md.`,
+      description: `Manages the service: its clients, API resources, users, signing keys, grants and sessions. Every call needs an access token of this service for the API resource "${adminApiResource}" with scope "${adminScopes.full}" (everything) or "${adminScopes.read}" (reading only), or, on a listener set up with admin.tls, a client certificate named in admin.tls.clients. See docs/guides/admin-api.md.`,
     },
     paths,
     components: {
@@ -94,6 +95,10 @@ export function openApiDocument(operations: readonly AdminOperation[], version: 
         adminToken: {
           type: 'http', scheme: 'bearer', bearerFormat: 'JWT or reference token',
           description: `An access token of this service (client credentials) addressed to "${adminApiResource}"; a DPoP-bound one with the DPoP scheme and a proof.`,
+        },
+        adminCertificate: {
+          type: 'mutualTLS',
+          description: `When the listener is set up with admin.tls: a client certificate its CA issued, named in admin.tls.clients with scope "${adminScopes.full}" or "${adminScopes.read}". Access tokens are then not read.`,
         },
       },
       parameters: {

@@ -18,8 +18,8 @@ import { UserAdminError } from '../users/user-admin.js';
  */
 export const problemKinds = {
   400: { slug: 'invalid-request', title: 'The request is not valid' },
-  401: { slug: 'unauthenticated', title: 'An admin access token is required' },
-  403: { slug: 'insufficient-scope', title: 'The access token does not allow this' },
+  401: { slug: 'unauthenticated', title: 'An admin access token or client certificate is required' },
+  403: { slug: 'insufficient-scope', title: 'The caller\'s token or certificate does not allow this' },
   404: { slug: 'not-found', title: 'No such resource' },
   405: { slug: 'method-not-allowed', title: 'The resource does not support this method' },
   409: { slug: 'conflict', title: 'The resource conflicts with what is stored' },

@@ -270,9 +270,9 @@ function assemble(container: ServiceContainer, registry: PluginRegistry, tls: Tl
     async listenAdmin(port, host) {
       if (!config.admin) throw new Error('the admin API is off: set admin.port in the config');
       const bindHost = host ?? config.admin.host;
-      const admin = await listenAdmin(container.resolve('adminApi'), port ?? config.admin.port, bindHost, config.connections);
+      const admin = await listenAdmin(container.resolve('adminApi'), port ?? config.admin.port, bindHost, config.connections, tls.adminServerOptions);
       closeAdmin = closableServer(admin.server);
-      for (const line of adminSetupWarnings(bindHost, clientDirectory.apiResources.get(adminApiResource))) logger.warn({ host: bindHost }, line);
+      for (const line of adminSetupWarnings(bindHost, clientDirectory.apiResources.get(adminApiResource), config.admin.tls !== undefined)) logger.warn({ host: bindHost }, line);
       return { url: admin.url };
     },
     async close() {

@@ -253,7 +253,8 @@ const registryDetails = (noun: 'clients' | 'apis'): string => {
     '  Works on the store the config names (SQLite or PostgreSQL) while the service runs; every',
     '  node sees a change within clientStores.refreshInterval seconds.',
     '  svc --server <admin URL> ' + noun + ' ...: the same actions through a running service\'s admin API',
-    `  (token in SVC_ADMIN_TOKEN), on the database's entries; not secret expire${noun === 'clients' ? ', test-auth, registration-token' : ''}.`,
+    `  (token in SVC_ADMIN_TOKEN, or behind mutual TLS a client certificate in SVC_ADMIN_CERT and SVC_ADMIN_KEY,`,
+    `  the listener's CA in SVC_ADMIN_CA), on the database's entries; not secret expire${noun === 'clients' ? ', test-auth, registration-token' : ''}.`,
   ].join('\n');
 };
 
@@ -299,7 +300,8 @@ const usersDetails = [
   '  never from the command line; --generate-password prints a new one once. It must meet passwordRules.',
   configHelp,
   '  svc --server <admin URL> users ...: the same actions through a running service\'s admin API',
-  '  (token in SVC_ADMIN_TOKEN); not unlink, factors, remove-factor.',
+  '  (token in SVC_ADMIN_TOKEN, or behind mutual TLS a client certificate in SVC_ADMIN_CERT and SVC_ADMIN_KEY,',
+  '  the listener\'s CA in SVC_ADMIN_CA); not unlink, factors, remove-factor.',
 ].join('\n');
 
 commands.push({

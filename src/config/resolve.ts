@@ -72,6 +72,10 @@ export function resolveConfig(user: UserConfig, configDir: string): ResolvedConf
     },
     tracing: tracingSettings(user.tracing, process.env),
     tls: c.tls === undefined ? undefined : { ...c.tls, certificate: inDir(c.tls.certificate), key: inDir(c.tls.key) },
+    admin: c.admin === undefined ? undefined : {
+      ...c.admin,
+      tls: c.admin.tls === undefined ? undefined : { ...c.admin.tls, certificate: inDir(c.admin.tls.certificate), key: inDir(c.admin.tls.key), clientCa: inDir(c.admin.tls.clientCa) },
+    },
     mtls: {
       clientCa: c.mtls.clientCa === undefined ? undefined : inDir(c.mtls.clientCa),
       certificateHeader: c.mtls.certificateHeader?.toLowerCase(),

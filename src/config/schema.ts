@@ -19,6 +19,8 @@ import {
 } from './model.js';
 import { closestName } from './closest-name.js';
 import { isPhcScrypt } from './password-format.js';
+import { canonicalName } from '../sdk/distinguished-name.js';
+import { normalThumbprint } from './certificate-thumbprint.js';
 import type { PagesConfig, ResolvedBranding } from './branding.js';
 import { checkPasswordRulesConfig, type PasswordRules, type PasswordRulesConfig } from './password-rules.js';
 // ISSUE 34 (upstream sign-in): the fields' types, checkers and resolution live in identity-providers.ts.
@@ -281,11 +283,34 @@ const clientIdMetadataDocumentsSchema = fields({
   maxCacheSeconds: wholeNumber(1, 7 * 86_400, 'Seconds a document is kept at most, whatever its `Cache-Control` says; also what a document without caching headers gets.').default(3600),
 }, { description: 'Client ID Metadata Documents (issue 36; docs/guides/mcp.md): clients named by the https URL of their own metadata.' });
 
+// One operator's certificate: by subject (any certificate the CA issues under it) or pinned by thumbprint.
+const adminTlsClientSchema = fields({
+  subject: text({ max: 1000, description: 'The client certificate\'s subject, the RFC 4514 way (`"CN=ops-alice, O=Example"`), compared as a set of attributes, case-insensitively. Any certificate `clientCa` issued under this subject.' })
+    .refine((s) => canonicalName(s) !== undefined, { error: (iss) => `expected a distinguished name such as "CN=ops-alice, O=Example", got ${describeValue(iss.input)}` }).optional(),
+  thumbprint: text({ description: 'The client certificate\'s SHA-256 thumbprint: base64url (`x5t#S256`) or hex as `openssl x509 -noout -fingerprint -sha256` prints it (`AB:CD:...`). Only that certificate, which `clientCa` must still have issued.' })
+    .refine((t) => normalThumbprint(t) !== undefined, { error: (iss) => `expected a SHA-256 thumbprint (43 base64url characters, or 64 hex digits with or without colons), got ${describeValue(iss.input)}` }).optional(),
+  operator: text({ max: 200, description: 'Who this certificate is: the name the `admin.request` events give as `clientId`, e.g. `"ops-alice"`.' }),
+  scope: oneOf(['admin', 'admin.read'], 'What the certificate may do, as a token\'s scope would: `"admin"` everything, `"admin.read"` reading only.'),
+}, { expected: '{ subject | thumbprint, operator, scope }' }).superRefine((entry, ctx) => {
+  if ((entry.subject === undefined) === (entry.thumbprint === undefined)) {
+    ctx.addIssue({ code: 'custom', input: entry, message: 'name the certificate by subject or by thumbprint (one of them)' });
+  }
+});
+
+// Issue 39: mutual TLS instead of access tokens, for an admin listener beyond loopback.
+const adminTlsSchema = fields({
+  certificate: text({ description: 'PEM certificate of the admin listener, followed by any intermediates (path relative to the config file).' }),
+  key: text({ description: 'PEM private key of that certificate (unencrypted PKCS#8, PKCS#1 or SEC1).' }),
+  clientCa: text({ description: 'PEM file of the CAs that issue the operators\' client certificates (relative to the config file). A certificate it did not issue, or one expired, is refused (401).' }),
+  clients: list(adminTlsClientSchema, 'The operators\' certificates and what each may do. A certificate the CA issued that no entry names is refused (403).').min(1, { error: 'required, expected at least one { subject | thumbprint, operator, scope }' }),
+}, { expected: '{ certificate, key, clientCa, clients }', description: 'The admin listener speaks HTTPS and every caller presents a client certificate (mutual TLS) instead of an access token (docs/guides/admin-api.md, "Mutual TLS"). Paths are relative to the config file.' });
+
 // Off: an admin API is opened by choice; on loopback unless the operator names another address (issue 39).
 const adminSchema = fields({
   port: wholeNumber(0, 65535, 'The port of the admin API (docs/guides/admin-api.md), its own listener: never the public `port`. 0 picks a free port.'),
   host: text({ description: 'The address the admin API listens on.' }).default('127.0.0.1'),
-}, { expected: 'an object { port, host? }', description: 'The admin API (docs/guides/admin-api.md): clients, API resources, users, signing keys and grants over HTTP, for a token of this service with scope `admin` or `admin.read`. Off unless set.' });
+  tls: adminTlsSchema.optional(),
+}, { expected: 'an object { port, host?, tls? }', description: 'The admin API (docs/guides/admin-api.md): clients, API resources, users, signing keys and grants over HTTP, for a token of this service with scope `admin` or `admin.read`, or a client certificate (`tls`). Off unless set.' });
 
 // Issue 37: the same address rules as every server-side fetch (`src/net/guarded-fetch.ts`).
 const backchannelLogoutSchema = fields({

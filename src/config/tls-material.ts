@@ -1,7 +1,8 @@
 /**
  * What the service needs for TLS, read once at start-up: the https server's certificate and key
- * (`tls`), and the CAs that issue client certificates (`mtls.clientCa`). A file that cannot be
- * read, or does not hold what its field promises, stops start-up with a message naming the field.
+ * (`tls`), the CAs that issue client certificates (`mtls.clientCa`), and the admin listener's own
+ * (`admin.tls`). A file that cannot be read, or does not hold what its field promises, stops
+ * start-up with a message naming the field.
  */
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -14,6 +15,8 @@ export interface TlsMaterial {
   readonly serverOptions: ServerOptions | undefined;
   /** The CAs of `mtls.clientCa`, parsed. */
   readonly clientCas: readonly X509Certificate[];
+  /** Options for the admin listener's https server (`admin.tls`); `undefined` for plain HTTP. */
+  readonly adminServerOptions: ServerOptions | undefined;
 }
 
 const pemBlock = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
@@ -53,18 +56,51 @@ export function receivesClientCertificates(config: Pick<ResolvedConfig, 'tls' | 
   return config.tls?.requestClientCertificate === true || (config.mtls.certificateHeader !== undefined && config.trustedProxies.length > 0);
 }
 
-export function loadTlsMaterial(config: ResolvedConfig): TlsMaterial {
-  const clientCas = config.mtls.clientCa === undefined ? [] : certificates('mtls.clientCa', config.mtls.clientCa);
-  clientCas.forEach((ca, i) => {
-    if (!ca.ca) throw new BootError('CONFIG_INVALID', `mtls.clientCa: certificate #${i + 1} (${ca.subject.replaceAll('\n', ', ')}) is not a CA certificate (basicConstraints CA:TRUE)`);
+function caCertificates(field: string, path: string): X509Certificate[] {
+  const cas = certificates(field, path);
+  cas.forEach((ca, i) => {
+    if (!ca.ca) throw new BootError('CONFIG_INVALID', `${field}: certificate #${i + 1} (${ca.subject.replaceAll('\n', ', ')}) is not a CA certificate (basicConstraints CA:TRUE)`);
   });
-  const tls = config.tls;
-  if (tls === undefined) return { serverOptions: undefined, clientCas };
-  const chain = certificates('tls.certificate', tls.certificate);
-  const { pem: keyPem, key } = privateKey('tls.key', tls.key);
+  return cas;
+}
+
+/** A server's certificate chain and its key, which must belong to the chain's first certificate. */
+function serverIdentity(at: string, paths: { certificate: string; key: string }): { chain: X509Certificate[]; keyPem: string } {
+  const chain = certificates(`${at}.certificate`, paths.certificate);
+  const { pem: keyPem, key } = privateKey(`${at}.key`, paths.key);
   if (!chain[0]!.checkPrivateKey(key)) {
-    throw new BootError('CONFIG_INVALID', `tls.key: ${tls.key} is not the private key of the first certificate in tls.certificate (${tls.certificate})`);
+    throw new BootError('CONFIG_INVALID', `${at}.key: ${paths.key} is not the private key of the first certificate in ${at}.certificate (${paths.certificate})`);
   }
+  return { chain, keyPem };
+}
+
+/**
+ * Options for the admin listener's https server when `admin.tls` is set (issue 39): it asks every
+ * caller for a certificate issued by `admin.tls.clientCa`. The handshake never fails for a
+ * missing or bad one: the admin API answers it with a problem (401) the caller can read,
+ * instead of a TLS alert that curl and fetch report as a bare connection error.
+ */
+export function loadAdminTlsOptions(config: Pick<ResolvedConfig, 'admin'>): ServerOptions | undefined {
+  const tls = config.admin?.tls;
+  if (tls === undefined) return undefined;
+  const { chain, keyPem } = serverIdentity('admin.tls', tls);
+  const clientCas = caCertificates('admin.tls.clientCa', tls.clientCa);
+  return {
+    cert: chain.map((c) => c.toString()).join(''),
+    key: keyPem,
+    requestCert: true,
+    rejectUnauthorized: false,
+    // The only CAs a client certificate is verified against (not the system's), also named in the certificate request.
+    ca: clientCas.map((c) => c.toString()),
+  };
+}
+
+export function loadTlsMaterial(config: ResolvedConfig): TlsMaterial {
+  const clientCas = config.mtls.clientCa === undefined ? [] : caCertificates('mtls.clientCa', config.mtls.clientCa);
+  const adminServerOptions = loadAdminTlsOptions(config);
+  const tls = config.tls;
+  if (tls === undefined) return { serverOptions: undefined, clientCas, adminServerOptions };
+  const { chain, keyPem } = serverIdentity('tls', tls);
   return {
     serverOptions: {
       cert: chain.map((c) => c.toString()).join(''),
@@ -77,5 +113,6 @@ export function loadTlsMaterial(config: ResolvedConfig): TlsMaterial {
       ...(clientCas.length > 0 ? { ca: clientCas.map((c) => c.toString()) } : {}),
     },
     clientCas,
+    adminServerOptions,
   };
 }

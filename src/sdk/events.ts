@@ -51,12 +51,15 @@ export type ServiceEvent =
   | { type: 'logout.notified'; clientId: string; subject: string; delivered: boolean; reason?: string; attempt?: number }
   /** A back-channel logout given up after its last attempt (or past its time), never the token. */
   | { type: 'logout.failed'; clientId: string; subject: string; attempts: number; reason: string }
-  /** A call to the admin API (issue 39): who (the token's client, once known), what, and how it ended; never a body. */
   /** Issue 34, "Forgot password?": never the address typed, the link or the mail. `subject` when an account matched. */
   | { type: 'password_reset.requested'; subject?: string; outcome: 'mailing' | 'no_account' | 'throttled' }
   | { type: 'password_reset.sent'; subject: string; delivered: boolean; reason?: string }
   | { type: 'password_reset.used'; subject: string }
-  | { type: 'admin.request'; clientId: string | undefined; method: string; path: string; status: number }
+  /**
+   * A call to the admin API (issue 39): who (the token's client, or the `admin.tls.clients` entry's
+   * operator, once known), what, and how it ended; behind mutual TLS, which certificate; never a body.
+   */
+  | { type: 'admin.request'; clientId: string | undefined; method: string; path: string; status: number; certificateSubject?: string; certificateThumbprint?: string }
   | { type: 'plugin.loaded'; plugin: string; source: string; grantTypes: readonly string[]; authenticationMethods: readonly string[] };
 
 export type ServiceEventType = ServiceEvent['type'];

@@ -22,4 +22,6 @@ export { isNumericDate, MAX_NUMERIC_DATE } from './numeric-date.js';
 export { timeOrderedKey } from './store-keys.js';
 export { audienceOf } from './resources.js';
 export { accessTokenHash, boundJkt, dpopBindingProblem, requireDpopBinding, type Confirmation, type DpopProofSummary } from './dpop.js';
+/** Distinguished names compared as RFC 4514 attribute sets, whichever form they are written in. */
+export { canonicalName } from './distinguished-name.js';
 export { boundCertificate, certificateBindingProblem, requireCertificateBinding, requireSenderBinding } from './sender-binding.js';

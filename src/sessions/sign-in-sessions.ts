@@ -3,10 +3,17 @@
  * cookie id: who signed in, when (`auth_time`), the public session id that ID tokens carry as
  * `sid` (never the cookie id itself), the clients and scopes the user consented to in it, and
  * the grant families of the codes issued in it, so signing out can revoke what they yielded.
+ *
+ * The first code for a client in a session also writes a small record beside it (issue 39,
+ * `sessionClientType`): the client in its `client_id` column, the session's stored key in its
+ * `session_id`, so the admin API lists a client's sessions through the index on
+ * (client_id, type, key) instead of reading every session's JSON. It lives as long as the
+ * session and goes with it when the session ends.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../sdk/contracts.js';
-import type { Store } from '../store/store.js';
+import { isDuplicateKeyError, type Store } from '../store/store.js';
+import { hashKey } from '../store/hash-key.js';
 import { revokeFamily } from '../oauth/grant-family.js';
 
 export interface SignInSession {
@@ -47,6 +54,12 @@ const casAttempts = 10;
 const recordType = 'sign_in_session';
 const keyOf = (browserId: string): string => `session:${browserId}`;
 
+/** A client's code issued in a session: `clientId` the client, `subjectId` the user, `sessionId` the session's stored key. */
+export const sessionClientType = 'sign_in_session_client';
+const sessionClientKey = (browserId: string, clientId: string): string => `session-client:${browserId}:${clientId}`;
+/** The key the session is stored under (`hashKey`), as `listGrants` and `findAll` give it. */
+const storedKeyOf = (browserId: string): string => hashKey(keyOf(browserId));
+
 export interface SignInSessions {
   get(browserId: string): Promise<SignInSession | undefined>;
   /**
@@ -75,7 +88,7 @@ export function createSignInSessions({ store, clock, lifetimeSeconds }: { store:
   async function read(browserId: string) {
     const record = await store.get(keyOf(browserId));
     if (!record || record.type !== recordType || record.consumedAt !== undefined || record.expiresAt <= clock.now()) return undefined;
-    return { session: JSON.parse(record.data) as SignInSession, version: record.data };
+    return { session: JSON.parse(record.data) as SignInSession, version: record.data, expiresAt: record.expiresAt };
   }
 
   // Codes issued at once in one browser (tabs, a page that starts several flows) would all
@@ -96,15 +109,27 @@ export function createSignInSessions({ store, clock, lifetimeSeconds }: { store:
    * Changes the stored session by `edit`, in turn on this node and by compare-and-set against
    * other nodes, so a consent and the codes issued at the same moment never drop each other.
    */
-  const change = (browserId: string, edit: (session: SignInSession) => SignInSession): Promise<void> =>
+  const change = (browserId: string, edit: (session: SignInSession, expiresAt: number) => SignInSession): Promise<void> =>
     inTurn(browserId, async () => {
       for (let attempt = 0; attempt < casAttempts; attempt++) {
         const current = await read(browserId);
         if (!current) return;
-        if (await store.update(keyOf(browserId), { data: JSON.stringify(edit(current.session)), expectedData: current.version })) return;
+        if (await store.update(keyOf(browserId), { data: JSON.stringify(edit(current.session, current.expiresAt)), expectedData: current.version })) return;
       }
       throw new Error('sign-in session: too much contention recording a change');
     });
+
+  /** The session's record for this client (see the header); one already there (two codes at once) is the same record. */
+  async function noteClient(browserId: string, clientId: string, { subject, expiresAt }: { subject: string; expiresAt: number }): Promise<void> {
+    try {
+      await store.add({
+        key: sessionClientKey(browserId, clientId), type: sessionClientType, clientId, subjectId: subject, sessionId: storedKeyOf(browserId),
+        createdAt: clock.now(), expiresAt, consumedAt: undefined, data: '{}',
+      });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  }
 
   return {
     async get(browserId) {
@@ -131,18 +156,26 @@ export function createSignInSessions({ store, clock, lifetimeSeconds }: { store:
       })),
     factorsGiven: (browserId, amr) =>
       change(browserId, (session) => ({ ...session, amr: [...new Set([...(session.amr ?? []), ...amr])] })),
-    codeIssued: (browserId, clientId, familyId) =>
-      change(browserId, (session) => ({
-        ...session,
-        clients: session.clients.includes(clientId) ? session.clients : [...session.clients, clientId],
-        families: [...(session.families ?? []), familyId].slice(-maxFamilies),
-      })),
+    async codeIssued(browserId, clientId, familyId) {
+      let firstForClient: { subject: string; expiresAt: number } | undefined;
+      await change(browserId, (session, expiresAt) => {
+        firstForClient = session.clients.includes(clientId) ? undefined : { subject: session.subject, expiresAt };
+        return {
+          ...session,
+          clients: firstForClient ? [...session.clients, clientId] : session.clients,
+          families: [...(session.families ?? []), familyId].slice(-maxFamilies),
+        };
+      });
+      if (firstForClient) await noteClient(browserId, clientId, firstForClient);
+    },
     async end(browserId) {
       await store.remove(keyOf(browserId));
+      await store.removeAll({ sessionId: storedKeyOf(browserId) });
     },
     async signOut(browserId) {
       const session = (await read(browserId))?.session;
       await store.remove(keyOf(browserId));
+      await store.removeAll({ sessionId: storedKeyOf(browserId) });
       let revoked = 0;
       for (const family of session?.families ?? []) revoked += await revokeFamily(store, family);
       return { session, revoked };

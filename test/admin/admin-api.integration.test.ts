@@ -415,6 +415,41 @@ describe('grants and sessions', () => {
     expect(await sessions.get('browser-cookie-id-1')).toBeUndefined();
     expect((await api.call('DELETE', `/users/${subject}/sessions/${listed.body.items[0].id}`, { token: ops })).status).toBe(404);
   });
+
+  it('lists the sessions in which a client received a code, of every user or of one, a page at a time', async () => {
+    const kim = (await api.call('POST', '/users', { token: ops, body: { username: 'kim' } })).body.subjectId as string;
+    const lee = (await api.call('POST', '/users', { token: ops, body: { username: 'lee' } })).body.subjectId as string;
+    const sessions = createSignInSessions({ store: server.app.store, clock: { now: () => Date.now() }, lifetimeSeconds: 3600 });
+    const kimAtDesk = await sessions.start('browser-kim-desk', kim);
+    const kimAtPhone = await sessions.start('browser-kim-phone', kim);
+    const leeAtDesk = await sessions.start('browser-lee-desk', lee);
+    await sessions.codeIssued('browser-kim-desk', 'portal', 'family-kim-desk-1');
+    await sessions.codeIssued('browser-kim-desk', 'portal', 'family-kim-desk-2');
+    await sessions.codeIssued('browser-kim-desk', 'wiki', 'family-kim-desk-3');
+    await sessions.codeIssued('browser-kim-phone', 'wiki', 'family-kim-phone-1');
+    await sessions.codeIssued('browser-lee-desk', 'portal', 'family-lee-desk-1');
+    const sids = async (query: string) => {
+      const listed = await api.call('GET', `/sessions?${query}`, { token: auditor });
+      expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+      return listed.body as { items: Array<{ sid: string; subjectId: string; clients: string[] }>; next?: string };
+    };
+    const portal = await sids('clientId=portal');
+    expect(portal.items.map((i) => i.sid).sort()).toEqual([kimAtDesk.sid, leeAtDesk.sid].sort());
+    expect(portal.items.find((i) => i.sid === kimAtDesk.sid)).toMatchObject({ subjectId: kim, clients: ['portal', 'wiki'] });
+    expect(JSON.stringify(portal)).not.toContain('browser-kim-desk');
+    expect((await sids('clientId=wiki')).items.map((i) => i.sid).sort()).toEqual([kimAtDesk.sid, kimAtPhone.sid].sort());
+    expect((await sids(`clientId=portal&subjectId=${lee}`)).items.map((i) => i.sid)).toEqual([leeAtDesk.sid]);
+    // A page at a time: one session, then the other, then no `next`.
+    const first = await sids('clientId=portal&limit=1');
+    expect(first.items).toHaveLength(1);
+    const second = await sids(`clientId=portal&limit=1&cursor=${first.next!}`);
+    expect(second.next).toBeUndefined();
+    expect([first.items[0]!.sid, second.items[0]!.sid].sort()).toEqual([kimAtDesk.sid, leeAtDesk.sid].sort());
+    // Signed out: the session is no longer the client's.
+    await sessions.signOut('browser-lee-desk');
+    expect((await sids('clientId=portal')).items.map((i) => i.sid)).toEqual([kimAtDesk.sid]);
+    expect((await api.call('GET', '/sessions', { token: auditor })).status).toBe(400);
+  });
 });
 
 describe('signing keys', () => {

@@ -39,7 +39,7 @@ describe('docs/guides/admin-api.md', () => {
   });
 
   it('runs verbatim: a token, the list, a new client\'s secret, a change with If-Match, the CLI through the API', async () => {
-    const blocks = shellBlocks(docSection(guide, '# The admin API'));
+    const blocks = shellBlocks(docSection(guide, '# The admin API', '## Mutual TLS'));
     expect(blocks).toHaveLength(3);
     const script = blocks.join('\n').replaceAll('http://127.0.0.1:5001', adminUrl);
     const out = (await runReadmeScript(script, { url: server.url, cwd: repoRoot })).trim().split('\n');

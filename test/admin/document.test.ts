@@ -24,9 +24,9 @@ describe('the admin API document', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('asks admin.read for reads and admin for changes, with 401 and 403 answers', () => {
+  it('asks admin.read for reads and admin for changes, or a client certificate (admin.tls), with 401 and 403 answers', () => {
     for (const { method, op } of operations) {
-      expect(op.security).toEqual([{ adminToken: [method === 'get' ? 'admin.read' : 'admin'] }]);
+      expect(op.security).toEqual([{ adminToken: [method === 'get' ? 'admin.read' : 'admin'] }, { adminCertificate: [] }]);
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403', '500']));
     }
   });

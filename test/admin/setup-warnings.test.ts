@@ -18,4 +18,8 @@ describe('the admin API\'s set-up warnings', () => {
     expect(adminSetupWarnings('127.0.0.1', undefined)).toEqual([none]);
     expect(adminSetupWarnings('127.0.0.1', { ...resource, scopes: ['other'] })).toEqual([none]);
   });
+
+  it('says neither behind mutual TLS (admin.tls): the listener is HTTPS and certificates are the credentials', () => {
+    expect(adminSetupWarnings('0.0.0.0', undefined, true)).toEqual([]);
+  });
 });

@@ -70,7 +70,7 @@ describe('svc --server <admin URL> clients list', () => {
 
   it('says what to do without a token, with a token the API refuses, for an action it cannot do yet, or where nothing listens', async () => {
     const noToken = await runCliWith({ env: { SVC_ADMIN_TOKEN: '' } }, '--server', service.adminUrl, 'clients', 'list');
-    expect(noToken).toMatchObject({ code: 1, stderr: 'svc: --server needs an admin access token in SVC_ADMIN_TOKEN (client credentials for svc-admin; see docs/guides/admin-api.md).\n' });
+    expect(noToken).toMatchObject({ code: 1, stderr: 'svc: --server needs an admin access token in SVC_ADMIN_TOKEN (client credentials for svc-admin), or a client certificate in SVC_ADMIN_CERT and SVC_ADMIN_KEY for an admin API behind mutual TLS; see docs/guides/admin-api.md.\n' });
     const refused = await runCliWith({ env: { SVC_ADMIN_TOKEN: 'not-a-token' } }, '--server', service.adminUrl, 'clients', 'list');
     expect(refused).toMatchObject({ code: 1, stderr: 'svc: the admin API refused (401): The access token is missing, expired or revoked.\n' });
     expect((await remote('clients', 'registration-token')).stderr).toBe('svc: svc --server does not run clients registration-token; run it with --config on the database.\n');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSignInSessions, maxFamilies } from '../../src/sessions/sign-in-sessions.js';
+import { createSignInSessions, maxFamilies, sessionClientType } from '../../src/sessions/sign-in-sessions.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 
 describe('sign-in sessions', () => {
@@ -29,6 +29,22 @@ describe('sign-in sessions', () => {
     ]);
     expect((await sessions.get('browser-1'))?.families).toEqual(['a1', 'a2']);
     expect((await sessions.get('browser-2'))?.families).toEqual(['b1']);
+  });
+
+  it('writes one record per client of a session, whatever the codes, found by client, and gone when the session ends', async () => {
+    const { store, sessions } = setup();
+    await sessions.start('browser-1', 'alice');
+    await sessions.start('browser-2', 'bob');
+    await Promise.all([1, 2, 3].map((i) => sessions.codeIssued('browser-1', 'web', `a${i}`)));
+    await sessions.codeIssued('browser-1', 'spa', 'a4');
+    await sessions.codeIssued('browser-2', 'web', 'b1');
+    const ofClient = async (clientId: string) => (await store.listGrants({ type: sessionClientType, clientId }, { now: Date.now(), limit: 10 })).map((g) => g.subjectId).sort();
+    expect(await ofClient('web')).toEqual(['alice', 'bob']);
+    expect(await ofClient('spa')).toEqual(['alice']);
+    await sessions.signOut('browser-1');
+    await sessions.end('browser-2');
+    expect(await ofClient('web')).toEqual([]);
+    expect(await ofClient('spa')).toEqual([]);
   });
 
   it(`keeps the newest ${maxFamilies} families`, async () => {

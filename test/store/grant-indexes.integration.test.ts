@@ -11,6 +11,10 @@ import { createTestSchema, postgresSkipReason, postgresUrl, type TestSchema } fr
 // 0002); the lookups by subject or session must still use them, on both databases.
 const bySession = "delete from persisted_grants where session_id = 'family-1'";
 const bySubject = "delete from persisted_grants where subject_id = 'alice' and client_id = 'web' and type = 'refresh_token'";
+// The admin API's page of a client's grants (`listGrants` with `clientId`, migration 0008): the
+// equalities lead the index and `key` follows, so the page is an ordered range, with no sort.
+const byClient = "select key from persisted_grants where type = 'refresh_family' and expires_at > 0 and client_id = 'web' and key > 'k' order by key limit 51";
+const allOfAClient = "delete from persisted_grants where client_id = 'web' and type = 'refresh_family'";
 
 describe('grant indexes on SQLite', () => {
   let dir: string;
@@ -44,6 +48,11 @@ describe('grant indexes on SQLite', () => {
   it('finds grants by session and by subject through them', () => {
     expect(plan(bySession)).toContain('USING INDEX persisted_grants_session_id (session_id=?)');
     expect(plan(bySubject)).toContain('USING INDEX persisted_grants_subject_client_type (subject_id=? AND client_id=? AND type=?)');
+  });
+
+  it('pages a client\'s grants through the client index, in key order without a sort', () => {
+    expect(plan(byClient)).toBe('SEARCH persisted_grants USING INDEX persisted_grants_client_type_key (client_id=? AND type=? AND key>?)');
+    expect(plan(allOfAClient)).toContain('USING INDEX persisted_grants_client_type_key (client_id=? AND type=?)');
   });
 });
 
@@ -86,5 +95,13 @@ describe.skipIf(skip)('grant indexes on PostgreSQL', () => {
     expect(await plan(bySubject)).toMatch(
       /Index (Only )?Scan using persisted_grants_subject_client_type|Bitmap Index Scan on persisted_grants_subject_client_type/,
     );
+  });
+
+  it('pages a client\'s grants through the client index, in key order without a sort', async () => {
+    const paging = await plan(byClient);
+    expect(paging).toMatch(/Index Scan using persisted_grants_client_type_key on persisted_grants/);
+    expect(paging).toMatch(/Index Cond: \(\(client_id = 'web'::text\) AND \(type = 'refresh_family'::text\) AND \(key > 'k'::text\)\)/);
+    expect(paging).not.toMatch(/Sort/);
+    expect(await plan(allOfAClient)).toMatch(/Index (Only )?Scan using persisted_grants_client_type_key|Bitmap Index Scan on persisted_grants_client_type_key/);
   });
 });

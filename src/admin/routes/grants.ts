@@ -4,7 +4,9 @@
  * is the family id every token of it carries, `oauth/grant-family.ts`). Revoking one removes the
  * family: its refresh tokens and reference access tokens (JWT access tokens live until `exp`).
  * A sign-in session is a browser's single sign-on (`sessions/sign-in-sessions.ts`); ending one
- * revokes the grants of the codes issued in it, as signing out does.
+ * revokes the grants of the codes issued in it, as signing out does. A client's sessions are
+ * found through the record the first code for it writes beside a session (`sessionClientType`):
+ * a page of those by the index on (client_id, type, key), then the sessions they point at.
  *
  * Revocations take no `If-Match`: they overwrite nothing an operator could have edited, and
  * revoking twice is revoking once (decision noted in docs/guides/admin-api.md).
@@ -12,7 +14,7 @@
 import { z } from '../../config/fields.js';
 import type { Clock } from '../../sdk/contracts.js';
 import { revokeFamily } from '../../oauth/grant-family.js';
-import type { SignInSession } from '../../sessions/sign-in-sessions.js';
+import { sessionClientType, type SignInSession } from '../../sessions/sign-in-sessions.js';
 import type { GrantFilter, PersistedGrant, Store } from '../../store/store.js';
 import { grantsOfAUser } from '../../users/user-admin.js';
 import { defineOperation, type AdminOperation } from '../operation.js';
@@ -68,6 +70,23 @@ export function grantRoutes({ store, clock }: { store: Store; clock: Clock }): A
     return store.listGrants({ type: 'sign_in_session', subjectId }, { now: clock.now(), limit, after });
   }
 
+  /**
+   * The live sessions the client records point at, in the records' order: one read of each
+   * user's sessions (a person has a handful). A record whose session ended, or was started anew
+   * under the same browser without a code for this client, names none.
+   */
+  async function sessionsOfRecords(records: readonly PersistedGrant[], clientId: string): Promise<PersistedGrant[]> {
+    const now = clock.now();
+    const byKey = new Map<string, PersistedGrant>();
+    for (const subjectId of new Set(records.map((r) => r.subjectId ?? ''))) {
+      for (const session of await store.findAll({ type: 'sign_in_session', subjectId }, now)) byKey.set(session.key, session);
+    }
+    return records.flatMap((record) => {
+      const session = byKey.get(record.sessionId ?? '');
+      return session && (JSON.parse(session.data) as SignInSession).clients.includes(clientId) ? [session] : [];
+    });
+  }
+
   return [
     defineOperation({
       operationId: 'list-grants', method: 'get', path: '/grants', tag: 'grants', access: 'read',
@@ -119,6 +138,18 @@ export function grantRoutes({ store, clock }: { store: Store; clock: Clock }): A
       },
     }),
     defineOperation({
+      operationId: 'list-client-sessions', method: 'get', path: '/sessions', tag: 'sessions', access: 'read',
+      summary: 'Lists the live sign-in sessions in which a client (`clientId`) received a code: of every user, or of one (`subjectId`). A page may hold fewer than `limit` sessions while `next` says there are more.',
+      query: pageQuery.extend({ clientId: z.string().min(1).max(200).describe('A client id.'), subjectId: who.subjectId }),
+      responses: { 200: { description: 'A page of sessions.', schema: pageOf(sessionView, 'The sessions.') } },
+      async handle({ query }) {
+        const page = readPage(query);
+        const records = await store.listGrants(defined({ type: sessionClientType, clientId: query.clientId, subjectId: query.subjectId }), { now: clock.now(), limit: page.limit + 1, after: page.after });
+        const { items, next } = paged(records, (g) => g.key, page.limit);
+        return { status: 200, body: defined({ items: (await sessionsOfRecords(items, query.clientId)).map(sessionOf), next }) };
+      },
+    }),
+    defineOperation({
       operationId: 'end-user-session', method: 'delete', path: '/users/{subjectId}/sessions/{sessionId}', tag: 'sessions', access: 'write',
       summary: 'Ends one sign-in session and revokes the grants of the codes issued in it, as signing out does.',
       params: z.strictObject({ subjectId: z.string().min(1).max(200), sessionId: z.string().min(1).max(200) }),
@@ -131,6 +162,8 @@ export function grantRoutes({ store, clock }: { store: Store; clock: Clock }): A
           const found = batch.find((g) => g.key === params.sessionId);
           if (found) {
             let revoked = (await store.removeStored(found.key)) ? 1 : 0;
+            // Its clients' records (`sessionClientType`) go with it; they are not counted as revoked.
+            await store.removeAll({ sessionId: found.key });
             for (const family of (JSON.parse(found.data) as SignInSession).families ?? []) revoked += await revokeFamily(store, family);
             return { status: 200, body: { revoked } };
           }
