@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { grantRowColumns, type GrantParams } from './sql-store.js';
+import { grantRowColumns, type SpendAndAdd } from './sql-store.js';
 import { arrayTypes } from './postgres-grant-groups.js';
 import { isUniqueViolation } from './connectivity-error.js';
 
@@ -16,8 +16,6 @@ import { isUniqueViolation } from './connectivity-error.js';
  * general path, which keeps the exact rule (a live holder fails the batch, an expired one is
  * replaced). Fresh handles are 256 random bits, so that path is for the pathological case only.
  */
-export type SpendAndAdd = (consume: { readonly key: string; readonly now: number } | undefined, rows: readonly GrantParams[]) => Promise<boolean | 'conflict'>;
-
 export function postgresSpendAndAdd(pool: pg.Pool): SpendAndAdd {
   const columns = grantRowColumns.join(', ');
   const arrays = grantRowColumns.map((column, i) => `$${i + 3}::${arrayTypes[column]}`).join(', ');

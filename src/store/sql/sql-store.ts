@@ -11,7 +11,6 @@ import {
 import { connectivityReason, isUniqueViolation } from './connectivity-error.js';
 import { readMigrationStatus, runMigrations } from './run-migrations.js';
 import { changedRows, kyselyRunner, prepareQuery, type StatementRunner } from './prepared-query.js';
-import type { SpendAndAdd } from './postgres-spend-and-add.js';
 import type { Database, PersistedGrantsTable, SigningKeysTable } from './schema.js';
 import { createSqlClientRecords } from './sql-client-records.js';
 import { createSqlUserRecords } from './sql-user-records.js';
@@ -48,6 +47,9 @@ export interface GrantRowStatements {
    */
   spendAndAdd?: SpendAndAdd;
 }
+
+/** A `commit` with rows to add, in one statement of the backend's own. */
+export type SpendAndAdd = (consume: { readonly key: string; readonly now: number } | undefined, rows: readonly GrantParams[]) => Promise<boolean | 'conflict'>;
 
 const toMillis = (value: number | string): number => Number(value);
 const toOptionalMillis = (value: number | string | null): number | undefined =>
