@@ -30,23 +30,24 @@ const challenge = createHash('sha256').update(verifier).digest('base64url');
 async function setup() {
   const clock = { now: () => 1_900_000_000_000 };
   const store = createMemoryStore(clock);
-  const code = await createAuthorizationCodes({ store, clock }).issue({
+  const { code, family } = await createAuthorizationCodes({ store, clock }).issue({
     clientId: 'web', subject: 'alice', lifetimeSeconds: 300,
     grant: { redirectUri: 'https://web.example/cb', codeChallenge: challenge, scopes: ['openid'], nonce: 'n-1', sid: 'sid-1', authTime: 1_899_999_000 },
   });
   const grant = createAuthorizationCodeGrant({ store, clock, logger: recordingLogger() });
-  return { store, clock, code, grant };
+  return { store, clock, code, family, grant };
 }
 
 describe('authorization_code grant', () => {
   it('answers a good code with a user subject, its auth_time, the ID token members, and the code to spend', async () => {
-    const { code, grant } = await setup();
+    const { code, family, grant } = await setup();
     const ctx = grantContext(web, 'authorization_code', { code, redirect_uri: 'https://web.example/cb', code_verifier: verifier });
     await grant.validate(ctx);
     expect(ctx.result).toEqual({
       subject: { kind: 'user', id: 'alice', authTime: 1_899_999_000 },
       scopes: ['openid'],
       consumes: code,
+      consumesFamily: family,
       idToken: { nonce: 'n-1', sid: 'sid-1' },
     });
   });
@@ -96,7 +97,7 @@ describe('authorization_code grant with resource indicators (RFC 8707 §2.2)', (
   async function codeFor(granted: string[] | undefined) {
     const clock = { now: () => 1_900_000_000_000 };
     const store = createMemoryStore(clock);
-    const code = await createAuthorizationCodes({ store, clock }).issue({
+    const { code } = await createAuthorizationCodes({ store, clock }).issue({
       clientId: 'web', subject: 'alice', lifetimeSeconds: 300,
       grant: { redirectUri: 'https://web.example/cb', codeChallenge: challenge, scopes: ['billing.read', 'reports.read'], nonce: undefined, sid: 'sid-1', authTime: 1_899_999_000, ...(granted ? { resources: granted } : {}) },
     });
