@@ -12,6 +12,7 @@ import { createMemoryStore } from '../../src/store/memory-store.js';
 import { InvalidGrant, InvalidRequest } from '../../src/sdk/errors.js';
 import { grantContext, recordingLogger } from '../fixtures/grant-plugins/grant-context.js';
 import { createResourceCatalog } from '../../src/oauth/resources.js';
+import { familyOfSpentGrant } from '../../src/oauth/grant-family.js';
 
 const config = checkConfig(
   {
@@ -81,6 +82,31 @@ describe('authorization_code grant', () => {
     await expect(grant.spent!(code, request)).resolves.toMatchObject({ code: 'invalid_grant', description: 'The authorization code is invalid or expired.' });
     const ctx = grantContext(web, 'authorization_code', { code, redirect_uri: 'https://web.example/cb', code_verifier: verifier });
     await expect(grant.validate(ctx)).rejects.toMatchObject({ code: 'invalid_grant' });
+  });
+});
+
+// Issue 40: the node that issued a code chose its family's format (plain before the contract or
+// on the previous release, time-ordered after); the grant reads it from the code's record.
+describe.each([['plain', false], ['time-ordered', true]])('authorization_code grant with a %s family in the code record', (_format, timeOrdered) => {
+  it('hands the family on to the tokens, and a second redemption revokes that family', async () => {
+    const clock = { now: () => 1_900_000_000_000 };
+    const store = createMemoryStore(clock);
+    const { code, family } = await createAuthorizationCodes({ store, clock, families: { timeOrdered } }).issue({
+      clientId: 'web', subject: 'alice', lifetimeSeconds: 300,
+      grant: { redirectUri: 'https://web.example/cb', codeChallenge: challenge, scopes: ['openid'], nonce: undefined, sid: 'sid-1', authTime: 1_899_999_000 },
+    });
+    expect(family).toBe(familyOfSpentGrant(code, timeOrdered));
+    const grant = createAuthorizationCodeGrant({ store, clock, logger: recordingLogger() });
+    const params = { code, redirect_uri: 'https://web.example/cb', code_verifier: verifier };
+    const first = grantContext(web, 'authorization_code', params);
+    await grant.validate(first);
+    expect(first.result).toMatchObject({ consumes: code, consumesFamily: family });
+    await store.commit({
+      consume: { key: code, now: clock.now() },
+      add: [{ key: 'issued', type: 'reference_token', clientId: 'web', subjectId: 'alice', sessionId: family, createdAt: clock.now(), expiresAt: clock.now() + 60_000, consumedAt: undefined, data: '{}' }],
+    });
+    await expect(grant.validate(grantContext(web, 'authorization_code', params))).rejects.toMatchObject({ code: 'invalid_grant' });
+    expect(await store.get('issued')).toBeUndefined();
   });
 });
 
