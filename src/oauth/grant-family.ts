@@ -21,7 +21,6 @@ import type { GrantSuccess } from '../sdk/contracts.js';
 import { newTokenId } from './handles.js';
 import type { Store } from '../store/store.js';
 import { timeOrderedHandle } from '../store/hash-key.js';
-import { timeOrderedKey } from '../sdk/store-keys.js';
 
 /**
  * Which format a node writes. Read on every issue, so a plain property: the value is fetched from
@@ -87,8 +86,8 @@ function plainFamilyOf(familyId: string): string | undefined {
  * `hashKey`), so the record is inserted in time order too.
  */
 export function familyKey(familyId: string): string {
-  if (!isTimeOrderedFamily(familyId)) return `family:${familyId}`;
-  return timeOrderedKey(Number.parseInt(familyId.slice(0, 12), 16), `family:${familyId}`);
+  // What `timeOrderedKey(time, 'family:' + id)` makes, without reading the time back in.
+  return isTimeOrderedFamily(familyId) ? `${familyId.slice(0, 12)}.family:${familyId}` : `family:${familyId}`;
 }
 
 /**

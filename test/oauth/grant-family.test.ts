@@ -8,6 +8,7 @@ import { hash } from 'node:crypto';
 import { familyKey, familyOfSpentGrant, isTimeOrderedFamily, newFamilyId, revokeFamily } from '../../src/oauth/grant-family.js';
 import { newHandle } from '../../src/oauth/handles.js';
 import { hashKey } from '../../src/store/hash-key.js';
+import { timeOrderedKey } from '../../src/sdk/store-keys.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { PersistedGrant } from '../../src/store/store.js';
 
@@ -63,6 +64,7 @@ describe('familyKey', () => {
   it('time-ordered ids keep their time in front of the stored key', () => {
     for (const id of [newFamilyId(true, at), familyOfSpentGrant(newHandle(), true)]) {
       expect(familyKey(id)).toBe(`${id.slice(0, 12)}.family:${id}`);
+      expect(familyKey(id)).toBe(timeOrderedKey(Number.parseInt(id.slice(0, 12), 16), `family:${id}`));
       expect(hashKey(familyKey(id))).toMatch(new RegExp(`^${id.slice(0, 12)}[\\w-]{43}$`));
     }
   });
