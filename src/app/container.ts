@@ -36,6 +36,7 @@ import { scryptCostOf } from '../config/password-format.js';
 import { createRefreshTokenService, type RefreshTokenService } from '../oauth/refresh-tokens.js';
 import { createIdTokenIssuer, type IdTokenIssuer } from '../oauth/id-token-issuer.js';
 import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
+import { watchFamilyFormat, type WatchedFamilyFormat } from '../oauth/family-format.js';
 import { createClientAuthenticator, type ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { certificateBinding } from '../sender-binding/certificate-binding.js';
 import { createClientDirectory, type ClientDirectory } from '../clients/client-directory.js';
@@ -132,6 +133,8 @@ export interface HostCradle extends ContainerInputs {
   readonly upstreamAccounts: UpstreamAccounts;
   /** Where the guessing counters live (`counters` in the config); `createApp` awaits `ready()` and closes it. */
   counters: Counters;
+  /** Issue 40: whether this node writes time-ordered grant-family ids; `createApp` awaits `ready()` once the store is open and stops it. */
+  familyFormat: WatchedFamilyFormat;
   /** Every part logs through this; once the plugins declared their secret parameters, it redacts those too. */
   logger: SwitchableLogger;
   urls: EndpointUrls;
@@ -231,6 +234,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     pluginRegistrar: asFunction(({ config, urls, logger, clock, store, tokenValidator, configUsers }: HostCradle) =>
       createPluginRegistrar({ config, urls, logger, clock, store, tokenValidator, configUsers }),
     ).singleton(),
+    familyFormat: asFunction(({ store, logger }: HostCradle) => watchFamilyFormat({ store, logger })).singleton(),
     refreshTokens: asFunction(({ store, clock, logger }: HostCradle) => createRefreshTokenService({ store, clock, logger })).singleton(),
     standardGrants: asFunction(({ config, refreshTokens, events, store, counters, resourceCatalog }: HostCradle) =>
       standardGrants({ config, refreshTokens, events, store, counters, resources: resourceCatalog }),
@@ -241,8 +245,8 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     idTokens: asFunction(({ config, keyRing, clock, resourceOwnerValidator, tracing }: HostCradle) =>
       createIdTokenIssuer({ config, keyRing, clock, resourceOwnerValidator, tracing }),
     ).singleton(),
-    tokenIssuer: asFunction(({ config, keyRing, store, clock, refreshTokens, idTokens, tracing }: HostCradle) =>
-      createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens, tracing }),
+    tokenIssuer: asFunction(({ config, keyRing, store, clock, refreshTokens, idTokens, tracing, familyFormat }: HostCradle) =>
+      createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens, tracing, families: familyFormat }),
     ).singleton(),
     metrics: asFunction(({ config }: HostCradle) => (config.metrics.enabled ? createMetrics() : undefined)).singleton(),
     parameterTable: asFunction(({ registry }: HostCradle) => buildParameterTable([...hostParameters, ...registry.parameters])).singleton(),
@@ -337,7 +341,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
       return createSignInPages({
         issuer: config.issuer, limits: config.limits, logger, customPage, branding: cradle.branding, forgotPassword: cradle.passwordReset !== undefined,
         signInParts: signInPartsLoader({
-          config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events,
+          config, clients: cradle.clientDirectory.clients, store, clock, logger, events: cradle.events, families: cradle.familyFormat,
           resourceOwnerValidator: cradle.resourceOwnerValidator, keyRing: cradle.keyRing,
           prepareClient: (clientId) => cradle.clientDirectory.prepare(clientId),
           validator: cradle.authorizationRequests, pushed: cradle.pushedRequests, scopeDescriptions: cradle.scopeDescriptions,

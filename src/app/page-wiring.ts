@@ -22,6 +22,7 @@ import { paths } from '../endpoints/urls.js';
 import type { ResourceCatalog } from '../oauth/resources.js';
 import { createRequestValidator, type RequestValidator } from '../authorize/authorization-request.js';
 import { createAuthorizationCodes } from '../authorize/authorization-codes.js';
+import type { FamilyFormat } from '../oauth/grant-family.js';
 import { createInteractions } from '../authorize/interactions.js';
 import type { InteractionLimit } from '../authorize/interaction-limit.js';
 import type { PushedRequests } from '../authorize/pushed-requests.js';
@@ -80,6 +81,8 @@ export interface PageWiring {
   clock: Clock;
   logger: Logger;
   events?: EventService | undefined;
+  /** The grant-family format the codes' tokens get (`family-format.ts`). */
+  families: FamilyFormat;
   resourceOwnerValidator: ResourceOwnerValidator;
   scopeDescriptions: ScopeDescriptions;
   passwordThrottle: PasswordThrottle;
@@ -116,7 +119,7 @@ export function signInPartsLoader(deps: SignInWiring): LoadSignInParts {
         sealResponse: deps.sealResponse,
         config, clients, validator: deps.validator, sessions, csrf, scopeDescriptions: deps.scopeDescriptions, clock, logger, events,
         interactions: createInteractions({ store, clock, limit: deps.interactionLimit }),
-        codes: createAuthorizationCodes({ store, clock }),
+        codes: createAuthorizationCodes({ store, clock, families: deps.families }),
         pushed: deps.pushed,
         users: deps.resourceOwnerValidator,
         passwordThrottle: deps.passwordThrottle,

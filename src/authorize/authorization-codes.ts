@@ -8,7 +8,7 @@
 import type { Clock } from '../sdk/contracts.js';
 import type { PersistedGrant, Store } from '../store/store.js';
 import { newHandle } from '../oauth/handles.js';
-import { familyOfSpentGrant } from '../oauth/grant-family.js';
+import { familyOfSpentGrant, timeOrderedFamilies, type FamilyFormat } from '../oauth/grant-family.js';
 
 export const authorizationCodeType = 'authorization_code';
 
@@ -37,25 +37,34 @@ export interface StoredCode {
   readonly grant: CodeGrant;
   readonly expiresAt: number;
   readonly consumedAt: number | undefined;
+  /**
+   * The family of the tokens the code yields, as its record says: the node that issued it chose
+   * the format (a node of the previous release, or one before the contract, the plain one), and
+   * the sign-in session listed this id for sign-out.
+   */
+  readonly family: string;
 }
 
 export interface AuthorizationCodes {
-  issue(request: { clientId: string; subject: string; lifetimeSeconds: number; grant: CodeGrant }): Promise<string>;
+  /** The new code, and the family of the tokens it will yield. */
+  issue(request: { clientId: string; subject: string; lifetimeSeconds: number; grant: CodeGrant }): Promise<{ code: string; family: string }>;
   find(code: string): Promise<StoredCode | undefined>;
 }
 
-export function createAuthorizationCodes({ store, clock }: { store: Store; clock: Clock }): AuthorizationCodes {
+/** `families`: the format this node writes (`family-format.ts`); time-ordered when left out (a memory store's). */
+export function createAuthorizationCodes({ store, clock, families = timeOrderedFamilies }: { store: Store; clock: Clock; families?: FamilyFormat }): AuthorizationCodes {
   return {
     async issue({ clientId, subject, lifetimeSeconds, grant }) {
       const code = newHandle();
       const now = clock.now();
+      const family = familyOfSpentGrant(code, families.timeOrdered);
       const record: PersistedGrant = {
         // In its tokens' family: revoking the family (sign-out) also spends a code not yet redeemed.
-        key: code, type: authorizationCodeType, clientId, subjectId: subject, sessionId: familyOfSpentGrant(code),
+        key: code, type: authorizationCodeType, clientId, subjectId: subject, sessionId: family,
         createdAt: now, expiresAt: now + lifetimeSeconds * 1000, consumedAt: undefined, data: JSON.stringify(grant),
       };
       await store.add(record);
-      return code;
+      return { code, family };
     },
     async find(code) {
       const record = await store.get(code);
@@ -63,6 +72,8 @@ export function createAuthorizationCodes({ store, clock }: { store: Store; clock
       return {
         clientId: record.clientId, subject: record.subjectId, grant: JSON.parse(record.data) as CodeGrant,
         expiresAt: record.expiresAt, consumedAt: record.consumedAt,
+        // Every release has written it; the digest is what one without it would have meant.
+        family: record.sessionId ?? familyOfSpentGrant(code, false),
       };
     },
   };

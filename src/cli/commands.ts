@@ -146,14 +146,16 @@ export const commands: Command[] = [
   },
   {
     name: 'migrate',
-    synopsis: '[status | up] [--config <path>]',
-    summary: "list the store's applied and pending schema migrations; up applies the pending ones",
+    synopsis: '[status | up | contract] [--config <path>]',
+    summary: "list the store's applied and pending schema migrations; up applies the pending ones; contract ends the upgrade",
     details:
       `${configHelp}\n` +
       '  status (the default) only reads. up applies the pending migrations under the lock a node\n' +
       '  takes when it migrates at start-up, so it is safe while nodes run. Migrations only add\n' +
       '  (expand/contract): nodes of the previous release keep running on the migrated schema.\n' +
-      '  See docs/guides/operations.md, "Upgrades".',
+      '  contract, once every node runs this release, records that none of the previous release is\n' +
+      '  left: the nodes then write what it cannot read (time-ordered grant-family ids). It refuses\n' +
+      '  while migrations are pending. See docs/guides/operations.md, "Upgrades".',
     options: config,
     positionals: 1,
     run: async (values, positionals) => (await import('./migrate-command.js')).migrateCommand(positionals[0], text(values.config)),

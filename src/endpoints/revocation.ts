@@ -8,6 +8,7 @@ import type { Store } from '../store/store.js';
 import type { Logger } from '../sdk/contracts.js';
 import type { ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { InvalidRequest, UnsupportedTokenType } from '../oauth/errors.js';
+import { revokeFamily } from '../oauth/grant-family.js';
 import type { FormRequest } from './form-request.js';
 import type { EventService } from '../events/event-service.js';
 
@@ -44,7 +45,7 @@ export function createRevocationEndpoint(deps: {
     // Unknown tokens and other clients' tokens get the same 200 (§2.2), so the answer leaks nothing.
     if (!record || record.clientId !== client.clientId) return undefined;
     if (record.type === 'refresh_token' && record.sessionId) {
-      const removed = await deps.store.removeAll({ sessionId: record.sessionId });
+      const removed = await revokeFamily(deps.store, record.sessionId);
       deps.logger.info({ clientId: client.clientId, removed }, 'refresh token family revoked');
     } else if (record.type === 'reference_token' || record.type === 'refresh_token') {
       await deps.store.remove(token);

@@ -15,12 +15,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   InvalidGrant, InvalidRequest,
-  type Clock, type ExtensionGrantValidator, type GrantSuccess, type Logger, type OAuthError, type ValidatedTokenRequest,
+  type Clock, type ExtensionGrantValidator, type Logger, type OAuthError, type ValidatedTokenRequest,
 } from '../sdk/index.js';
 import type { Store } from '../store/store.js';
 import type { EventService } from '../events/event-service.js';
 import { createAuthorizationCodes } from '../authorize/authorization-codes.js';
-import { familyOfSpentGrant, revokeFamily } from '../oauth/grant-family.js';
+import { revokeFamily, type SpendsFamily } from '../oauth/grant-family.js';
 import { noResources, type ResourceCatalog } from '../oauth/resources.js';
 
 export const authorizationCodeGrantType = 'authorization_code';
@@ -32,17 +32,18 @@ const verifierShape = /^[A-Za-z0-9._~-]{43,128}$/;
 export function createAuthorizationCodeGrant({ store, clock, logger, events, resources = noResources }: { store: Store; clock: Clock; logger: Logger; events?: EventService; resources?: ResourceCatalog }): ExtensionGrantValidator {
   const codes = createAuthorizationCodes({ store, clock });
 
-  async function redeemedAgain(code: string, request: ValidatedTokenRequest): Promise<OAuthError> {
-    const revoked = await revokeFamily(store, familyOfSpentGrant(code));
+  // The family the code's record names: its tokens joined that one, whichever node issued them.
+  async function redeemedAgain(family: string, request: ValidatedTokenRequest): Promise<OAuthError> {
+    const revoked = await revokeFamily(store, family);
     logger.warn({ clientId: request.client.clientId, revoked }, 'authorization code redeemed again; the tokens of its first redemption revoked');
     return invalidCode();
   }
 
-  async function redeem(code: string, request: ValidatedTokenRequest): Promise<GrantSuccess> {
+  async function redeem(code: string, request: ValidatedTokenRequest): Promise<SpendsFamily> {
     const found = await codes.find(code);
     // RFC 9700 §4.5 (code injection): a code is good only for the client it was issued to.
     if (!found || found.clientId !== request.client.clientId) throw invalidCode();
-    if (found.consumedAt !== undefined) throw await redeemedAgain(code, request);
+    if (found.consumedAt !== undefined) throw await redeemedAgain(found.family, request);
     if (found.expiresAt <= clock.now()) throw invalidCode();
     const { grant } = found;
     const redirectUri = request.raw.get('redirect_uri');
@@ -72,6 +73,7 @@ export function createAuthorizationCodeGrant({ store, clock, logger, events, res
       // refresh token keeps them all.
       ...(grant.resources === undefined ? {} : { audience: resources.within(grant.resources, request.resources)!, grantedAudience: grant.resources }),
       consumes: code,
+      consumesFamily: found.family,
       idToken: { nonce: grant.nonce, sid: grant.sid },
     };
   }
@@ -100,7 +102,7 @@ export function createAuthorizationCodeGrant({ store, clock, logger, events, res
     async spent(code, request) {
       const found = await codes.find(code);
       if (!found || found.clientId !== request.client.clientId || found.consumedAt === undefined) return invalidCode();
-      return redeemedAgain(code, request);
+      return redeemedAgain(found.family, request);
     },
   };
 }

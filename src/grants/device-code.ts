@@ -36,7 +36,8 @@ export function createDeviceCodeGrant({ store, clock, logger, resources = noReso
   /** A poll for a code that was redeemed at `redeemedAt`. */
   async function redeemedAgain(deviceCode: string, redeemedAt: number, client: Client): Promise<OAuthError> {
     if (clock.now() - redeemedAt < client.pollingInterval * 1000) return alreadyUsed();
-    const revoked = await revokeFamily(store, familyOfSpentGrant(deviceCode));
+    // The first redemption's node chose the format; the time-ordered id takes its plain twin along.
+    const revoked = await revokeFamily(store, familyOfSpentGrant(deviceCode, true));
     logger.warn({ clientId: client.clientId, revoked }, 'device code redeemed again; the tokens of its first redemption revoked');
     return alreadyUsed();
   }

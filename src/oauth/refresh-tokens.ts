@@ -16,7 +16,7 @@ import type { Client } from '../config/schema.js';
 import type { Clock, GrantSubject, GrantSuccess, JsonValue, Logger } from '../sdk/contracts.js';
 import type { PersistedGrant, Store } from '../store/store.js';
 import { InvalidGrant, InvalidScope, type OAuthError } from './errors.js';
-import { revokeFamily } from './grant-family.js';
+import { familyKey, revokeFamily } from './grant-family.js';
 import { newHandle } from './handles.js';
 
 interface FamilyData {
@@ -72,7 +72,6 @@ export interface RefreshTokenService {
   refuseSpent(handle: string, client: Client): Promise<OAuthError>;
 }
 
-const familyKey = (familyId: string): string => `family:${familyId}`;
 const invalid = (logDetail: string) => new InvalidGrant('The refresh token is invalid.', { logDetail });
 
 /** What a rotation needs of its family: the family's own grant and its end. */

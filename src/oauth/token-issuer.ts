@@ -9,7 +9,7 @@
  */
 import { rotatesRefreshTokens } from '../config/fapi2-profile.js';
 import type { Client, ResolvedConfig } from '../config/schema.js';
-import type { Clock, GrantSuccess, JsonValue } from '../sdk/contracts.js';
+import type { Clock, JsonValue } from '../sdk/contracts.js';
 import type { Confirmation } from '../sdk/dpop.js';
 import type { PersistedGrant, Store } from '../store/store.js';
 import type { KeyRing } from './keys/key-ring.js';
@@ -17,7 +17,7 @@ import type { IdTokenIssuer } from './id-token-issuer.js';
 import type { RefreshTokenService } from './refresh-tokens.js';
 import { offlineAccess } from './scopes.js';
 import { newHandle, newTokenId } from './handles.js';
-import { familyOfSpentGrant, newFamilyId } from './grant-family.js';
+import { familyOfSpentGrant, newFamilyId, timeOrderedFamilies, type FamilyFormat, type SpendsFamily } from './grant-family.js';
 import { tracingOff, type Tracing } from '../tracing/tracing.js';
 import { signToken } from './keys/signing-key.js';
 import { audienceOf } from '../sdk/resources.js';
@@ -44,7 +44,7 @@ export interface IssueRequest {
   client: Client;
   /** The grant type of the request (kept with a refresh token). */
   grantType: string;
-  grant: GrantSuccess;
+  grant: SpendsFamily;
   /** The grant's scopes: the refresh token's and the ID token's, and the access token's unless `target` narrows them. */
   scopes: readonly string[];
   /** RFC 8707: the APIs the access token is for and its scopes, when the request named resources. */
@@ -79,9 +79,11 @@ export interface TokenIssuerDeps {
   idTokens: IdTokenIssuer;
   /** A span around each signature; default none. */
   tracing?: Tracing;
+  /** The grant-family format this node writes (`family-format.ts`); default time-ordered (a memory store's). */
+  families?: FamilyFormat;
 }
 
-export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens, tracing = tracingOff }: TokenIssuerDeps): TokenIssuer {
+export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens, idTokens, tracing = tracingOff, families = timeOrderedFamilies }: TokenIssuerDeps): TokenIssuer {
   // Each API by its audience identifier (RFC 8707: its `uri`, else its name), and any name or
   // identifier a grant's `audience` may use mapped to that identifier.
   const resourcesByScope = new Map<string, string[]>();
@@ -154,8 +156,10 @@ export function createTokenIssuer({ config, keyRing, store, clock, refreshTokens
     // (the grant continues a family) always rotates, whatever scope this request narrowed to.
     const refreshable = grant.sessionId !== undefined || (scopes.includes(offlineAccess) && client.allowOfflineAccess && user !== undefined);
     // Tokens that can be revoked together share a family; a lone client token needs none (and
-    // stays out of the session index).
-    const familyId = grant.sessionId ?? (grant.consumes !== undefined ? familyOfSpentGrant(grant.consumes) : refreshable ? newFamilyId() : undefined);
+    // stays out of the session index). A spent code's is the one its record names.
+    const familyId = grant.sessionId ?? (grant.consumes !== undefined
+      ? grant.consumesFamily ?? familyOfSpentGrant(grant.consumes, families.timeOrdered)
+      : refreshable ? newFamilyId(families.timeOrdered) : undefined);
     const records: PersistedGrant[] = [];
     const access = buildAccessToken(request, familyId);
     if (access.record) records.push(access.record);

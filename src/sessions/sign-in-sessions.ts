@@ -27,9 +27,9 @@ export interface SignInSession {
   /** Clients that received a code in this session. */
   readonly clients: readonly string[];
   /**
-   * The grant family of every code issued in this session (`familyOfSpentGrant(code)`): the
-   * tokens a code's redemption yields, and their rotations, carry it. The newest
-   * `maxFamilies` are kept.
+   * The grant family of every code issued in this session (the one its record names, in the
+   * format the issuing node wrote: src/oauth/grant-family.ts): the tokens a code's redemption
+   * yields, and their rotations, carry it. The newest `maxFamilies` are kept.
    */
   readonly families?: readonly string[];
   /**

@@ -83,6 +83,8 @@ export interface MigrationStatus {
   readonly applied: ReadonlyArray<{ readonly id: string; readonly appliedAt: number; readonly known: boolean }>;
   /** This release's migrations the database does not have yet, in the order `migrate` would apply them. */
   readonly pending: readonly string[];
+  /** This release's contract steps (src/store/sql/contracts.ts), each with when it was recorded; `undefined`, not yet. */
+  readonly contracts: ReadonlyArray<{ readonly id: string; readonly recordedAt: number | undefined }>;
 }
 
 export interface Store {
@@ -90,6 +92,12 @@ export interface Store {
   migrate(): Promise<void>;
   /** What `migrate` has applied and would apply, read without changing anything; SQL stores only (memory has no schema). */
   migrationStatus?(): Promise<MigrationStatus>;
+  /**
+   * Records every contract step not recorded yet (`svc migrate contract`), under the lock
+   * `migrate` takes: from then on the nodes write what the previous release cannot read. SQL
+   * stores only; a memory store is never shared with an older node.
+   */
+  contract?(): Promise<void>;
 
   /** Inserts a grant; rejects with `DuplicateKeyError` when a live grant holds the key. An expired one is replaced. */
   add(grant: PersistedGrant): Promise<void>;

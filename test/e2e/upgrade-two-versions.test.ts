@@ -5,6 +5,12 @@
  * up` while the old node runs; then whatever either node issues (JWT and reference access tokens,
  * refresh tokens, sign-in sessions, authorization codes) the other accepts, and a client the new
  * CLI adds to the database authenticates at the old node.
+ *
+ * Issue 40, the contract step: before it the new node writes grant families in the previous
+ * release's plain format, so a code redeemed twice, a sign-out or a reused refresh token ends
+ * the same tokens whichever node issued them; once the previous release is stopped and `svc
+ * migrate contract` has run, the new node writes time-ordered family ids, and the families
+ * written before still rotate and revoke.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -14,7 +20,10 @@ import { join } from 'node:path';
 import type { UserConfig } from '../../src/config/schema.js';
 import { hashPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/sdk/hash.js';
+import { familyOfSpentGrant } from '../../src/oauth/grant-family.js';
+import { hashKey } from '../../src/store/hash-key.js';
 import { migrations } from '../../src/store/sql/migrations.js';
+import { timeOrderedFamiliesContract } from '../../src/store/sql/contracts.js';
 import { createTestSchema, postgresSkipReason, type TestSchema } from '../support/pg.js';
 import { basic, freePort, postForm, repoRoot } from '../support/server.js';
 import { Browser, formsOf, webRedirect, webRequest } from '../support/sign-in.js';
@@ -108,6 +117,8 @@ describe.skipIf(skip)(`an upgrade from the previous release (${previousRelease})
         {
           clientId: 'web', clientSecrets: [{ value: hashSecret('web-secret') }], allowedGrantTypes: ['authorization_code', 'refresh_token'],
           allowedScopes: ['openid', 'profile', 'api1.read'], allowOfflineAccess: true, redirectUris: [webRedirect],
+          // A used refresh token presented again revokes its family at once (RFC 9700 §4.14.2).
+          refreshTokenReuseInterval: 0,
         },
       ],
     };
@@ -141,6 +152,51 @@ describe.skipIf(skip)(`an upgrade from the previous release (${previousRelease})
     postForm(`${node.url}/connect/token`, { grant_type: 'authorization_code', code, redirect_uri: webRedirect, code_verifier: verifier }, { authorization: basic('web', 'web-secret') });
   const authorizeUrl = (node: Node, params: Record<string, string>) => `${node.url}/connect/authorize?${new URLSearchParams(params)}`;
   const both = (): Array<[Node, Node]> => [[oldNode!, newNode!], [newNode!, oldNode!]];
+  const refresh = (node: Node, refreshToken: string) => token(node, 'web', 'web-secret', { grant_type: 'refresh_token', refresh_token: refreshToken });
+
+  /** A code for alice at `node`: signed in there on the browser's first visit, silently after. */
+  async function codeAt(node: Node, browser: Browser): Promise<{ code: string; verifier: string }> {
+    const { params, verifier } = webRequest({ scope: 'openid profile offline_access' });
+    let page = await browser.get(authorizeUrl(node, params));
+    if (page.status === 200) {
+      const form = formsOf(page.html)[0]!;
+      page = await browser.post(`${node.url}${form.action}`, { ...form.fields, username: 'alice', password });
+    }
+    expect(page.status, `${node.name}: ${page.html}`).toBe(303);
+    return { code: page.location!.searchParams.get('code')!, verifier };
+  }
+
+  /** Tokens for a code issued at `issuing` and redeemed at `redeeming`. */
+  async function tokensVia(issuing: Node, redeeming: Node, browser = new Browser(issuing.url)) {
+    const { code, verifier } = await codeAt(issuing, browser);
+    const tokens = await redeem(redeeming, code, verifier);
+    expect(tokens.status, `${issuing.name}'s code at ${redeeming.name}: ${JSON.stringify(tokens.body)}`).toBe(200);
+    return { code, verifier, browser, refreshToken: tokens.body.refresh_token as string, idToken: tokens.body.id_token as string };
+  }
+
+  /** The family id (`session_id`) stored with a token, and the stored key of its family's record. */
+  async function storedFamily(refreshToken: string): Promise<{ familyId: string; familyKey: string }> {
+    const [row] = await schema.query<{ session_id: string }>(`select session_id from ${schema.name}.persisted_grants where key = $1`, [hashKey(refreshToken)]);
+    expect(row, 'the refresh token is stored').toBeDefined();
+    const families = await schema.query<{ key: string }>(`select key from ${schema.name}.persisted_grants where type = 'refresh_family' and session_id = $1`, [row!.session_id]);
+    expect(families, 'one family record').toHaveLength(1);
+    return { familyId: row!.session_id, familyKey: families[0]!.key };
+  }
+
+  /** Signs the browser out at `node` (RP-Initiated Logout with the session's ID token). */
+  async function signOut(node: Node, browser: Browser, idToken: string): Promise<void> {
+    const out = await browser.get(`${node.url}/connect/endsession?${new URLSearchParams({ id_token_hint: idToken })}`);
+    expect(out.status, `sign-out at ${node.name}: ${out.html}`).toBe(200);
+  }
+
+  // The previous release's formats: a spent grant's family is the 43-character digest of its
+  // handle, any other a UUID, and a family record's stored key the 43-character digest of
+  // `family:<id>`. The time-ordered ones start with 12 hex digits of time.
+  const plainFamily = /^(?:[\w-]{43}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+  const plainKey = /^[\w-]{43}$/;
+  const timeOrdered = /^[0-9a-f]{12}[\w-]{43}$/;
+  /** Families written before the contract, used again after it. */
+  const before: { rotating?: string; revoking?: string; unredeemed?: { code: string; verifier: string; browser: Browser } } = {};
 
   it('upgrades the schema with svc migrate up while the previous release runs, then starts the new release beside it', async () => {
     // The node is the previous release indeed: it had no `svc migrate` yet.
@@ -228,6 +284,55 @@ describe.skipIf(skip)(`an upgrade from the previous release (${previousRelease})
     expect((await token(oldNode!, 'cli-app', 'not-the-secret')).status).toBe(401);
   });
 
+  it('before the contract, redeems at each node a code the other issued, and a second redemption at the issuing node revokes what the first yielded', async () => {
+    for (const [issuing, redeeming] of both()) {
+      const { code, verifier, refreshToken } = await tokensVia(issuing, redeeming);
+      const again = await redeem(issuing, code, verifier);
+      expect(again, `${issuing.name}'s code again at ${issuing.name}`).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      // The refresh token of the first redemption is gone at both nodes.
+      for (const node of both()[0]) {
+        expect((await refresh(node, refreshToken)).body.error, `${redeeming.name}'s refresh token at ${node.name}`).toBe('invalid_grant');
+      }
+    }
+  });
+
+  it('before the contract, signing out at either node ends what the session\'s codes yielded at both', async () => {
+    for (const [signingIn, signingOut] of both()) {
+      const browser = new Browser(signingIn.url);
+      // One session, a code from each node, each redeemed at the other.
+      const first = await tokensVia(signingIn, signingOut, browser);
+      const second = await tokensVia(signingOut, signingIn, browser);
+      // Still good: a rotation at the other node, and back.
+      const rotated = await refresh(signingOut, first.refreshToken);
+      expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+      await signOut(signingOut, browser, second.idToken);
+      for (const [name, refreshToken] of [['first', rotated.body.refresh_token as string], ['second', second.refreshToken]] as const) {
+        for (const node of both()[0]) {
+          expect((await refresh(node, refreshToken)).body.error, `the ${name} code's refresh token at ${node.name} after sign-out at ${signingOut.name}`).toBe('invalid_grant');
+        }
+      }
+    }
+  });
+
+  it('before the contract, the new node writes the previous release\'s family format', async () => {
+    const { refreshToken } = await tokensVia(newNode!, newNode!);
+    const stored = await storedFamily(refreshToken);
+    expect(stored.familyId).toMatch(plainFamily);
+    expect(stored.familyKey).toMatch(plainKey);
+    const rows = await schema.query<{ type: string; session_id: string }>(
+      `select type, session_id from ${schema.name}.persisted_grants where type in ('authorization_code', 'refresh_token', 'refresh_family', 'reference_token') and session_id is not null`,
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.filter((r) => !plainFamily.test(r.session_id))).toEqual([]);
+
+    // Kept for after the contract: a family to rotate, one to revoke, and a code the previous
+    // release issued and nobody redeemed yet.
+    before.rotating = refreshToken;
+    before.revoking = (await tokensVia(oldNode!, newNode!)).refreshToken;
+    const browser = new Browser(oldNode!.url);
+    before.unredeemed = { ...(await codeAt(oldNode!, browser)), browser };
+  });
+
   it('logs no error on either node', () => {
     for (const node of [oldNode!, newNode!]) {
       const errors = node.svc.logs().filter((line) => typeof line.level === 'number' && line.level >= 50);
@@ -246,5 +351,62 @@ describe.skipIf(skip)(`an upgrade from the previous release (${previousRelease})
     const refusal = () => oldNode!.svc.logs().find((line) => String(line.msg).includes('client "resource-app".requireResourceIndicator: unknown field'));
     await expect.poll(refusal, { timeout: 30_000, interval: 500 }).toMatchObject({ level: 50, clientStore: 'database' });
     expect(await token(oldNode!, 'resource-app', secret)).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+  }, 60_000);
+
+  it('contracts once the previous release is stopped: the new node then writes time-ordered family ids', async () => {
+    // Upgrade every node, then contract (docs/guides/operations.md, "Upgrades").
+    await stop(oldNode);
+    const status = await cli('migrate', 'status');
+    expect(status.stdout).toMatch(new RegExp(`^${timeOrderedFamiliesContract.id} +not contracted +-$`, 'm'));
+    const contract = await cli('migrate', 'contract');
+    expect(contract.code, contract.stderr).toBe(0);
+    expect(contract.stdout).toContain(`contracted ${timeOrderedFamiliesContract.id}: nodes write grant-family ids and refresh family keys in time order\n`);
+    expect((await cli('migrate', 'status')).stdout).toMatch(new RegExp(`^${timeOrderedFamiliesContract.id} +contracted +\\d{4}-`, 'm'));
+    // The node re-reads the marker every 10 seconds until it sees it.
+    const switched = () => newNode!.svc.logs().some((line) => line.msg === 'the database is contracted: new grant families are time-ordered');
+    await expect.poll(switched, { timeout: 30_000, interval: 500 }).toBe(true);
+
+    const { code, verifier, refreshToken } = await tokensVia(newNode!, newNode!);
+    const stored = await storedFamily(refreshToken);
+    // The code's time in front of the previous release's digest of it.
+    expect(stored.familyId).toMatch(timeOrdered);
+    expect(stored.familyId).toBe(code.slice(0, 12) + familyOfSpentGrant(code, false));
+    expect(stored.familyKey).toMatch(timeOrdered);
+    expect(stored.familyKey.slice(0, 12)).toBe(code.slice(0, 12));
+    const [codeRow] = await schema.query<{ session_id: string }>(`select session_id from ${schema.name}.persisted_grants where key = $1`, [hashKey(code)]);
+    expect(codeRow!.session_id).toBe(stored.familyId);
+
+    // It rotates, and the rotated token stays in the family.
+    const rotated = await refresh(newNode!, refreshToken);
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    expect((await storedFamily(rotated.body.refresh_token as string)).familyId).toBe(stored.familyId);
+    // A second redemption of the code revokes it.
+    expect((await redeem(newNode!, code, verifier)).body.error).toBe('invalid_grant');
+    expect((await refresh(newNode!, rotated.body.refresh_token as string)).body.error).toBe('invalid_grant');
+  }, 60_000);
+
+  it('after the contract, rotates and revokes the families written before it, and a code the previous release issued joins the family its record names', async () => {
+    // A family from before rotates, in its own (plain) family.
+    const rotated = await refresh(newNode!, before.rotating!);
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    const family = (await storedFamily(rotated.body.refresh_token as string)).familyId;
+    expect(family).toMatch(plainFamily);
+    // Reusing the rotated-away token revokes that family.
+    expect((await refresh(newNode!, before.rotating!)).body.error).toBe('invalid_grant');
+    expect((await refresh(newNode!, rotated.body.refresh_token as string)).body.error).toBe('invalid_grant');
+
+    // RFC 7009 revocation of a refresh token from before.
+    const revoked = await postForm(`${newNode!.url}/connect/revocation`, { token: before.revoking!, token_type_hint: 'refresh_token' }, { authorization: basic('web', 'web-secret') });
+    expect(revoked.status).toBe(200);
+    expect((await refresh(newNode!, before.revoking!)).body.error).toBe('invalid_grant');
+
+    // The previous release's code, redeemed now: its tokens join the plain family the sign-in
+    // session listed, so signing out still ends them.
+    const { code, verifier, browser } = before.unredeemed!;
+    const tokens = await redeem(newNode!, code, verifier);
+    expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
+    expect((await storedFamily(tokens.body.refresh_token as string)).familyId).toBe(familyOfSpentGrant(code, false));
+    await signOut(newNode!, browser, tokens.body.id_token as string);
+    expect((await refresh(newNode!, tokens.body.refresh_token as string)).body.error).toBe('invalid_grant');
   }, 60_000);
 });

@@ -12,6 +12,7 @@ import { createMemoryStore } from '../../src/store/memory-store.js';
 import { InvalidGrant, InvalidRequest } from '../../src/sdk/errors.js';
 import { grantContext, recordingLogger } from '../fixtures/grant-plugins/grant-context.js';
 import { createResourceCatalog } from '../../src/oauth/resources.js';
+import { familyOfSpentGrant } from '../../src/oauth/grant-family.js';
 
 const config = checkConfig(
   {
@@ -30,23 +31,24 @@ const challenge = createHash('sha256').update(verifier).digest('base64url');
 async function setup() {
   const clock = { now: () => 1_900_000_000_000 };
   const store = createMemoryStore(clock);
-  const code = await createAuthorizationCodes({ store, clock }).issue({
+  const { code, family } = await createAuthorizationCodes({ store, clock }).issue({
     clientId: 'web', subject: 'alice', lifetimeSeconds: 300,
     grant: { redirectUri: 'https://web.example/cb', codeChallenge: challenge, scopes: ['openid'], nonce: 'n-1', sid: 'sid-1', authTime: 1_899_999_000 },
   });
   const grant = createAuthorizationCodeGrant({ store, clock, logger: recordingLogger() });
-  return { store, clock, code, grant };
+  return { store, clock, code, family, grant };
 }
 
 describe('authorization_code grant', () => {
   it('answers a good code with a user subject, its auth_time, the ID token members, and the code to spend', async () => {
-    const { code, grant } = await setup();
+    const { code, family, grant } = await setup();
     const ctx = grantContext(web, 'authorization_code', { code, redirect_uri: 'https://web.example/cb', code_verifier: verifier });
     await grant.validate(ctx);
     expect(ctx.result).toEqual({
       subject: { kind: 'user', id: 'alice', authTime: 1_899_999_000 },
       scopes: ['openid'],
       consumes: code,
+      consumesFamily: family,
       idToken: { nonce: 'n-1', sid: 'sid-1' },
     });
   });
@@ -83,6 +85,31 @@ describe('authorization_code grant', () => {
   });
 });
 
+// Issue 40: the node that issued a code chose its family's format (plain before the contract or
+// on the previous release, time-ordered after); the grant reads it from the code's record.
+describe.each([['plain', false], ['time-ordered', true]])('authorization_code grant with a %s family in the code record', (_format, timeOrdered) => {
+  it('hands the family on to the tokens, and a second redemption revokes that family', async () => {
+    const clock = { now: () => 1_900_000_000_000 };
+    const store = createMemoryStore(clock);
+    const { code, family } = await createAuthorizationCodes({ store, clock, families: { timeOrdered } }).issue({
+      clientId: 'web', subject: 'alice', lifetimeSeconds: 300,
+      grant: { redirectUri: 'https://web.example/cb', codeChallenge: challenge, scopes: ['openid'], nonce: undefined, sid: 'sid-1', authTime: 1_899_999_000 },
+    });
+    expect(family).toBe(familyOfSpentGrant(code, timeOrdered));
+    const grant = createAuthorizationCodeGrant({ store, clock, logger: recordingLogger() });
+    const params = { code, redirect_uri: 'https://web.example/cb', code_verifier: verifier };
+    const first = grantContext(web, 'authorization_code', params);
+    await grant.validate(first);
+    expect(first.result).toMatchObject({ consumes: code, consumesFamily: family });
+    await store.commit({
+      consume: { key: code, now: clock.now() },
+      add: [{ key: 'issued', type: 'reference_token', clientId: 'web', subjectId: 'alice', sessionId: family, createdAt: clock.now(), expiresAt: clock.now() + 60_000, consumedAt: undefined, data: '{}' }],
+    });
+    await expect(grant.validate(grantContext(web, 'authorization_code', params))).rejects.toMatchObject({ code: 'invalid_grant' });
+    expect(await store.get('issued')).toBeUndefined();
+  });
+});
+
 describe('authorization_code grant with resource indicators (RFC 8707 §2.2)', () => {
   const billing = 'https://billing.example/';
   const reports = 'https://reports.example/';
@@ -96,7 +123,7 @@ describe('authorization_code grant with resource indicators (RFC 8707 §2.2)', (
   async function codeFor(granted: string[] | undefined) {
     const clock = { now: () => 1_900_000_000_000 };
     const store = createMemoryStore(clock);
-    const code = await createAuthorizationCodes({ store, clock }).issue({
+    const { code } = await createAuthorizationCodes({ store, clock }).issue({
       clientId: 'web', subject: 'alice', lifetimeSeconds: 300,
       grant: { redirectUri: 'https://web.example/cb', codeChallenge: challenge, scopes: ['billing.read', 'reports.read'], nonce: undefined, sid: 'sid-1', authTime: 1_899_999_000, ...(granted ? { resources: granted } : {}) },
     });

@@ -74,12 +74,14 @@ describe('device_code grant', () => {
     expect(await poll(deviceCode)).toMatchObject({ subject: { id: 'alice' }, consumes: deviceCode });
   });
 
-  it('revokes the family of the first redemption when redeemed again after the polling interval, and not within it', async () => {
+  // The first redemption's node wrote either format: a node of the previous release or one
+  // before the contract the plain one, a node after it the time-ordered one.
+  it.each([['plain', false], ['time-ordered', true]])('revokes the %s family of the first redemption when redeemed again after the polling interval, and not within it', async (_format, timeOrdered) => {
     const { clock, store, grant, poll, startFlow, decide } = setup();
     const { deviceCode, userCode } = await startFlow();
     await decide(userCode, 'approved');
     await poll(deviceCode);
-    const family = familyOfSpentGrant(deviceCode);
+    const family = familyOfSpentGrant(deviceCode, timeOrdered);
     await store.commit({
       consume: { key: deviceCode, now: clock.now() },
       add: [{ key: 'issued-token', type: 'reference_token', clientId: 'tv', subjectId: 'alice', sessionId: family, createdAt: clock.now(), expiresAt: clock.now() + 60_000, consumedAt: undefined, data: '{}' }],

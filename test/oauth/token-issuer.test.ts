@@ -14,6 +14,8 @@ import type { Client, GrantSuccess, Logger } from '../../src/sdk/index.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { Store } from '../../src/store/store.js';
 import { keyRingOf, signingKeys } from './signing-keys.js';
+import { familyOfSpentGrant } from '../../src/oauth/grant-family.js';
+import { newHandle } from '../../src/oauth/handles.js';
 
 const ISSUER = 'https://issuer.example';
 const NOW = Date.UTC(2030, 0, 1, 12, 0, 0);
@@ -260,5 +262,54 @@ describe('prepare, then commit', () => {
     expect(await refreshTokens.redeem(issued.refresh_token!, web)).toMatchObject({ scopes: ['orders.read', 'offline_access'] });
     const reference = await issueAndStore({ client: m2m, grantType: 'client_credentials', grant: { subject: { kind: 'client', id: 'm2m' } }, scopes: ['orders.read'] });
     expect(await store.get(reference.access_token)).toMatchObject({ type: 'reference_token', clientId: 'm2m' });
+  });
+});
+
+// Issue 40: the family format follows the node's choice (plain before the contract), a spent
+// code's family is the one its record names, and a refresh finds its family record in either.
+describe.each([['plain', false], ['time-ordered', true]])('grant families written %s', (_format, timeOrdered) => {
+  function issuerWith(): { issuer: TokenIssuer; store: Store } {
+    const clock = { now: () => NOW };
+    const store = createMemoryStore(clock);
+    const keyRing = keyRingOf(keys);
+    const idTokens = createIdTokenIssuer({ config, keyRing, clock, resourceOwnerValidator: { validate: async () => undefined, findBySubject: async () => undefined } });
+    const issuer = createTokenIssuer({ config, keyRing, store, clock, refreshTokens: createRefreshTokenService({ store, clock, logger: silent }), idTokens, families: { timeOrdered } });
+    return { issuer, store };
+  }
+  const offline = ['orders.read', 'offline_access'];
+
+  it('a new family: a UUID before the contract, time then 128 random bits after; its record under the format\'s key', async () => {
+    const { issuer } = issuerWith();
+    const { records } = await issuer.prepare({ client: web, grantType: 'password', grant: { subject: alice }, scopes: offline });
+    const family = records.find((r) => r.type === 'refresh_family')!;
+    const id = family.sessionId!;
+    expect(id).toMatch(timeOrdered ? /^[0-9a-f]{12}[\w-]{22}$/ : /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(family.key).toBe(timeOrdered ? `${id.slice(0, 12)}.family:${id}` : `family:${id}`);
+    expect(records.find((r) => r.type === 'refresh_token')!.sessionId).toBe(id);
+  });
+
+  it('a spent grant without a family of its own: derived from its handle in the node\'s format', async () => {
+    const { issuer } = issuerWith();
+    const deviceCode = newHandle();
+    const { records } = await issuer.prepare({ client: web, grantType: 'device_code', grant: { subject: alice, consumes: deviceCode }, scopes: offline });
+    expect(records.find((r) => r.type === 'refresh_token')!.sessionId).toBe(familyOfSpentGrant(deviceCode, timeOrdered));
+  });
+
+  it('a code: the family its record names, whatever this node writes', async () => {
+    const { issuer } = issuerWith();
+    const code = newHandle();
+    const named = familyOfSpentGrant(code, !timeOrdered);
+    const { records } = await issuer.prepare({ client: web, grantType: 'authorization_code', grant: { subject: alice, consumes: code, consumesFamily: named }, scopes: offline });
+    expect(records.map((r) => r.sessionId)).toEqual([named, named]);
+  });
+
+  it('a refresh continues the family, finding its record under either format\'s key', async () => {
+    const { issuer, store } = issuerWith();
+    for (const familyOf of [familyOfSpentGrant(newHandle(), true), familyOfSpentGrant(newHandle(), false)]) {
+      const first = await issuer.prepare({ client: web, grantType: 'authorization_code', grant: { subject: alice, consumes: 'c', consumesFamily: familyOf }, scopes: offline });
+      for (const record of first.records) await store.add(record);
+      const next = await issuer.prepare({ client: web, grantType: 'refresh_token', grant: { subject: alice, sessionId: familyOf }, scopes: offline });
+      expect(next.records.map((r) => [r.type, r.sessionId])).toEqual([['refresh_token', familyOf]]);
+    }
   });
 });

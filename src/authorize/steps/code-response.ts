@@ -4,7 +4,6 @@
  * and DPoP key (RFC 9449 §10), and noted in the session so signing out revokes what it yields.
  */
 import type { EventService } from '../../events/event-service.js';
-import { familyOfSpentGrant } from '../../oauth/grant-family.js';
 import type { SignInSessions } from '../../sessions/sign-in-sessions.js';
 import type { AuthorizationCodes } from '../authorization-codes.js';
 import { redirectResponse, type FlowOutcome } from '../flow-outcome.js';
@@ -24,7 +23,7 @@ export function createCodeResponse(deps: {
   return async function respondWithCode(state) {
     const { request, client, ctx } = state;
     const session = signedInSession(state, 'response');
-    const code = await deps.codes.issue({
+    const { code, family } = await deps.codes.issue({
       clientId: client.clientId, subject: session.subject, lifetimeSeconds: client.authorizationCodeLifetime,
       grant: {
         redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes: request.scopes, nonce: request.nonce, sid: session.sid, authTime: session.authTime,
@@ -35,7 +34,7 @@ export function createCodeResponse(deps: {
       },
     });
     if (state.interactionId) await deps.interactions.finish(state.interactionId);
-    await deps.sessions.codeIssued(state.browserId!, client.clientId, familyOfSpentGrant(code));
+    await deps.sessions.codeIssued(state.browserId!, client.clientId, family);
     deps.events?.raise({ type: 'code.issued', clientId: client.clientId, subject: session.subject, scopes: request.scopes }, ctx.requestId);
     return withNewCookie(state, redirectResponse(deps.issuer, request, { code }));
   };

@@ -9,7 +9,7 @@ import {
   type Store,
 } from '../store.js';
 import { connectivityReason, isUniqueViolation } from './connectivity-error.js';
-import { readMigrationStatus, runMigrations } from './run-migrations.js';
+import { readMigrationStatus, recordContracts, runMigrations } from './run-migrations.js';
 import { changedRows, kyselyRunner, prepareQuery, type StatementRunner } from './prepared-query.js';
 import type { Database, PersistedGrantsTable, SigningKeysTable } from './schema.js';
 import { createSqlClientRecords } from './sql-client-records.js';
@@ -220,6 +220,9 @@ export function createSqlStore(backend: SqlBackend): Store {
   return {
     migrate: () =>
       guard('migrate', () => backend.exclusiveTransaction((trx) => runMigrations(trx, Date.now()))),
+
+    contract: () =>
+      guard('contract', () => backend.exclusiveTransaction((trx) => recordContracts(trx, Date.now()))),
 
     migrationStatus: () =>
       guard('migration status', async () => readMigrationStatus(db, await backend.tableExists('svc_schema_migrations'))),

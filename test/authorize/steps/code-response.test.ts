@@ -14,8 +14,8 @@ describe('the code response', () => {
     const interactions = recordingInteractions();
     const respond = createCodeResponse({
       issuer: ISSUER,
-      codes: { issue: async (c) => (issued.push(c), 'the-code') },
-      sessions: { codeIssued: async (b, c) => void noted.push(`${b} ${c}`) },
+      codes: { issue: async (c) => (issued.push(c), { code: 'the-code', family: 'the-family' }) },
+      sessions: { codeIssued: async (b, c, f) => void noted.push(`${b} ${c} ${f}`) },
       interactions,
     });
     const outcome = await respond(state({ request: request({ dpopJkt: 'jkt', codeChallenge: 'ch' }), interactionId: 'i3', newBrowserId: 'b2', browserId: 'b2' }));
@@ -26,11 +26,12 @@ describe('the code response', () => {
       grant: { redirectUri: 'https://web.example/cb', codeChallenge: 'ch', scopes: ['openid', 'api.read'], nonce: 'n', sid: 'sid-1', authTime: expect.any(Number), dpopJkt: 'jkt' },
     }]);
     expect(interactions.calls).toEqual(['finish i3']);
-    expect(noted).toEqual(['b2 web']);
+    // Sign-out revokes the family the code's record names.
+    expect(noted).toEqual(['b2 web the-family']);
   });
 
   it('refuses to run before the sign-in step has found a session', async () => {
-    const respond = createCodeResponse({ issuer: ISSUER, codes: { issue: async () => 'c' }, sessions: { codeIssued: async () => undefined }, interactions: recordingInteractions() });
+    const respond = createCodeResponse({ issuer: ISSUER, codes: { issue: async () => ({ code: 'c', family: 'f' }) }, sessions: { codeIssued: async () => undefined }, interactions: recordingInteractions() });
     await expect(respond(state({ session: undefined }))).rejects.toThrow('the response step ran without a session');
   });
 });

@@ -10,6 +10,7 @@ import type { SentOutcome as FlowOutcome } from '../../../src/authorize/authoriz
 import type { SignInPaths } from '../../../src/pages/sign-in-templates.js';
 import { resolveConfig } from '../../../src/config/resolve.js';
 import { authorizationRequestsOf, scopeDescriptionsOf, signInPartsLoader } from '../../../src/app/page-wiring.js';
+import { timeOrderedFamilies } from '../../../src/oauth/grant-family.js';
 import { createPushedRequests } from '../../../src/authorize/pushed-requests.js';
 import { createSignInPages, sendPage, type SignInPages } from '../../../src/http/pages/sign-in-pages.js';
 import { createPasswordThrottle } from '../../../src/throttling/password-throttle.js';
@@ -101,7 +102,7 @@ beforeEach(() => {
     issuer: config.issuer, limits: config.limits, logger,
     // The composition root's wiring, with plain objects in place of the container's services.
     signInParts: signInPartsLoader({
-      config, clients, store, clock, logger,
+      config, clients, store, clock, logger, families: timeOrderedFamilies,
       validator: authorizationRequestsOf(clients, scopeCatalog),
       pushed: createPushedRequests({ store, clock }),
       scopeDescriptions: scopeDescriptionsOf(config),
