@@ -81,8 +81,6 @@ export interface PageWiring {
   clock: Clock;
   logger: Logger;
   events?: EventService | undefined;
-  /** The grant-family format the codes' tokens get (`family-format.ts`). */
-  families: FamilyFormat;
   resourceOwnerValidator: ResourceOwnerValidator;
   scopeDescriptions: ScopeDescriptions;
   passwordThrottle: PasswordThrottle;
@@ -90,6 +88,8 @@ export interface PageWiring {
 }
 
 export interface SignInWiring extends PageWiring {
+  /** The grant-family format the codes' tokens get (`family-format.ts`). */
+  families: FamilyFormat;
   keyRing: Pick<KeyRing, 'verificationKey'>;
   validator: RequestValidator;
   pushed: PushedRequests;

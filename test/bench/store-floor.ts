@@ -19,7 +19,10 @@
 import { createStore } from '../../src/store/create-store.js';
 import { isDuplicateKeyError, type PersistedGrant, type Store } from '../../src/store/store.js';
 import { newHandle, newTokenId } from '../../src/oauth/handles.js';
-import { familyOfSpentGrant } from '../../src/oauth/grant-family.js';
+import { familyKey, familyOfSpentGrant } from '../../src/oauth/grant-family.js';
+
+// The bench's stores are new databases, contracted at once: time-ordered family ids, as the service writes.
+const timeOrdered = true;
 import { timeOrderedKey } from '../../src/sdk/store-keys.js';
 
 const minute = 60_000;
@@ -64,7 +67,7 @@ export function storeFloor(store: Store): StoreFloor {
   function code(clientId: string, now: number): PersistedGrant {
     const key = newHandle();
     return {
-      key, type: 'authorization_code', clientId, subjectId: '1001', sessionId: familyOfSpentGrant(key), createdAt: now, expiresAt: now + 10 * minute, consumedAt: undefined,
+      key, type: 'authorization_code', clientId, subjectId: '1001', sessionId: familyOfSpentGrant(key, timeOrdered), createdAt: now, expiresAt: now + 10 * minute, consumedAt: undefined,
       data: JSON.stringify({
         redirectUri: 'https://web.example/callback', codeChallenge: newHandle().slice(12), scopes, sid: newTokenId(), authTime, amr: ['pwd'], acr: 'pwd',
       }),
@@ -72,7 +75,7 @@ export function storeFloor(store: Store): StoreFloor {
   }
 
   const family = (familyId: string, clientId: string, now: number): PersistedGrant => ({
-    key: `family:${familyId}`, type: 'refresh_family', clientId, subjectId: '1001', sessionId: familyId,
+    key: familyKey(familyId), type: 'refresh_family', clientId, subjectId: '1001', sessionId: familyId,
     createdAt: now, expiresAt: now + 30 * day, consumedAt: undefined, data: familyData,
   });
 
@@ -88,7 +91,7 @@ export function storeFloor(store: Store): StoreFloor {
       return record.key;
     }
     // A family as a code redemption leaves it: the family and its first refresh token.
-    const familyId = familyOfSpentGrant(newHandle());
+    const familyId = familyOfSpentGrant(newHandle(), timeOrdered);
     const token = refreshToken(familyId, clientId, 'authorization_code', now);
     await store.commit({ add: [family(familyId, clientId, now), token] });
     return token.key;
@@ -104,7 +107,8 @@ export function storeFloor(store: Store): StoreFloor {
       const found = await store.get(handle);
       if (!found || found.consumedAt !== undefined) return undefined;
       const now = Date.now();
-      const familyId = familyOfSpentGrant(handle);
+      // The code's family is the one its record names, as the service takes it.
+      const familyId = found.sessionId ?? familyOfSpentGrant(handle, timeOrdered);
       const token = refreshToken(familyId, found.clientId, 'authorization_code', now);
       const won = await store.commit({ consume: { key: handle, now }, add: [family(familyId, found.clientId, now), token] });
       return won ? token.key : undefined;

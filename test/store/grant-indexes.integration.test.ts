@@ -12,9 +12,11 @@ import { createTestSchema, postgresSkipReason, postgresUrl, type TestSchema } fr
 const bySession = "delete from persisted_grants where session_id = 'family-1'";
 const bySubject = "delete from persisted_grants where subject_id = 'alice' and client_id = 'web' and type = 'refresh_token'";
 // The admin API's page of a client's grants (`listGrants` with `clientId`, migration 0008): the
-// equalities lead the index and `key` follows, so the page is an ordered range, with no sort.
-const byClient = "select key from persisted_grants where type = 'refresh_family' and expires_at > 0 and client_id = 'web' and key > 'k' order by key limit 51";
-const allOfAClient = "delete from persisted_grants where client_id = 'web' and type = 'refresh_family'";
+// equalities lead the index and `key` follows, so the page is an ordered range, with no sort. The
+// index holds two kinds only; the store's queries repeat its condition, as these do.
+const listed = "type in ('refresh_family', 'sign_in_session_client')";
+const byClient = `select key from persisted_grants where type = 'refresh_family' and expires_at > 0 and client_id = 'web' and ${listed} and key > 'k' order by key limit 51`;
+const allOfAClient = `delete from persisted_grants where client_id = 'web' and type = 'refresh_family' and ${listed}`;
 
 describe('grant indexes on SQLite', () => {
   let dir: string;
@@ -40,7 +42,8 @@ describe('grant indexes on SQLite', () => {
   const indexSql = (name: string): string =>
     (raw.prepare('select sql from sqlite_master where name = ?').get(name) as { sql: string }).sql;
 
-  it('keeps only rows with a subject or a session in those indexes', () => {
+  it('keeps only rows with a subject or a session in those indexes, and only the listed kinds in the client index', () => {
+    expect(indexSql('persisted_grants_client_type_key')).toMatch(/where type in \('refresh_family', 'sign_in_session_client'\)$/i);
     expect(indexSql('persisted_grants_session_id')).toMatch(/where "session_id" is not null$/i);
     expect(indexSql('persisted_grants_subject_client_type')).toMatch(/where "subject_id" is not null$/i);
   });
@@ -87,6 +90,7 @@ describe.skipIf(skip)('grant indexes on PostgreSQL', () => {
     );
     const definition = new Map(rows.map((row) => [row.indexname, row.indexdef]));
     expect(definition.get('persisted_grants_session_id')).toMatch(/WHERE \(session_id IS NOT NULL\)$/);
+    expect(definition.get('persisted_grants_client_type_key')).toMatch(/WHERE \(type = ANY \(ARRAY\['refresh_family'::text, 'sign_in_session_client'::text\]\)\)$/);
     expect(definition.get('persisted_grants_subject_client_type')).toMatch(/WHERE \(subject_id IS NOT NULL\)$/);
   });
 

@@ -1,4 +1,4 @@
-import type { Compilable, Kysely, Selectable } from 'kysely';
+import { sql, type Compilable, type Kysely, type Selectable } from 'kysely';
 import { hashKey } from '../hash-key.js';
 import { assertFilterNotEmpty, duplicateSigningKey } from '../store-rules.js';
 import {
@@ -191,6 +191,10 @@ function grantQueries(db: Kysely<Database>, runner: StatementRunner) {
   };
 }
 
+/** The kinds the partial client index holds (migration 0008), and its condition as written there. */
+const clientListedTypes: ReadonlySet<string> = new Set(['refresh_family', 'sign_in_session_client']);
+const clientListedCondition = sql<boolean>`type in ('refresh_family', 'sign_in_session_client')`;
+
 /** The `Store` over SQL; one implementation for every dialect. */
 export function createSqlStore(backend: SqlBackend): Store {
   const { db } = backend;
@@ -291,6 +295,8 @@ export function createSqlStore(backend: SqlBackend): Store {
         if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId);
         if (filter.sessionId !== undefined) query = query.where('session_id', '=', filter.sessionId);
         if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+        // As in `listGrants`: the partial client index applies when its condition is repeated.
+        if (filter.clientId !== undefined && filter.type !== undefined && clientListedTypes.has(filter.type)) query = query.where(clientListedCondition);
         const result = await query.executeTakeFirst();
         return Number(result.numDeletedRows);
       }),
@@ -300,7 +306,12 @@ export function createSqlStore(backend: SqlBackend): Store {
         let query = db.selectFrom('persisted_grants').select(grantRowColumns)
           .where('type', '=', filter.type).where('expires_at', '>', now);
         if (filter.subjectId !== undefined) query = query.where('subject_id', '=', filter.subjectId);
-        if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId);
+        if (filter.clientId !== undefined) {
+          query = query.where('client_id', '=', filter.clientId);
+          // The client index's own condition, word for word (migration 0008): only then may the
+          // planner use that partial index.
+          if (clientListedTypes.has(filter.type)) query = query.where(clientListedCondition);
+        }
         if (filter.sessionId !== undefined) query = query.where('session_id', '=', filter.sessionId);
         if (after !== undefined) query = query.where('key', '>', after);
         const rows = await query.orderBy('key').limit(limit).execute();
@@ -321,6 +332,8 @@ export function createSqlStore(backend: SqlBackend): Store {
         if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId);
         if (filter.sessionId !== undefined) query = query.where('session_id', '=', filter.sessionId);
         if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+        // As in `listGrants`: the partial client index applies when its condition is repeated.
+        if (filter.clientId !== undefined && filter.type !== undefined && clientListedTypes.has(filter.type)) query = query.where(clientListedCondition);
         return (await query.execute()).map((row) => toGrant(row.key, row));
       }),
 
