@@ -34,7 +34,7 @@ async function seeded(url: string, kind: 'code' | 'refresh', count: number): Pro
 /** What the row is; the calls it makes are in store-floor.ts. */
 const titles: Record<StoreFloorRow, string> = {
   code: 'code redemption (get; consume + 2 inserts in one transaction)',
-  refresh: 'refresh rotation (2 gets; consume + 1 insert in one transaction)',
+  refresh: 'refresh rotation (1 get; consume + 1 insert in one transaction)',
   reference: 'reference token (1 insert)',
   dpop: 'DPoP proof jti (1 insert)',
 };

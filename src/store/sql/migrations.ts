@@ -5,6 +5,13 @@ export interface Migration {
   readonly id: string;
   /** Written with the schema builder only, so SQLite and PostgreSQL share it. */
   up(db: Kysely<unknown>): Promise<void>;
+  /**
+   * PostgreSQL only: an index this migration creates, built first without blocking writes
+   * (`create index concurrently`, outside the migration's transaction and its statement
+   * timeout: postgres-online-indexes.ts), so the migration's own `create index if not exists`
+   * finds it. On a large table the build takes minutes; nodes keep serving meanwhile.
+   */
+  readonly onlineIndex?: { readonly name: string; readonly definition: string };
 }
 
 /** Every schema change, oldest first. Append only. */
@@ -219,11 +226,14 @@ export const migrations: readonly Migration[] = [
     //                 Index Cond: ((client_id = $3) AND (type = $1) AND (key > $4)), Filter: (expires_at > $2)
     // Before it, both read every row of the type (SQLite: the primary key in order; PostgreSQL: a
     // sequential scan). Expand-only: the previous release neither knows nor minds it.
-    // `if not exists`: on a large PostgreSQL database, build it online first, outside this
-    // migration's transaction and its statement timeout (docs/guides/operations.md, "Upgrades"):
-    //   create index concurrently if not exists persisted_grants_client_type_key on persisted_grants (client_id, type, key)
-    //     where type in ('refresh_family', 'sign_in_session_client')
+    // `if not exists`: on PostgreSQL the index is built `concurrently` before this transaction
+    // (`onlineIndex`), so a large table is indexed without blocking writes or meeting the
+    // statement timeout; SQLite builds it here.
     id: '0008-grants-by-client-index',
+    onlineIndex: {
+      name: 'persisted_grants_client_type_key',
+      definition: "on persisted_grants (client_id, type, key) where type in ('refresh_family', 'sign_in_session_client')",
+    },
     async up(db) {
       await db.schema
         .createIndex('persisted_grants_client_type_key')

@@ -6,6 +6,7 @@ import { createSqlStore } from './sql-store.js';
 import { postgresStatementRunner } from './postgres-statement-runner.js';
 import { postgresGrantGroups } from './postgres-grant-groups.js';
 import { postgresSpendAndAdd } from './postgres-spend-and-add.js';
+import { buildOnlineIndexes } from './postgres-online-indexes.js';
 
 export interface PostgresOptions {
   /** Schema to use instead of the server's default `search_path`, e.g. one per test run. */
@@ -50,6 +51,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Store 
     db,
     statements: postgresStatementRunner(pool),
     grantRows: { ...postgresGrantGroups(pool), spendAndAdd: postgresSpendAndAdd(pool) },
+    beforeMigrations: () => buildOnlineIndexes(pool),
     exclusiveTransaction: (fn) =>
       db.transaction().execute(async (trx) => {
         // Per schema, so separate deployments (or test runs) sharing a database do not queue.

@@ -24,6 +24,8 @@ export interface SqlBackend {
   readonly db: Kysely<Database>;
   /** Runs `fn` in a transaction no other process can run at the same time. */
   exclusiveTransaction(fn: (trx: Kysely<Database>) => Promise<void>): Promise<void>;
+  /** Work of pending migrations that must run outside their transaction (PostgreSQL: online index builds). */
+  beforeMigrations?(): Promise<void>;
   /** Whether the table exists where the store's queries look (PostgreSQL: on the search_path). */
   tableExists(name: string): Promise<boolean>;
   /** Runs the per-request queries; by default, through Kysely. */
@@ -223,7 +225,10 @@ export function createSqlStore(backend: SqlBackend): Store {
 
   return {
     migrate: () =>
-      guard('migrate', () => backend.exclusiveTransaction((trx) => runMigrations(trx, Date.now()))),
+      guard('migrate', async () => {
+        await backend.beforeMigrations?.();
+        await backend.exclusiveTransaction((trx) => runMigrations(trx, Date.now()));
+      }),
 
     contract: () =>
       guard('contract', () => backend.exclusiveTransaction((trx) => recordContracts(trx, Date.now()))),
