@@ -7,7 +7,7 @@
  * (`pg_total_relation_size`, indexes and TOAST included) are sampled all along: once the first
  * records expire they should level off at about (rate × lifetime), not grow with the run.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -124,6 +124,7 @@ export async function runStoreSoak(
       rps: round.rps, answers: round.answers, samples,
     };
     const outDir = settings.outDir ?? mkdtempSync(join(tmpdir(), 'svc-store-soak-'));
+    mkdirSync(outDir, { recursive: true });
     writeFileSync(join(outDir, 'store-soak.json'), `${JSON.stringify(result, null, 2)}\n`);
     writeFileSync(join(outDir, 'store-soak.md'), storeSoakMarkdown(result));
     log(`  wrote ${join(outDir, 'store-soak.md')} and store-soak.json`);
