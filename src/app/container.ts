@@ -36,7 +36,8 @@ import { scryptCostOf } from '../config/password-format.js';
 import { createRefreshTokenService, type RefreshTokenService } from '../oauth/refresh-tokens.js';
 import { createIdTokenIssuer, type IdTokenIssuer } from '../oauth/id-token-issuer.js';
 import { createTokenIssuer, type TokenIssuer } from '../oauth/token-issuer.js';
-import { watchFamilyFormat, type WatchedFamilyFormat } from '../oauth/family-format.js';
+import { watchContracts, type WatchedContracts } from '../store/watched-contracts.js';
+import { familyFormatOf, type FamilyFormat } from '../oauth/grant-family.js';
 import { createClientAuthenticator, type ClientAuthenticator } from '../client-authentication/client-authenticator.js';
 import { certificateBinding } from '../sender-binding/certificate-binding.js';
 import { createClientDirectory, type ClientDirectory } from '../clients/client-directory.js';
@@ -133,8 +134,10 @@ export interface HostCradle extends ContainerInputs {
   readonly upstreamAccounts: UpstreamAccounts;
   /** Where the guessing counters live (`counters` in the config); `createApp` awaits `ready()` and closes it. */
   counters: Counters;
-  /** Issue 40: whether this node writes time-ordered grant-family ids; `createApp` awaits `ready()` once the store is open and stops it. */
-  familyFormat: WatchedFamilyFormat;
+  /** Issues 39, 40: the contract steps the database has recorded; `createApp` awaits `ready()` once the store is open and stops it. */
+  contracts: WatchedContracts;
+  /** Issue 40: whether this node writes time-ordered grant-family ids. */
+  familyFormat: FamilyFormat;
   /** Every part logs through this; once the plugins declared their secret parameters, it redacts those too. */
   logger: SwitchableLogger;
   urls: EndpointUrls;
@@ -234,7 +237,8 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     pluginRegistrar: asFunction(({ config, urls, logger, clock, store, tokenValidator, configUsers }: HostCradle) =>
       createPluginRegistrar({ config, urls, logger, clock, store, tokenValidator, configUsers }),
     ).singleton(),
-    familyFormat: asFunction(({ store, logger }: HostCradle) => watchFamilyFormat({ store, logger })).singleton(),
+    contracts: asFunction(({ store, logger }: HostCradle) => watchContracts({ store, logger })).singleton(),
+    familyFormat: asFunction(({ contracts }: HostCradle) => familyFormatOf(contracts)).singleton(),
     refreshTokens: asFunction(({ store, clock, logger }: HostCradle) => createRefreshTokenService({ store, clock, logger })).singleton(),
     standardGrants: asFunction(({ config, refreshTokens, events, store, counters, resourceCatalog }: HostCradle) =>
       standardGrants({ config, refreshTokens, events, store, counters, resources: resourceCatalog }),
@@ -314,7 +318,7 @@ export function createServiceContainer(inputs: ContainerInputs): ServiceContaine
     passkeys: asFunction(({ config, store, clock, events }: HostCradle) => (config.secondFactor.passkeys
       ? createPasskeyService({ issuer: config.issuer, store: () => store, factors: () => store.factors, clock, events })
       : undefined)).singleton(),
-    pageParts: asFunction(({ config, store, clock, pageSecret }: HostCradle) => createPageParts({ config, store, clock, secret: pageSecret })).singleton(),
+    pageParts: asFunction(({ config, store, clock, pageSecret, contracts }: HostCradle) => createPageParts({ config, store, clock, secret: pageSecret, contracts })).singleton(),
     scopeDescriptions: asFunction(({ config }: HostCradle) => scopeDescriptionsOf(config)).singleton(),
     authorizationRequests: asFunction(({ config, registry, store, clock, clientDirectory, scopeCatalog, resourceCatalog }: HostCradle) =>
       authorizationRequestsOf(clientDirectory.clients, scopeCatalog, { config, verifiers: registry.clientSignatureVerifiers, store, clock }, resourceCatalog)).singleton(),

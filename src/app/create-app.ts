@@ -142,7 +142,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     // After the store: its migrations create the PostgreSQL counters' table.
     await container.cradle.counters.ready();
     // Before any token is issued: whether the database is contracted (issue 40).
-    await container.cradle.familyFormat.ready();
+    await container.cradle.contracts.ready();
     // Before any key is made: a stored client the config's rules refuse, or a client id two stores define, stops start-up.
     await container.cradle.clientDirectory.load();
     // Likewise a username (or subject id) both the config and the database hold.
@@ -155,7 +155,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     return assemble(container, registry, tls);
   } catch (err) {
     keyRing?.stop();
-    if (container.cache.has('familyFormat')) container.cradle.familyFormat.stop();
+    if (container.cache.has('contracts')) container.cradle.contracts.stop();
     await keyRing?.close().catch(() => undefined);
     // Only if made: closing them must not open a connection first.
     if (container.cache.has('counters')) await container.cradle.counters.close().catch(() => undefined);
@@ -186,7 +186,7 @@ async function buildPlugins(container: ServiceContainer): Promise<PluginRegistry
 /** The app around the services, once the store is open and the keys are loaded. */
 function assemble(container: ServiceContainer, registry: PluginRegistry, tls: TlsMaterial): App {
   const { config, rootLogger, logger, clock, store, counters, events, tracing, stopTracing } = container.cradle;
-  const { clientDirectory, metrics, parameterTable, keyRing, tokenIssuer, familyFormat } = container.cradle;
+  const { clientDirectory, metrics, parameterTable, keyRing, tokenIssuer, contracts } = container.cradle;
   events.attach([...registry.eventSinks, ...(metrics ? [metrics.sink] : [])]);
   for (const p of registry.plugins) {
     events.raise({ type: 'plugin.loaded', plugin: p.name, source: p.source, grantTypes: p.grantTypes, authenticationMethods: p.authenticationMethods });
@@ -280,7 +280,7 @@ function assemble(container: ServiceContainer, registry: PluginRegistry, tls: Tl
     },
     async close() {
       keyRing.stop();
-      familyFormat.stop();
+      contracts.stop();
       clientDirectory.stop();
       sweeper.stop();
       await logoutDeliveryWorker.stop();

@@ -88,7 +88,7 @@ export interface PageWiring {
 }
 
 export interface SignInWiring extends PageWiring {
-  /** The grant-family format the codes' tokens get (`family-format.ts`). */
+  /** The grant-family format the codes' tokens get (`familyFormatOf`, src/oauth/grant-family.ts). */
   families: FamilyFormat;
   keyRing: Pick<KeyRing, 'verificationKey'>;
   validator: RequestValidator;

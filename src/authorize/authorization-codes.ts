@@ -51,7 +51,7 @@ export interface AuthorizationCodes {
   find(code: string): Promise<StoredCode | undefined>;
 }
 
-/** `families`: the format this node writes (`family-format.ts`); time-ordered when left out (a memory store's). */
+/** `families`: the format this node writes (`familyFormatOf`, src/oauth/grant-family.ts); time-ordered when left out (a memory store's). */
 export function createAuthorizationCodes({ store, clock, families = timeOrderedFamilies }: { store: Store; clock: Clock; families?: FamilyFormat }): AuthorizationCodes {
   return {
     async issue({ clientId, subject, lifetimeSeconds, grant }) {

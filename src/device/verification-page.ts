@@ -165,7 +165,7 @@ export function createVerificationPage(deps: VerificationPageDeps) {
   async function startSession(browser: Browser, user: ResourceOwner, found: Found, amr: readonly string[], via: string, requestId: string | undefined): Promise<PageOutcome> {
     deps.events?.raise({ type: 'user.signed_in', subject: user.subjectId, via }, requestId);
     const signedIn = deps.newBrowserId();
-    await deps.sessions.start(signedIn, user.subjectId, browser.session, [...amr]);
+    await deps.sessions.start(signedIn, user.subjectId, browser.session && { browserId: browser.id, session: browser.session }, [...amr]);
     await deps.sessions.end(browser.id);
     return { ...(secondFactorNeeded(found, amr) ?? consent(signedIn, user, found)), browserId: signedIn };
   }

@@ -14,13 +14,15 @@
  * ~110 → ~74 µs of CPU, docs/guides/performance.md). The previous release writes and reads only
  * the plain format (a UUID, or the digest of a spent grant's handle) and cannot read the new one,
  * so a node writes time-ordered ids only once the database is contracted (`svc migrate
- * contract`, see `family-format.ts`); it reads both formats always.
+ * contract`, see src/store/watched-contracts.ts); it reads both formats always.
  */
 import { hash, randomUUID } from 'node:crypto';
 import type { GrantSuccess } from '../sdk/contracts.js';
 import { newTokenId } from './handles.js';
 import type { Store } from '../store/store.js';
 import { timeOrderedHandle } from '../store/hash-key.js';
+import { timeOrderedFamiliesContract } from '../store/sql/contracts.js';
+import type { ContractState } from '../store/watched-contracts.js';
 
 /**
  * Which format a node writes. Read on every issue, so a plain property: the value is fetched from
@@ -38,6 +40,11 @@ export interface FamilyFormat {
  */
 export interface SpendsFamily extends GrantSuccess {
   readonly consumesFamily?: string;
+}
+
+/** The format the database's contract steps allow (read per request: a set look-up). */
+export function familyFormatOf(contracts: ContractState): FamilyFormat {
+  return { get timeOrdered() { return contracts.recorded(timeOrderedFamiliesContract); } };
 }
 
 /** The memory store's (and every unit test's): no node of an older release can share it. */

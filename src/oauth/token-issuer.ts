@@ -79,7 +79,7 @@ export interface TokenIssuerDeps {
   idTokens: IdTokenIssuer;
   /** A span around each signature; default none. */
   tracing?: Tracing;
-  /** The grant-family format this node writes (`family-format.ts`); default time-ordered (a memory store's). */
+  /** The grant-family format this node writes (`familyFormatOf`, src/oauth/grant-family.ts); default time-ordered (a memory store's). */
   families?: FamilyFormat;
 }
 

@@ -9,6 +9,7 @@
 import type { ResolvedConfig } from '../config/schema.js';
 import type { Clock } from '../sdk/contracts.js';
 import type { Store } from '../store/store.js';
+import type { ContractState } from '../store/watched-contracts.js';
 import { createBrowserCookies, type BrowserCookies } from './browser-cookie.js';
 import { createCsrf, type Csrf } from './csrf.js';
 import { createSignInSessions, type SignInSessions } from '../sessions/sign-in-sessions.js';
@@ -24,7 +25,9 @@ export interface PageParts {
 
 export type LoadPageParts = () => Promise<PageParts>;
 
-export function createPageParts({ config, store, clock, secret }: { config: Pick<ResolvedConfig, 'issuer'>; store: Store; clock: Clock; secret: Buffer }): LoadPageParts {
+export function createPageParts({ config, store, clock, secret, contracts }: {
+  config: Pick<ResolvedConfig, 'issuer'>; store: Store; clock: Clock; secret: Buffer; contracts?: ContractState;
+}): LoadPageParts {
   // The cookie covers every page under the issuer: /connect/authorize..., /connect/endsession, /device.
   // On https it is a __Host- cookie, which must say Path=/ (`browser-cookie.ts`); no page needs a narrower one.
   const path = new URL(config.issuer).pathname.replace(/\/$/, '') || '/';
@@ -33,7 +36,7 @@ export function createPageParts({ config, store, clock, secret }: { config: Pick
     parts ??= Promise.resolve({
       cookies: createBrowserCookies({ secret, secure: config.issuer.startsWith('https:'), path }),
       csrf: createCsrf(secret),
-      sessions: createSignInSessions({ store, clock, lifetimeSeconds: sessionLifetimeSeconds }),
+      sessions: createSignInSessions({ store, clock, lifetimeSeconds: sessionLifetimeSeconds, ...(contracts ? { contracts } : {}) }),
     });
     return parts;
   };

@@ -9,12 +9,22 @@
  * `session_id`, so the admin API lists a client's sessions through the index on
  * (client_id, type, key) instead of reading every session's JSON. It lives as long as the
  * session and goes with it when the session ends.
+ *
+ * Each code issued in the session is a row of its own too (issue 39, `sessionCodeType`: its
+ * family in `data`, the session's stored key in `session_id`), one insert per code. The session
+ * record listed them before, rewritten whole at every code: a busy session's record grew to 256
+ * families and every rewrite left a dead copy of it behind, which is how a soak's database grew
+ * without bound on PostgreSQL. The previous release reads only that list at sign-out, so a node
+ * keeps writing it as well until the database is contracted (`sessionCodeRowsContract`), and
+ * reads both always.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../sdk/contracts.js';
 import { isDuplicateKeyError, type Store } from '../store/store.js';
 import { hashKey } from '../store/hash-key.js';
 import { revokeFamily } from '../oauth/grant-family.js';
+import { sessionCodeRowsContract } from '../store/sql/contracts.js';
+import { everyContractRecorded, type ContractState } from '../store/watched-contracts.js';
 
 export interface SignInSession {
   readonly subject: string;
@@ -27,9 +37,11 @@ export interface SignInSession {
   /** Clients that received a code in this session. */
   readonly clients: readonly string[];
   /**
-   * The grant family of every code issued in this session (the one its record names, in the
+   * Grant families of codes issued in this session (the one a code's record names, in the
    * format the issuing node wrote: src/oauth/grant-family.ts): the tokens a code's redemption
-   * yields, and their rotations, carry it. The newest `maxFamilies` are kept.
+   * yields, and their rotations, carry it. Those a previous session of the same person carried
+   * over, and, until the database is contracted, every code's as well (the newest
+   * `maxFamilies`); the rest are rows of their own (`families()` reads both).
    */
   readonly families?: readonly string[];
   /**
@@ -43,7 +55,7 @@ export interface SignInSession {
   readonly upstreamLogout?: string;
 }
 
-/** Bounds the record; far more codes than one person's sign-in session asks for. */
+/** Bounds the list in the record; far more codes than one person's sign-in session asks for. */
 export const maxFamilies = 256;
 /**
  * Compare-and-set retries when another node writes the same session at the same time; on one
@@ -57,6 +69,9 @@ const keyOf = (browserId: string): string => `session:${browserId}`;
 /** A client's code issued in a session: `clientId` the client, `subjectId` the user, `sessionId` the session's stored key. */
 export const sessionClientType = 'sign_in_session_client';
 const sessionClientKey = (browserId: string, clientId: string): string => `session-client:${browserId}:${clientId}`;
+/** A code issued in a session: `data` names its family, `sessionId` the session's stored key. */
+export const sessionCodeType = 'sign_in_session_code';
+const sessionCodeKey = (browserId: string, familyId: string): string => `session-code:${browserId}:${familyId}`;
 /** The key the session is stored under (`hashKey`), as `listGrants` and `findAll` give it. */
 const storedKeyOf = (browserId: string): string => hashKey(keyOf(browserId));
 
@@ -67,7 +82,9 @@ export interface SignInSessions {
    * `max_age`) carries over the previous session's code families, so a later sign-out still
    * revokes their tokens.
    */
-  start(browserId: string, subject: string, previous?: SignInSession, amr?: readonly string[], idp?: string, upstreamLogout?: string): Promise<SignInSession>;
+  start(browserId: string, subject: string, previous?: PreviousSession, amr?: readonly string[], idp?: string, upstreamLogout?: string): Promise<SignInSession>;
+  /** The grant families of every code issued in the session (and of those carried over into it). */
+  families(browserId: string): Promise<string[]>;
   /** A second factor given in the session (issue 35): its methods join `amr`. */
   factorsGiven(browserId: string, amr: readonly string[]): Promise<void>;
   /** Adds scopes the user consented to for a client to those given before. */
@@ -84,7 +101,16 @@ export interface SignInSessions {
   signOut(browserId: string): Promise<{ session: SignInSession | undefined; revoked: number }>;
 }
 
-export function createSignInSessions({ store, clock, lifetimeSeconds }: { store: Store; clock: Clock; lifetimeSeconds: number }): SignInSessions {
+/** The session a sign-in replaces, under the browser id it had. */
+export interface PreviousSession {
+  readonly browserId: string;
+  readonly session: SignInSession;
+}
+
+/** `contracts`: whether codes are rows only (`sessionCodeRowsContract`); all recorded when left out (a memory store's). */
+export function createSignInSessions({ store, clock, lifetimeSeconds, contracts = everyContractRecorded }: {
+  store: Store; clock: Clock; lifetimeSeconds: number; contracts?: ContractState;
+}): SignInSessions {
   async function read(browserId: string) {
     const record = await store.get(keyOf(browserId));
     if (!record || record.type !== recordType || record.consumedAt !== undefined || record.expiresAt <= clock.now()) return undefined;
@@ -131,13 +157,33 @@ export function createSignInSessions({ store, clock, lifetimeSeconds }: { store:
     }
   }
 
+  /** The families the record lists, then those of the code rows, oldest first, each once. */
+  async function familiesOf(browserId: string, session: SignInSession): Promise<string[]> {
+    const rows = await store.findAll({ sessionId: storedKeyOf(browserId), type: sessionCodeType }, clock.now());
+    rows.sort((a, b) => a.createdAt - b.createdAt);
+    return [...new Set([...(session.families ?? []), ...rows.map((row) => (JSON.parse(row.data) as { family: string }).family)])];
+  }
+
+  /** The code's own row: one insert, the session record untouched. */
+  async function noteCode(browserId: string, clientId: string, familyId: string, { subject, expiresAt }: { subject: string; expiresAt: number }): Promise<void> {
+    await store.add({
+      key: sessionCodeKey(browserId, familyId), type: sessionCodeType, clientId, subjectId: subject, sessionId: storedKeyOf(browserId),
+      createdAt: clock.now(), expiresAt, consumedAt: undefined, data: JSON.stringify({ family: familyId }),
+    });
+  }
+
   return {
     async get(browserId) {
       return (await read(browserId))?.session;
     },
+    async families(browserId) {
+      const current = await read(browserId);
+      return current ? familiesOf(browserId, current.session) : [];
+    },
     async start(browserId, subject, previous, amr, idp, upstreamLogout) {
       const now = clock.now();
-      const carried = previous?.subject === subject && previous.families ? { families: previous.families } : {};
+      const families = previous?.session.subject === subject ? await familiesOf(previous.browserId, previous.session) : [];
+      const carried = families.length > 0 ? { families: families.slice(-maxFamilies) } : {};
       const session: SignInSession = {
         subject, authTime: Math.floor(now / 1000), sid: randomBytes(16).toString('base64url'), consents: {}, clients: [], ...carried,
         ...(amr === undefined ? {} : { amr }), ...(idp === undefined ? {} : { idp }),
@@ -157,16 +203,32 @@ export function createSignInSessions({ store, clock, lifetimeSeconds }: { store:
     factorsGiven: (browserId, amr) =>
       change(browserId, (session) => ({ ...session, amr: [...new Set([...(session.amr ?? []), ...amr])] })),
     async codeIssued(browserId, clientId, familyId) {
-      let firstForClient: { subject: string; expiresAt: number } | undefined;
-      await change(browserId, (session, expiresAt) => {
-        firstForClient = session.clients.includes(clientId) ? undefined : { subject: session.subject, expiresAt };
-        return {
-          ...session,
-          clients: firstForClient ? [...session.clients, clientId] : session.clients,
-          families: [...(session.families ?? []), familyId].slice(-maxFamilies),
-        };
-      });
-      if (firstForClient) await noteClient(browserId, clientId, firstForClient);
+      let owner: { subject: string; expiresAt: number } | undefined;
+      let firstForClient = false;
+      if (contracts.recorded(sessionCodeRowsContract)) {
+        // The record changes only at a client's first code.
+        const current = await read(browserId);
+        if (!current) return;
+        owner = { subject: current.session.subject, expiresAt: current.expiresAt };
+        if (!current.session.clients.includes(clientId)) {
+          firstForClient = true;
+          await change(browserId, (session) => session.clients.includes(clientId) ? session : { ...session, clients: [...session.clients, clientId] });
+        }
+      } else {
+        // Listed in the record as well, where the previous release's sign-out looks.
+        await change(browserId, (session, expiresAt) => {
+          owner = { subject: session.subject, expiresAt };
+          firstForClient = !session.clients.includes(clientId);
+          return {
+            ...session,
+            clients: firstForClient ? [...session.clients, clientId] : session.clients,
+            families: [...(session.families ?? []), familyId].slice(-maxFamilies),
+          };
+        });
+        if (!owner) return;
+      }
+      await noteCode(browserId, clientId, familyId, owner);
+      if (firstForClient) await noteClient(browserId, clientId, owner);
     },
     async end(browserId) {
       await store.remove(keyOf(browserId));
@@ -174,10 +236,11 @@ export function createSignInSessions({ store, clock, lifetimeSeconds }: { store:
     },
     async signOut(browserId) {
       const session = (await read(browserId))?.session;
+      const families = session ? await familiesOf(browserId, session) : [];
       await store.remove(keyOf(browserId));
       await store.removeAll({ sessionId: storedKeyOf(browserId) });
       let revoked = 0;
-      for (const family of session?.families ?? []) revoked += await revokeFamily(store, family);
+      for (const family of families) revoked += await revokeFamily(store, family);
       return { session, revoked };
     },
   };

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { migrations } from '../../src/store/sql/migrations.js';
-import { timeOrderedFamiliesContract } from '../../src/store/sql/contracts.js';
+import { contracts, timeOrderedFamiliesContract } from '../../src/store/sql/contracts.js';
 import { runCli } from '../support/svc-process.js';
 
 describe('svc migrate', () => {
@@ -59,7 +59,7 @@ describe('svc migrate', () => {
     // A new database: no node of the previous release can be using it.
     expect(up.stdout).toBe(
       `${ids.map((id) => `applied ${id}\n`).join('')}${ids.length} applied; the schema is up to date\n` +
-        `a new database, contracted at once: ${timeOrderedFamiliesContract.id}\n`,
+        `a new database, contracted at once: ${contracts.map((c) => c.id).join(', ')}\n`,
     );
     expect(tables()).toEqual(expect.arrayContaining(['svc_schema_migrations', 'persisted_grants', 'signing_keys']));
 

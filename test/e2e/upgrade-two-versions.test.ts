@@ -11,6 +11,10 @@
  * the same tokens whichever node issued them; once the previous release is stopped and `svc
  * migrate contract` has run, the new node writes time-ordered family ids, and the families
  * written before still rotate and revoke.
+ *
+ * Issue 39, likewise: before the contract the new node lists each code's family in the sign-in
+ * session's record, where the previous release's sign-out looks, as well as in a row of its own;
+ * after it, in the row only, and a sign-out still ends what the code yielded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -23,7 +27,7 @@ import { hashSecret } from '../../src/sdk/hash.js';
 import { familyOfSpentGrant } from '../../src/oauth/grant-family.js';
 import { hashKey } from '../../src/store/hash-key.js';
 import { migrations } from '../../src/store/sql/migrations.js';
-import { timeOrderedFamiliesContract } from '../../src/store/sql/contracts.js';
+import { contracts, timeOrderedFamiliesContract } from '../../src/store/sql/contracts.js';
 import { createTestSchema, postgresSkipReason, type TestSchema } from '../support/pg.js';
 import { basic, freePort, postForm, repoRoot } from '../support/server.js';
 import { Browser, formsOf, webRedirect, webRequest } from '../support/sign-in.js';
@@ -314,11 +318,13 @@ describe.skipIf(skip)(`an upgrade from the previous release (${previousRelease})
     }
   });
 
-  it('before the contract, the new node writes the previous release\'s family format', async () => {
+  it('before the contract, the new node writes the previous release\'s family format, and lists the code in the session record', async () => {
     const { refreshToken } = await tokensVia(newNode!, newNode!);
     const stored = await storedFamily(refreshToken);
     expect(stored.familyId).toMatch(plainFamily);
     expect(stored.familyKey).toMatch(plainKey);
+    expect(await sessionRecordsListing(stored.familyId), 'the session record lists it').toBe(1);
+    expect(await codeRowsNaming(stored.familyId), 'and a row of its own names it').toBe(1);
     const rows = await schema.query<{ type: string; session_id: string }>(
       `select type, session_id from ${schema.name}.persisted_grants where type in ('authorization_code', 'refresh_token', 'refresh_family', 'reference_token') and session_id is not null`,
     );
@@ -353,6 +359,17 @@ describe.skipIf(skip)(`an upgrade from the previous release (${previousRelease})
     expect(await token(oldNode!, 'resource-app', secret)).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
   }, 60_000);
 
+  /** How many sign-in session records list `familyId` in their JSON (the previous release's place). */
+  async function sessionRecordsListing(familyId: string): Promise<number> {
+    const rows = await schema.query<{ data: string }>(`select data from ${schema.name}.persisted_grants where type = 'sign_in_session'`);
+    return rows.filter((r) => ((JSON.parse(r.data) as { families?: string[] }).families ?? []).includes(familyId)).length;
+  }
+  /** How many code rows (issue 39) name `familyId`. */
+  async function codeRowsNaming(familyId: string): Promise<number> {
+    const rows = await schema.query<{ data: string }>(`select data from ${schema.name}.persisted_grants where type = 'sign_in_session_code'`);
+    return rows.filter((r) => (JSON.parse(r.data) as { family: string }).family === familyId).length;
+  }
+
   it('contracts once the previous release is stopped: the new node then writes time-ordered family ids', async () => {
     // Upgrade every node, then contract (docs/guides/operations.md, "Upgrades").
     await stop(oldNode);
@@ -361,9 +378,10 @@ describe.skipIf(skip)(`an upgrade from the previous release (${previousRelease})
     const contract = await cli('migrate', 'contract');
     expect(contract.code, contract.stderr).toBe(0);
     expect(contract.stdout).toContain(`contracted ${timeOrderedFamiliesContract.id}: nodes write grant-family ids and refresh family keys in time order\n`);
+    for (const step of contracts) expect(contract.stdout).toContain(`contracted ${step.id}: nodes write ${step.effect}\n`);
     expect((await cli('migrate', 'status')).stdout).toMatch(new RegExp(`^${timeOrderedFamiliesContract.id} +contracted +\\d{4}-`, 'm'));
     // The node re-reads the marker every 10 seconds until it sees it.
-    const switched = () => newNode!.svc.logs().some((line) => line.msg === 'the database is contracted: new grant families are time-ordered');
+    const switched = () => contracts.every((step) => newNode!.svc.logs().some((line) => line.msg === `the database is contracted: ${step.effect}`));
     await expect.poll(switched, { timeout: 30_000, interval: 500 }).toBe(true);
 
     const { code, verifier, refreshToken } = await tokensVia(newNode!, newNode!);
@@ -383,6 +401,17 @@ describe.skipIf(skip)(`an upgrade from the previous release (${previousRelease})
     // A second redemption of the code revokes it.
     expect((await redeem(newNode!, code, verifier)).body.error).toBe('invalid_grant');
     expect((await refresh(newNode!, rotated.body.refresh_token as string)).body.error).toBe('invalid_grant');
+  }, 60_000);
+
+  it('after the contract, a code is a row of its own only, and signing out still ends what it yielded', async () => {
+    const browser = new Browser(newNode!.url);
+    const { refreshToken, idToken } = await tokensVia(newNode!, newNode!, browser);
+    const { familyId } = await storedFamily(refreshToken);
+    expect(await sessionRecordsListing(familyId), 'the session record is not rewritten per code').toBe(0);
+    expect(await codeRowsNaming(familyId)).toBe(1);
+    await signOut(newNode!, browser, idToken);
+    expect((await refresh(newNode!, refreshToken)).body.error).toBe('invalid_grant');
+    expect(await codeRowsNaming(familyId), 'gone with the session').toBe(0);
   }, 60_000);
 
   it('after the contract, rotates and revokes the families written before it, and a code the previous release issued joins the family its record names', async () => {

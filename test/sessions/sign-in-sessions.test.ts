@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { createSignInSessions, maxFamilies, sessionClientType } from '../../src/sessions/sign-in-sessions.js';
+import { createSignInSessions, maxFamilies, sessionClientType, sessionCodeType } from '../../src/sessions/sign-in-sessions.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
+import type { ContractState } from '../../src/store/watched-contracts.js';
 
-describe('sign-in sessions', () => {
+/** Before `svc migrate contract`: nodes of the previous release may share the database. */
+const notContracted: ContractState = { recorded: () => false };
+
+describe.each([
+  ['contracted: each code a row of its own', undefined],
+  ['before the contract: codes listed in the session record too', notContracted],
+] as const)('sign-in sessions, %s', (_mode, contracts) => {
   const setup = () => {
     const store = createMemoryStore();
-    return { store, sessions: createSignInSessions({ store, clock: { now: () => Date.now() }, lifetimeSeconds: 3600 }) };
+    return { store, sessions: createSignInSessions({ store, clock: { now: () => Date.now() }, lifetimeSeconds: 3600, ...(contracts ? { contracts } : {}) }) };
   };
 
   it('records every code issued at once in one browser (many tabs), none lost and none refused', async () => {
@@ -14,7 +21,7 @@ describe('sign-in sessions', () => {
     const families = Array.from({ length: 64 }, (_, i) => `family-${i}`);
     await Promise.all(families.map((family, i) => sessions.codeIssued('browser-1', i % 2 ? 'web' : 'spa', family)));
     const session = await sessions.get('browser-1');
-    expect([...(session?.families ?? [])].sort()).toEqual([...families].sort());
+    expect((await sessions.families('browser-1')).sort()).toEqual([...families].sort());
     expect([...(session?.clients ?? [])].sort()).toEqual(['spa', 'web']);
   });
 
@@ -27,8 +34,8 @@ describe('sign-in sessions', () => {
       sessions.codeIssued('browser-2', 'web', 'b1'),
       sessions.codeIssued('browser-1', 'web', 'a2'),
     ]);
-    expect((await sessions.get('browser-1'))?.families).toEqual(['a1', 'a2']);
-    expect((await sessions.get('browser-2'))?.families).toEqual(['b1']);
+    expect((await sessions.families('browser-1')).sort()).toEqual(['a1', 'a2']);
+    expect(await sessions.families('browser-2')).toEqual(['b1']);
   });
 
   it('writes one record per client of a session, whatever the codes, found by client, and gone when the session ends', async () => {
@@ -47,13 +54,54 @@ describe('sign-in sessions', () => {
     expect(await ofClient('spa')).toEqual([]);
   });
 
-  it(`keeps the newest ${maxFamilies} families`, async () => {
+  it(`keeps every code's family, and at most the newest ${maxFamilies} in the session record`, async () => {
     const { sessions } = setup();
     await sessions.start('browser-1', 'alice');
     for (let i = 0; i < maxFamilies + 3; i++) await sessions.codeIssued('browser-1', 'web', `f${i}`);
-    const families = (await sessions.get('browser-1'))?.families ?? [];
-    expect(families).toHaveLength(maxFamilies);
-    expect(families[0]).toBe('f3');
+    const listed = (await sessions.get('browser-1'))?.families ?? [];
+    if (contracts) {
+      expect(listed).toHaveLength(maxFamilies);
+      expect(listed[0]).toBe('f3');
+    } else {
+      expect(listed, 'the record is not rewritten per code').toEqual([]);
+    }
+    expect(await sessions.families('browser-1')).toHaveLength(maxFamilies + 3);
+  });
+
+  it('writes one row per code, and the session record only at a client\'s first code once contracted', async () => {
+    const { store, sessions } = setup();
+    await sessions.start('browser-1', 'alice');
+    await sessions.codeIssued('browser-1', 'web', 'f1');
+    const afterFirst = (await store.get('session:browser-1'))?.data;
+    await sessions.codeIssued('browser-1', 'web', 'f2');
+    const afterSecond = (await store.get('session:browser-1'))?.data;
+    if (contracts) expect(afterSecond).not.toBe(afterFirst);
+    else expect(afterSecond, 'a second code for the same client leaves the record as it was').toBe(afterFirst);
+    const rows = await store.findAll({ type: sessionCodeType, subjectId: 'alice' }, Date.now());
+    expect(rows.map((r) => JSON.parse(r.data) as unknown).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([{ family: 'f1' }, { family: 'f2' }]);
+    await sessions.end('browser-1');
+    expect(await store.findAll({ type: sessionCodeType, subjectId: 'alice' }, Date.now()), 'gone with the session').toEqual([]);
+  });
+
+  it('signing out revokes what every code yielded, and a sign-in again by the same person carries the families over', async () => {
+    const { store, sessions } = setup();
+    const family = async (id: string) => store.add({
+      key: `refresh-${id}`, type: 'refresh_token', clientId: 'web', subjectId: 'alice', sessionId: id,
+      createdAt: Date.now(), expiresAt: Date.now() + 60_000, consumedAt: undefined, data: '{}',
+    });
+    await sessions.start('browser-1', 'alice');
+    await sessions.codeIssued('browser-1', 'web', 'f1');
+    await family('f1');
+    const previous = await sessions.get('browser-1');
+    await sessions.start('browser-2', 'alice', { browserId: 'browser-1', session: previous! });
+    await sessions.end('browser-1');
+    await sessions.codeIssued('browser-2', 'web', 'f2');
+    await family('f2');
+    expect(await sessions.families('browser-2')).toEqual(['f1', 'f2']);
+    expect((await sessions.signOut('browser-2')).revoked).toBe(2);
+    expect(await store.get('refresh-f1')).toBeUndefined();
+    expect(await store.get('refresh-f2')).toBeUndefined();
+    expect(await sessions.families('browser-2')).toEqual([]);
   });
 
   it('keeps every code family and every consent when a consent is saved while codes are issued', async () => {
@@ -67,7 +115,7 @@ describe('sign-in sessions', () => {
       sessions.consentGiven('browser-1', 'spa', ['openid']),
     ]);
     const session = await sessions.get('browser-1');
-    expect(session?.families).toEqual(['f1', 'f2']);
+    expect((await sessions.families('browser-1')).sort()).toEqual(['f1', 'f2']);
     expect(session?.consents).toEqual({ web: ['openid', 'api1.read', 'profile'], spa: ['openid'] });
   });
 });

@@ -13,7 +13,7 @@ import { backends, T0, type TestDatabase } from './backends.js';
 
 /** Every type the service writes with an expiry (codes, tokens, sessions, used jtis, device and PAR records, leases). */
 const KINDS = [
-  'authorization_code', 'refresh_token', 'refresh_family', 'reference_token', 'sign_in_session',
+  'authorization_code', 'refresh_token', 'refresh_family', 'reference_token', 'sign_in_session', 'sign_in_session_client', 'sign_in_session_code',
   'authorization_interaction', 'assertion_jti', 'dpop_jti', 'device_code', 'user_code',
   'pushed_authorization_request', 'device_failed_attempts', 'device_cookie_secret', 'lease',
 ] as const;

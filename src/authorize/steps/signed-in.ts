@@ -23,7 +23,7 @@ export function createSignedIn(deps: {
     // A new browser id at every sign-in: an id planted before (session fixation) signs nobody in.
     const browserId = deps.newBrowserId();
     const previous = await deps.sessions.get(ctx.browserId!);
-    await deps.sessions.start(browserId, subject, previous, amr, idp, logoutHint);
+    await deps.sessions.start(browserId, subject, previous && { browserId: ctx.browserId!, session: previous }, amr, idp, logoutHint);
     await deps.sessions.end(ctx.browserId!);
     const next: Interaction = { ...interaction, signedInAs: browserId };
     await deps.interactions.update(id, next);

@@ -19,4 +19,13 @@ export const timeOrderedFamiliesContract: Contract = {
   effect: 'grant-family ids and refresh family keys in time order',
 };
 
-export const contracts: readonly Contract[] = [timeOrderedFamiliesContract];
+/**
+ * Issue 39: a code issued in a sign-in session is a row of its own (src/sessions/sign-in-sessions.ts),
+ * no longer an entry in the session's record, which the previous release reads at sign-out.
+ */
+export const sessionCodeRowsContract: Contract = {
+  id: 'contract-2-sign-in-session-code-rows',
+  effect: 'codes issued in a sign-in session are rows of their own, not entries in the session record',
+};
+
+export const contracts: readonly Contract[] = [timeOrderedFamiliesContract, sessionCodeRowsContract];

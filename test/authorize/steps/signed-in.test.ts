@@ -17,14 +17,14 @@ describe('after a sign-in', () => {
     const signedIn = createSignedIn({
       sessions: {
         get: async (b) => (calls.push(`get ${b}`), session()),
-        start: async (b, subject, previous) => (calls.push(`start ${b} ${subject} carrying ${previous?.sid}`), session()),
+        start: async (b, subject, previous) => (calls.push(`start ${b} ${subject} carrying ${previous?.session.sid} of ${previous?.browserId}`), session()),
         end: async (b) => void calls.push(`end ${b}`),
       },
       interactions, newBrowserId: () => 'fresh', proceed,
     });
     const outcome = await signedIn('alice-sub', { browserId: 'planted', remoteAddress: undefined }, 'i1', { request: request() }, 'sign_in_page');
     expect(outcome).toEqual({ status: 299 });
-    expect(calls).toEqual(['get planted', 'start fresh alice-sub carrying sid-1', 'end planted']);
+    expect(calls).toEqual(['get planted', 'start fresh alice-sub carrying sid-1 of planted', 'end planted']);
     expect(interactions.calls).toEqual(['update i1']);
     expect(proceeded).toEqual([{ id: 'i1', interaction: { request: request(), signedInAs: 'fresh' }, newBrowserId: 'fresh' }]);
   });
