@@ -5,12 +5,11 @@
 // machine, so the service's PostgreSQL rows can say what share of it they reach.
 // Usage: node test/bench/bare-koa-pg.mjs <port> <postgres url>; prints "listening <url>" when ready.
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import pg from 'pg';
 import { createTable, insertGrant, referenceTokenRow } from './postgres-statements.mjs';
+import { listen } from './bare-koa-listen.mjs';
 
 const port = Number(process.argv[2] ?? 0);
 const pool = new pg.Pool({ connectionString: process.argv[3], max: 10 });
@@ -32,14 +31,4 @@ router.post('/connect/token', bodyParser({ enableTypes: ['form'] }), async (ctx)
   ctx.body = JSON.stringify({ access_token: key, token_type: 'Bearer', expires_in: 3600, scope: 'api1.read' });
 });
 
-const app = new Koa();
-app.use(router.routes());
-const server = createServer(app.callback());
-server.keepAliveTimeout = 5_000;
-server.listen(port, '127.0.0.1', () => {
-  process.stdout.write(`listening http://127.0.0.1:${server.address().port}\n`);
-});
-process.once('SIGTERM', () => {
-  server.close(() => pool.end().then(() => process.exit(0)));
-  server.closeIdleConnections();
-});
+listen(router, port, () => pool.end());

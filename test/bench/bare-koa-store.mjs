@@ -12,11 +12,10 @@
 // The store's TypeScript is loaded through jiti, as bin/svc.mjs loads the service.
 // Usage: node test/bench/bare-koa-store.mjs <port> <store> (sqlite:<path> or postgres://…, as `store`);
 // prints "listening <url>" when ready.
-import { createServer } from 'node:http';
 import { createJiti } from 'jiti';
-import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
+import { listen } from './bare-koa-listen.mjs';
 
 const { openStoreFloor } = await createJiti(import.meta.url, { interopDefault: true, extensions: ['.ts', '.js'] }).import('./store-floor.ts');
 
@@ -72,14 +71,4 @@ router.post('/bench/seed', bodyParser({ enableTypes: ['json'] }), async (ctx) =>
   ctx.body = { handles: await floor.seed(kind, clientId, count) };
 });
 
-const app = new Koa();
-app.use(router.routes());
-const server = createServer(app.callback());
-server.keepAliveTimeout = 5_000;
-server.listen(port, '127.0.0.1', () => {
-  process.stdout.write(`listening http://127.0.0.1:${server.address().port}\n`);
-});
-process.once('SIGTERM', () => {
-  server.close(() => floor.close().then(() => process.exit(0)));
-  server.closeIdleConnections();
-});
+listen(router, port, () => floor.close());

@@ -1,10 +1,9 @@
 // The floor: bare Koa + @koa/router + @koa/bodyparser, reading the same form POST the token
 // endpoint reads and answering a fixed JSON. Nothing built on Koa can be faster than this.
 // Usage: node test/bench/bare-koa.mjs <port>; prints "listening <url>" when ready.
-import { createServer } from 'node:http';
-import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
+import { listen } from './bare-koa-listen.mjs';
 
 const port = Number(process.argv[2] ?? 0);
 const answer = JSON.stringify({ access_token: 'x'.repeat(32), token_type: 'Bearer', expires_in: 3600, scope: 'api1.read' });
@@ -18,14 +17,4 @@ router.post('/connect/token', bodyParser({ enableTypes: ['form'] }), (ctx) => {
   if (grantType !== 'client_credentials') ctx.status = 400;
 });
 
-const app = new Koa();
-app.use(router.routes());
-const server = createServer(app.callback());
-server.keepAliveTimeout = 5_000;
-server.listen(port, '127.0.0.1', () => {
-  process.stdout.write(`listening http://127.0.0.1:${server.address().port}\n`);
-});
-process.once('SIGTERM', () => {
-  server.close(() => process.exit(0));
-  server.closeIdleConnections();
-});
+listen(router, port);

@@ -28,6 +28,21 @@ export const arrayTypes: Record<(typeof grantRowColumns)[number], string> = {
   created_at: 'bigint[]', expires_at: 'bigint[]', consumed_at: 'bigint[]', data: 'text[]',
 };
 
+/** Grant rows as one array per column, in `grantRowColumns` order: the parameters of an `unnest` statement. */
+export function columnArrays(rows: readonly GrantParams[]): unknown[][] {
+  return [
+    rows.map((row) => row.key),
+    rows.map((row) => row.type),
+    rows.map((row) => row.clientId),
+    rows.map((row) => row.subjectId),
+    rows.map((row) => row.sessionId),
+    rows.map((row) => row.createdAt),
+    rows.map((row) => row.expiresAt),
+    rows.map((row) => row.consumedAt),
+    rows.map((row) => row.data),
+  ];
+}
+
 export function postgresGrantGroups(pool: pg.Pool): GrantRowStatements {
   // The columns and conflict rule of the single-row `add`, with one array parameter per column.
   const updated = grantRowColumns.filter((column) => column !== 'key').map((column) => `${column} = excluded.${column}`);
@@ -45,18 +60,7 @@ export function postgresGrantGroups(pool: pg.Pool): GrantRowStatements {
     max: 500,
     keyOf: (row) => row.key,
     async send(rows) {
-      const columns = [
-        rows.map((row) => row.key),
-        rows.map((row) => row.type),
-        rows.map((row) => row.clientId),
-        rows.map((row) => row.subjectId),
-        rows.map((row) => row.sessionId),
-        rows.map((row) => row.createdAt),
-        rows.map((row) => row.expiresAt),
-        rows.map((row) => row.consumedAt),
-        rows.map((row) => row.data),
-      ];
-      const stored = new Set((await pool.query<{ key: string }>({ ...insertStatement, values: columns })).rows.map((row) => row.key));
+      const stored = new Set((await pool.query<{ key: string }>({ ...insertStatement, values: columnArrays(rows) })).rows.map((row) => row.key));
       return rows.map((row) => stored.has(row.key));
     },
   });

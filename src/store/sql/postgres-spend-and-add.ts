@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { grantRowColumns, type SpendAndAdd } from './sql-store.js';
-import { arrayTypes } from './postgres-grant-groups.js';
+import { arrayTypes, columnArrays } from './postgres-grant-groups.js';
 import { isUniqueViolation } from './connectivity-error.js';
 
 /**
@@ -32,17 +32,7 @@ export function postgresSpendAndAdd(pool: pg.Pool): SpendAndAdd {
     text: `insert into persisted_grants (${columns}) select * from unnest(${arrays.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) - 2}`)})`,
   };
   return async (consume, rows) => {
-    const values = [
-      rows.map((row) => row.key),
-      rows.map((row) => row.type),
-      rows.map((row) => row.clientId),
-      rows.map((row) => row.subjectId),
-      rows.map((row) => row.sessionId),
-      rows.map((row) => row.createdAt),
-      rows.map((row) => row.expiresAt),
-      rows.map((row) => row.consumedAt),
-      rows.map((row) => row.data),
-    ];
+    const values = columnArrays(rows);
     try {
       if (consume === undefined) {
         await pool.query({ ...addAll, values });
