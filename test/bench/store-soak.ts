@@ -6,6 +6,10 @@
  * grants table's rows by kind, its expired backlog and its on-disk size
  * (`pg_total_relation_size`, indexes and TOAST included) are sampled all along: once the first
  * records expire they should level off at about (rate × lifetime), not grow with the run.
+ *
+ * Deleted rows free their space on disk only once vacuumed, which autovacuum does on its own on a
+ * PostgreSQL as installed. When the server given has it off (the tests' server may), the soak
+ * runs on a PostgreSQL of its own with the default settings (own-postgres.ts) instead, and says so.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +22,7 @@ import { startService } from './processes.js';
 import type { Bench } from './run-scenario.js';
 import { storeSoakMix } from './scenarios.js';
 import { answerMix } from './report.js';
+import { startOwnPostgres } from './own-postgres.js';
 
 export interface StoreSample {
   /** Seconds since the load started. */
@@ -34,6 +39,8 @@ export interface StoreSample {
 }
 
 export interface StoreSoakResult {
+  /** Which PostgreSQL, and whether autovacuum ran there. */
+  readonly server: string;
   readonly seconds: number;
   readonly lifetimeSeconds: number;
   readonly cleanupInterval: number;
@@ -73,6 +80,8 @@ export function storeSoakMarkdown(result: StoreSoakResult): string {
       `\`cleanupInterval\` ${result.cleanupInterval} s. Rows of \`persisted_grants\` and its on-disk size ` +
       '(`pg_total_relation_size`, indexes included), sampled during the load.',
     '',
+    `Server: ${result.server}.`,
+    '',
     `| s | rows | expired, not yet swept | on disk | removed so far | ${kinds.join(' | ')} |`,
     `|---:|---:|---:|---:|---:|${kinds.map(() => '---:').join('|')}|`,
     ...result.samples.map((s) =>
@@ -86,14 +95,55 @@ export async function runStoreSoak(
   postgres: BenchPostgres,
   settings: { seconds: number; sampleSeconds: number; lifetimeSeconds: number; cleanupInterval: number; cpu: number | undefined; outDir: string | undefined },
 ): Promise<StoreSoakResult> {
+  const { log } = bench;
+  const { storeUrl, server: serverText, release } = await soakDatabase(postgres, log);
+  try {
+    return await soakOn(bench, storeUrl, serverText, settings);
+  } finally {
+    release();
+  }
+}
+
+/** The given server when autovacuum runs there, else one of the soak's own (see the header). */
+async function soakDatabase(postgres: BenchPostgres, log: (line: string) => void): Promise<{ storeUrl: string; server: string; release(): void }> {
+  const settingsOf = async (url: string): Promise<{ autovacuum: string; version: string }> => {
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      const autovacuum = (await db.query<{ autovacuum: string }>('show autovacuum')).rows[0]!.autovacuum;
+      const version = (await db.query<{ server_version: string }>('show server_version')).rows[0]!.server_version;
+      return { autovacuum, version };
+    } finally {
+      await db.end();
+    }
+  };
+  const shared = await settingsOf(postgres.serviceUrl);
+  if (shared.autovacuum === 'on') return { storeUrl: postgres.serviceUrl, server: `the shared PostgreSQL ${shared.version}, autovacuum on`, release: () => undefined };
+  log(`  the shared PostgreSQL runs with autovacuum ${shared.autovacuum}: the soak starts one of its own with the default settings`);
+  const own = await startOwnPostgres();
+  if ('skipped' in own) throw new Error(`the shared PostgreSQL has autovacuum ${shared.autovacuum} and ${own.skipped}`);
+  const mine = await settingsOf(own.url);
+  return {
+    storeUrl: own.url,
+    server: `a PostgreSQL ${mine.version} of the soak's own (initdb defaults, autovacuum ${mine.autovacuum}; the shared server has it ${shared.autovacuum})`,
+    release: () => own.stop(),
+  };
+}
+
+async function soakOn(
+  bench: Bench,
+  storeUrl: string,
+  serverText: string,
+  settings: { seconds: number; sampleSeconds: number; lifetimeSeconds: number; cleanupInterval: number; cpu: number | undefined; outDir: string | undefined },
+): Promise<StoreSoakResult> {
   const { fixture, log, options } = bench;
   const port = await freePort();
   const configFile = fixture.writeConfig('store-soak', {
-    port, store: postgres.serviceUrl, storeSoak: { lifetimeSeconds: settings.lifetimeSeconds, cleanupInterval: settings.cleanupInterval },
+    port, store: storeUrl, storeSoak: { lifetimeSeconds: settings.lifetimeSeconds, cleanupInterval: settings.cleanupInterval },
   });
   log(`store soak on PostgreSQL: ${settings.seconds} s at full rate, lifetimes ${settings.lifetimeSeconds} s, cleanupInterval ${settings.cleanupInterval} s, a sample every ${settings.sampleSeconds} s`);
   const server = await startService({ configFile, port, cpu: settings.cpu });
-  const db = new pg.Client({ connectionString: postgres.serviceUrl });
+  const db = new pg.Client({ connectionString: storeUrl });
   await db.connect();
   try {
     const { specs, note } = await storeSoakMix({ url: server.url, implementation: 'svc', fixture, measured: new Map() });
@@ -120,7 +170,7 @@ export async function runStoreSoak(
     const noted = note();
     log(`    ${Math.round(round.rps)} req/s; answers: ${answerMix(round.answers)}${noted ? `; ${noted}` : ''}`);
     const result: StoreSoakResult = {
-      seconds: settings.seconds, lifetimeSeconds: settings.lifetimeSeconds, cleanupInterval: settings.cleanupInterval,
+      server: serverText, seconds: settings.seconds, lifetimeSeconds: settings.lifetimeSeconds, cleanupInterval: settings.cleanupInterval,
       rps: round.rps, answers: round.answers, samples,
     };
     const outDir = settings.outDir ?? mkdtempSync(join(tmpdir(), 'svc-store-soak-'));
