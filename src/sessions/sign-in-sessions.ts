@@ -16,7 +16,10 @@
  * families and every rewrite left a dead copy of it behind, which is how a soak's database grew
  * without bound on PostgreSQL. The previous release reads only that list at sign-out, so a node
  * keeps writing it as well until the database is contracted (`sessionCodeRowsContract`), and
- * reads both always.
+ * reads both always. The rows live as long as the session (sign-out must find them), so the
+ * newest `maxFamilies` are kept, as in the record: after one code in `pruneEvery` (at random, so
+ * no node keeps count) the older ones go. A person's session issues a handful of codes; a session
+ * that issues thousands (a script with a stolen cookie, a soak) stays bounded.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../sdk/contracts.js';
@@ -55,8 +58,10 @@ export interface SignInSession {
   readonly upstreamLogout?: string;
 }
 
-/** Bounds the list in the record; far more codes than one person's sign-in session asks for. */
+/** Bounds the list in the record and the code rows; far more codes than one person's sign-in session asks for. */
 export const maxFamilies = 256;
+/** One code in this many (on average) prunes its session's code rows to the newest `maxFamilies`. */
+export const pruneEvery = 16;
 /**
  * Compare-and-set retries when another node writes the same session at the same time; on one
  * node, writes to a session wait their turn (`inTurn`) and never race each other.
@@ -107,9 +112,12 @@ export interface PreviousSession {
   readonly session: SignInSession;
 }
 
-/** `contracts`: whether codes are rows only (`sessionCodeRowsContract`); all recorded when left out (a memory store's). */
-export function createSignInSessions({ store, clock, lifetimeSeconds, contracts = everyContractRecorded }: {
-  store: Store; clock: Clock; lifetimeSeconds: number; contracts?: ContractState;
+/**
+ * `contracts`: whether codes are rows only (`sessionCodeRowsContract`); all recorded when left out
+ * (a memory store's). `random`: in [0, 1), whether a code prunes (tests fix it).
+ */
+export function createSignInSessions({ store, clock, lifetimeSeconds, contracts = everyContractRecorded, random = Math.random }: {
+  store: Store; clock: Clock; lifetimeSeconds: number; contracts?: ContractState; random?: () => number;
 }): SignInSessions {
   async function read(browserId: string) {
     const record = await store.get(keyOf(browserId));
@@ -157,11 +165,22 @@ export function createSignInSessions({ store, clock, lifetimeSeconds, contracts 
     }
   }
 
+  /** The session's code rows, oldest first (the key breaks a tie: both nodes order them alike). */
+  async function codeRows(browserId: string) {
+    const rows = await store.findAll({ sessionId: storedKeyOf(browserId), type: sessionCodeType }, clock.now());
+    return rows.sort((a, b) => a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
   /** The families the record lists, then those of the code rows, oldest first, each once. */
   async function familiesOf(browserId: string, session: SignInSession): Promise<string[]> {
-    const rows = await store.findAll({ sessionId: storedKeyOf(browserId), type: sessionCodeType }, clock.now());
-    rows.sort((a, b) => a.createdAt - b.createdAt);
+    const rows = await codeRows(browserId);
     return [...new Set([...(session.families ?? []), ...rows.map((row) => (JSON.parse(row.data) as { family: string }).family)])];
+  }
+
+  /** Removes all but the newest `maxFamilies` code rows (see the header). */
+  async function prune(browserId: string): Promise<void> {
+    const rows = await codeRows(browserId);
+    for (const row of rows.slice(0, Math.max(0, rows.length - maxFamilies))) await store.removeStored(row.key);
   }
 
   /** The code's own row: one insert, the session record untouched. */
@@ -229,6 +248,7 @@ export function createSignInSessions({ store, clock, lifetimeSeconds, contracts 
       }
       await noteCode(browserId, clientId, familyId, owner);
       if (firstForClient) await noteClient(browserId, clientId, owner);
+      if (random() * pruneEvery < 1) await prune(browserId);
     },
     async end(browserId) {
       await store.remove(keyOf(browserId));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSignInSessions, maxFamilies, sessionClientType, sessionCodeType } from '../../src/sessions/sign-in-sessions.js';
+import { createSignInSessions, maxFamilies, pruneEvery, sessionClientType, sessionCodeType } from '../../src/sessions/sign-in-sessions.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { ContractState } from '../../src/store/watched-contracts.js';
 
@@ -10,9 +10,13 @@ describe.each([
   ['contracted: each code a row of its own', undefined],
   ['before the contract: codes listed in the session record too', notContracted],
 ] as const)('sign-in sessions, %s', (_mode, contracts) => {
-  const setup = () => {
+  // Never prunes unless a test says so.
+  const setup = (random: () => number = () => 0.99) => {
     const store = createMemoryStore();
-    return { store, sessions: createSignInSessions({ store, clock: { now: () => Date.now() }, lifetimeSeconds: 3600, ...(contracts ? { contracts } : {}) }) };
+    let now = Date.now();
+    // Each code a millisecond after the last: "newest" is well defined.
+    const clock = { now: () => ++now };
+    return { store, sessions: createSignInSessions({ store, clock, lifetimeSeconds: 3600, random, ...(contracts ? { contracts } : {}) }) };
   };
 
   it('records every code issued at once in one browser (many tabs), none lost and none refused', async () => {
@@ -66,6 +70,20 @@ describe.each([
       expect(listed, 'the record is not rewritten per code').toEqual([]);
     }
     expect(await sessions.families('browser-1')).toHaveLength(maxFamilies + 3);
+  });
+
+  it(`keeps the newest ${maxFamilies} code rows once a code prunes (one in ${pruneEvery} at random)`, async () => {
+    let draws = 0;
+    // Prunes at the last code only.
+    const { store, sessions } = setup(() => (++draws === maxFamilies + 40 ? 0 : 0.99));
+    await sessions.start('browser-1', 'alice');
+    for (let i = 0; i < maxFamilies + 40; i++) await sessions.codeIssued('browser-1', 'web', `f${i}`);
+    const rows = await store.findAll({ type: sessionCodeType, subjectId: 'alice' }, Date.now());
+    expect(rows).toHaveLength(maxFamilies);
+    const kept = rows.map((r) => (JSON.parse(r.data) as { family: string }).family);
+    expect(kept).toContain(`f${maxFamilies + 39}`);
+    expect(kept).toContain('f40');
+    expect(kept).not.toContain('f39');
   });
 
   it('writes one row per code, and the session record only at a client\'s first code once contracted', async () => {
