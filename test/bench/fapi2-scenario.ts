@@ -143,7 +143,10 @@ export const fapi2CodeRedemption: Scenario = {
           current = pool[next];
           if (current === undefined) {
             ranOut++;
-            return 'grant_type=authorization_code&code=pool-ran-out'; // refused, and counted so
+            // Refused before any client authentication (unsupported_grant_type) and counted so: a
+            // request without its assertion would count as the client's failed authentication,
+            // and the back-off it earns then refuses the next round's PAR requests (429).
+            return 'grant_type=urn%3Abench%3Apool-ran-out';
           }
           next++;
           return current.body;

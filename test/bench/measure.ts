@@ -140,6 +140,21 @@ export interface Target {
  * given order in even rounds, reversed in odd ones, so that neither always follows the other.
  * One result per target, in the order given; round i of each was taken in the same stretch of time.
  */
+/**
+ * Requests per second that were answered with a success (2xx, 3xx): what sizes the next pool. A
+ * pool that ran out is answered by quick refusals, which must not make the next one bigger: a
+ * FAPI round sized so had its first codes expire before the round began.
+ */
+function succeededRate(result: RoundResult): number {
+  let all = 0;
+  let succeeded = 0;
+  for (const [kind, count] of Object.entries(result.answers)) {
+    all += count;
+    if (/^[23]\d\d /.test(kind)) succeeded += count;
+  }
+  return all === 0 ? result.rps : result.rps * (succeeded / all);
+}
+
 export async function measureInterleaved(targets: readonly Target[], options: RoundOptions): Promise<ScenarioResult[]> {
   const { warmupSeconds, seconds, rounds, connections, log = () => {} } = options;
   const width = Math.max(0, ...targets.map((t) => t.name?.length ?? 0));
@@ -150,7 +165,7 @@ export async function measureInterleaved(targets: readonly Target[], options: Ro
       await target.beforeRound?.(Math.ceil(rates[i]! * 1.5 * warmupSeconds) + 500, rates[i]!);
       const warm = await runRound(target.url, target.spec, warmupSeconds, connections);
       // A cold warm-up underestimates; the caller's guess is kept when it is higher.
-      rates[i] = Math.max(warm.rps, target.expectedRate ?? 100);
+      rates[i] = Math.max(succeededRate(warm), target.expectedRate ?? 100);
       log(`    ${named(target)}warm-up  ${format(warm)}`);
     }
   }
@@ -163,7 +178,7 @@ export async function measureInterleaved(targets: readonly Target[], options: Ro
       // Room for a round 40% faster than the fastest seen so far.
       await target.beforeRound?.(Math.ceil(rates[i]! * 1.4 * seconds) + 1000, rates[i]!);
       const result = await timedRound(target, seconds, connections);
-      rates[i] = Math.max(rates[i]!, result.rps);
+      rates[i] = Math.max(rates[i]!, succeededRate(result));
       results[i]!.push(result);
       log(`    ${named(target)}round ${round + 1}  ${format(result)}`);
     }
