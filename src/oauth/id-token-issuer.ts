@@ -4,7 +4,7 @@
  * client's `allowedIdentityTokenSigningAlgorithms` (its registered `id_token_signed_response_alg`),
  * else RS256, the algorithm every OIDC relying party supports (Core §3.1.3.7).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Client, ResolvedConfig } from '../config/schema.js';
 import type { Clock, GrantSubject, GrantSuccess, JsonValue, ResourceOwnerValidator } from '../sdk/contracts.js';
 import type { KeyRing } from './keys/key-ring.js';
@@ -72,7 +72,8 @@ export function createIdTokenIssuer(deps: {
  * on, it is SHA-512 (OpenID Connect Token Hash Algorithms 1.0).
  */
 function atHash(accessToken: string, alg: string): string {
-  const digest = createHash(hashOf(alg)).update(accessToken, 'ascii').digest();
+  // One-shot `hash`: no Hash object per token.
+  const digest = hash(hashOf(alg), accessToken, 'buffer');
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 

@@ -296,7 +296,7 @@ describe('sinks', () => {
     expect(typed).toEqual(recording.all().filter((e) => e.type === 'token.issued' || e.type === 'device.approved'));
   });
 
-  it('the built-in sink writes one log line per event, failures at warn', async () => {
+  it('the built-in sink writes one log line per event, failures at warn, a step whose outcome has its own line at debug', async () => {
     const { result, events } = await recording.during(() => token({ grant_type: 'client_credentials' }, { authorization: basic('m2m', 'wrong') }));
     const requestId = result.headers.get('x-request-id');
     const lines = server.logs.filter((l) => l.component === 'events' && (l.event as RaisedEvent).requestId === requestId);
@@ -305,7 +305,7 @@ describe('sinks', () => {
     const ok = await recording.during(() => token({ grant_type: 'client_credentials' }, { authorization: basic('m2m', 'm2m-secret') }));
     const okId = ok.result.headers.get('x-request-id');
     expect(server.logs.filter((l) => l.component === 'events' && (l.event as RaisedEvent).requestId === okId).map((l) => [l.level, l.msg]))
-      .toEqual([[30, 'client.authenticated'], [30, 'token.issued']]);
+      .toEqual([[20, 'client.authenticated'], [30, 'token.issued']]);
   });
 
   it('sinks that throw, reject or never settle disturb no request, starve no later sink, and are logged', async () => {

@@ -90,4 +90,21 @@ describe('log event sink', () => {
     void sink.handle({ ...failed, time: 't' });
     expect(lines).toEqual([['info', 'token.issued'], ['warn', 'token.failed']]);
   });
+
+  it('writes the steps of a request whose outcome has its own line at debug', () => {
+    const lines: Array<[string, string | undefined]> = [];
+    const logger: Logger = {
+      ...silent,
+      debug: (_o, m) => void lines.push(['debug', m]),
+      info: (_o, m) => void lines.push(['info', m]),
+      warn: (_o, m) => void lines.push(['warn', m]),
+      child: () => logger,
+    };
+    const sink = createLogEventSink({ logger, config: { logLevel: 'info' } });
+    void sink.handle({ type: 'client.authenticated', clientId: 'web', method: 'client_secret_basic', endpoint: 'token', time: 't' });
+    void sink.handle({ type: 'api.authenticated', apiResource: 'api1', method: 'client_secret_basic', time: 't' });
+    void sink.handle({ type: 'code.redeemed', clientId: 'web', subject: '1001', time: 't' });
+    void sink.handle({ ...issued, time: 't' });
+    expect(lines).toEqual([['debug', 'client.authenticated'], ['debug', 'api.authenticated'], ['debug', 'code.redeemed'], ['info', 'token.issued']]);
+  });
 });
