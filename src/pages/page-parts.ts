@@ -26,7 +26,7 @@ export interface PageParts {
 export type LoadPageParts = () => Promise<PageParts>;
 
 export function createPageParts({ config, store, clock, secret, contracts }: {
-  config: Pick<ResolvedConfig, 'issuer'>; store: Store; clock: Clock; secret: Buffer; contracts?: ContractState;
+  config: Pick<ResolvedConfig, 'issuer'>; store: Store; clock: Clock; secret: Buffer; contracts: ContractState;
 }): LoadPageParts {
   // The cookie covers every page under the issuer: /connect/authorize..., /connect/endsession, /device.
   // On https it is a __Host- cookie, which must say Path=/ (`browser-cookie.ts`); no page needs a narrower one.
@@ -36,7 +36,7 @@ export function createPageParts({ config, store, clock, secret, contracts }: {
     parts ??= Promise.resolve({
       cookies: createBrowserCookies({ secret, secure: config.issuer.startsWith('https:'), path }),
       csrf: createCsrf(secret),
-      sessions: createSignInSessions({ store, clock, lifetimeSeconds: sessionLifetimeSeconds, ...(contracts ? { contracts } : {}) }),
+      sessions: createSignInSessions({ store, clock, lifetimeSeconds: sessionLifetimeSeconds, contracts }),
     });
     return parts;
   };

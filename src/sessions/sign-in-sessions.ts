@@ -142,11 +142,13 @@ export function createSignInSessions({ store, clock, lifetimeSeconds, contracts 
   /**
    * Changes the stored session by `edit`, in turn on this node and by compare-and-set against
    * other nodes, so a consent and the codes issued at the same moment never drop each other.
+   * `known`: the record as the caller just read it, tried first instead of reading it again; if
+   * it is stale by then, the compare-and-set fails and the next attempt reads.
    */
-  const change = (browserId: string, edit: (session: SignInSession, expiresAt: number) => SignInSession): Promise<void> =>
+  const change = (browserId: string, edit: (session: SignInSession, expiresAt: number) => SignInSession, known?: Awaited<ReturnType<typeof read>>): Promise<void> =>
     inTurn(browserId, async () => {
       for (let attempt = 0; attempt < casAttempts; attempt++) {
-        const current = await read(browserId);
+        const current = attempt === 0 && known ? known : await read(browserId);
         if (!current) return;
         if (await store.update(keyOf(browserId), { data: JSON.stringify(edit(current.session, current.expiresAt)), expectedData: current.version })) return;
       }
@@ -231,7 +233,7 @@ export function createSignInSessions({ store, clock, lifetimeSeconds, contracts 
         owner = { subject: current.session.subject, expiresAt: current.expiresAt };
         if (!current.session.clients.includes(clientId)) {
           firstForClient = true;
-          await change(browserId, (session) => session.clients.includes(clientId) ? session : { ...session, clients: [...session.clients, clientId] });
+          await change(browserId, (session) => session.clients.includes(clientId) ? session : { ...session, clients: [...session.clients, clientId] }, current);
         }
       } else {
         // Listed in the record as well, where the previous release's sign-out looks.

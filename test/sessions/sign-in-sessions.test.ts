@@ -137,3 +137,17 @@ describe.each([
     expect(session?.consents).toEqual({ web: ['openid', 'api1.read', 'profile'], spa: ['openid'] });
   });
 });
+
+describe('sign-in sessions, contracted', () => {
+  it('reads the session record once for a client\'s first code', async () => {
+    const store = createMemoryStore();
+    const sessions = createSignInSessions({ store, clock: { now: () => Date.now() }, lifetimeSeconds: 3600, random: () => 0.99 });
+    await sessions.start('browser-1', 'alice');
+    const get = store.get.bind(store);
+    const reads: string[] = [];
+    store.get = (key) => (reads.push(key), get(key));
+    await sessions.codeIssued('browser-1', 'web', 'f1');
+    expect(reads.filter((k) => k === 'session:browser-1')).toHaveLength(1);
+    expect((await sessions.get('browser-1'))?.clients).toEqual(['web']);
+  });
+});
