@@ -136,11 +136,6 @@ export interface Target {
 }
 
 /**
- * Warms up each target, then runs round after round with every target once per round: in the
- * given order in even rounds, reversed in odd ones, so that neither always follows the other.
- * One result per target, in the order given; round i of each was taken in the same stretch of time.
- */
-/**
  * Requests per second that were answered with a success (2xx, 3xx): what sizes the next pool. A
  * pool that ran out is answered by quick refusals, which must not make the next one bigger: a
  * FAPI round sized so had its first codes expire before the round began.
@@ -155,6 +150,11 @@ function succeededRate(result: RoundResult): number {
   return all === 0 ? result.rps : result.rps * (succeeded / all);
 }
 
+/**
+ * Warms up each target, then runs round after round with every target once per round: in the
+ * given order in even rounds, reversed in odd ones, so that neither always follows the other.
+ * One result per target, in the order given; round i of each was taken in the same stretch of time.
+ */
 export async function measureInterleaved(targets: readonly Target[], options: RoundOptions): Promise<ScenarioResult[]> {
   const { warmupSeconds, seconds, rounds, connections, log = () => {} } = options;
   const width = Math.max(0, ...targets.map((t) => t.name?.length ?? 0));

@@ -11,6 +11,19 @@ function recording(types?: EventSink['types']): EventSink & { seen: string[] } {
   return { seen, ...(types ? { types } : {}), handle: (e: RaisedEvent) => void seen.push(e.type) };
 }
 
+/** A logger that keeps each line's level and message. */
+function linesLogger(): { lines: Array<[string, string | undefined]>; logger: Logger } {
+  const lines: Array<[string, string | undefined]> = [];
+  const logger: Logger = {
+    ...silent,
+    debug: (_o, m) => void lines.push(['debug', m]),
+    info: (_o, m) => void lines.push(['info', m]),
+    warn: (_o, m) => void lines.push(['warn', m]),
+    child: () => logger,
+  };
+  return { lines, logger };
+}
+
 const issued = { type: 'token.issued', clientId: 'c', grantType: 'client_credentials', subject: 'c', scopes: ['a'] } as const;
 const failed = { type: 'token.failed', clientId: 'c', grantType: 'password', error: 'invalid_grant' } as const;
 
@@ -78,13 +91,7 @@ describe('log event sink', () => {
   });
 
   it('writes failures at warn and the rest at info', () => {
-    const lines: Array<[string, string | undefined]> = [];
-    const logger: Logger = {
-      ...silent,
-      info: (_o, m) => void lines.push(['info', m]),
-      warn: (_o, m) => void lines.push(['warn', m]),
-      child: () => logger,
-    };
+    const { lines, logger } = linesLogger();
     const sink = createLogEventSink({ logger, config: { logLevel: 'info' } });
     void sink.handle({ ...issued, time: 't' });
     void sink.handle({ ...failed, time: 't' });
@@ -92,14 +99,7 @@ describe('log event sink', () => {
   });
 
   it('writes the steps of a request whose outcome has its own line at debug', () => {
-    const lines: Array<[string, string | undefined]> = [];
-    const logger: Logger = {
-      ...silent,
-      debug: (_o, m) => void lines.push(['debug', m]),
-      info: (_o, m) => void lines.push(['info', m]),
-      warn: (_o, m) => void lines.push(['warn', m]),
-      child: () => logger,
-    };
+    const { lines, logger } = linesLogger();
     const sink = createLogEventSink({ logger, config: { logLevel: 'info' } });
     void sink.handle({ type: 'client.authenticated', clientId: 'web', method: 'client_secret_basic', endpoint: 'token', time: 't' });
     void sink.handle({ type: 'api.authenticated', apiResource: 'api1', method: 'client_secret_basic', time: 't' });
