@@ -13,10 +13,9 @@
  *   the authenticator verified the person (PIN or biometrics).
  */
 import { randomBytes } from 'node:crypto';
-import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type AuthenticatorTransport, type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON, type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON, AuthenticatorTransport, PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Clock } from '../sdk/contracts.js';
 import type { EventService } from '../events/event-service.js';
@@ -25,6 +24,13 @@ import { isDuplicateKeyError } from '../store/store.js';
 import type { PasskeyRecord, SecondFactorStore } from '../store/second-factor-records.js';
 
 const challengeType = 'webauthn_challenge';
+
+/**
+ * The library, loaded at the first ceremony: it is the heaviest module of the service to load
+ * (about a fifth of a process's start-up), and most services, and every `svc` command, never
+ * run one.
+ */
+const webauthn = () => import('@simplewebauthn/server');
 const challengeLifetimeMs = 5 * 60_000;
 
 type Purpose = 'register' | 'second-factor' | 'passwordless';
@@ -104,7 +110,7 @@ export function createPasskeyService(deps: {
     rpId,
     async registrationOptions(subjectId, username) {
       const existing = (await deps.factors().get(subjectId)).passkeys;
-      const options = await generateRegistrationOptions({
+      const options = await (await webauthn()).generateRegistrationOptions({
         rpName: rpId, rpID: rpId, userName: username, userID: new TextEncoder().encode(subjectId), attestationType: 'none',
         excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports as AuthenticatorTransport[] })),
         authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
@@ -118,7 +124,7 @@ export function createPasskeyService(deps: {
       if (!response) return false;
       let verified;
       try {
-        verified = await verifyRegistrationResponse({
+        verified = await (await webauthn()).verifyRegistrationResponse({
           response, expectedChallenge: challengeFor('register', subjectId), expectedOrigin: origin, expectedRPID: rpId, requireUserVerification: false,
           supportedAlgorithmIDs,
         });
@@ -141,7 +147,7 @@ export function createPasskeyService(deps: {
     },
     async authenticationOptions(subjectId) {
       const passkeys = subjectId === undefined ? [] : (await deps.factors().get(subjectId)).passkeys;
-      const options = await generateAuthenticationOptions({
+      const options = await (await webauthn()).generateAuthenticationOptions({
         rpID: rpId, userVerification: subjectId === undefined ? 'required' : 'preferred',
         allowCredentials: passkeys.map((p) => ({ id: p.credentialId, transports: p.transports as AuthenticatorTransport[] })),
       });
@@ -162,7 +168,7 @@ export function createPasskeyService(deps: {
       if (!passkey) return refused();
       let verified;
       try {
-        verified = await verifyAuthenticationResponse({
+        verified = await (await webauthn()).verifyAuthenticationResponse({
           response, expectedOrigin: origin, expectedRPID: rpId, requireUserVerification: subjectId === undefined,
           expectedChallenge: challengeFor(subjectId === undefined ? 'passwordless' : 'second-factor', subjectId),
           credential: { id: passkey.credentialId, publicKey: unb64(passkey.publicKey), counter: passkey.counter, transports: passkey.transports as AuthenticatorTransport[] },
