@@ -14,6 +14,7 @@ const isolatedUnit = ['test/plugins/shared-secret/constant-time.test.ts'];
  * where `npm test` is measured, share workers.
  */
 const integrationSharesWorkers = Number(process.versions.node.split('.')[0]) < 24;
+const compileService = 'test/support/compile-service.global.ts';
 /** Integration test files that need a process of their own, each with the reason. */
 const isolatedIntegration = [
   // Mocks node:worker_threads (vi.mock) to record the signing threads it stops as a crash would.
@@ -85,6 +86,8 @@ export default defineConfig({
           // (`integrationSharesWorkers` above): a process that makes and drops about a thousand
           // better-sqlite3 objects there can abort, closed or not, with or without vitest.
           isolate: !integrationSharesWorkers,
+          // The service compiled once for the tests that spawn `svc` (test/support/compiled-service.ts).
+          globalSetup: [compileService],
           include: integration,
           exclude: isolatedIntegration,
           sequence: { groupOrder: 1 },
@@ -94,6 +97,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration-isolated',
+          globalSetup: [compileService],
           include: isolatedIntegration,
           sequence: { groupOrder: 1 },
         },

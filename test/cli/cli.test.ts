@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/oauth/password-hash.js';
 import { hashSecret } from '../../src/sdk/hash.js';
 import { firstPartyPlugins } from '../support/server.js';
-import { runCli } from '../support/svc-process.js';
+import { binSvc, runCliWith } from '../support/svc-process.js';
 import { testKeyFiles } from '../support/test-keys.js';
 
-const svc = runCli;
+const svc = (...args: string[]) => runCliWith({ script: binSvc }, ...args);
 
 let dir: string;
 let goodConfig: string;

@@ -1,8 +1,9 @@
 /**
  * The README's "Clients at run time" commands, run verbatim with bash, curl and the CLI against
  * the sample config on a SQLite file (only the base URL is swapped for the test server's, and
- * `npx svc` for this checkout's bin): add, use, rotate with an overlap, show, test-auth; then the
- * move of a config client, and a node restarted without it authenticating it from the database.
+ * `npx svc` for this checkout's compiled CLI, test/support/compiled-service.ts): add, use, rotate
+ * with an overlap, show, test-auth; then the move of a config client, and a node restarted
+ * without it authenticating it from the database.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importDefault } from '../../src/config/module-loader.js';
 import type { UserConfig } from '../../src/config/schema.js';
 import { basic, firstPartyPlugins, postForm, repoRoot, startServer, type TestServer } from '../support/server.js';
+import { compiledSvc } from '../support/compiled-service.js';
 import { testKeyFiles } from '../support/test-keys.js';
 
 let server: TestServer | undefined;
@@ -41,7 +43,7 @@ function readmeBlocks(): string[] {
 }
 
 const run = (script: string) =>
-  promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script.replaceAll('npx svc', `node ${join(repoRoot, 'bin/svc.mjs')}`)], {
+  promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script.replaceAll('npx svc', `node ${compiledSvc}`)], {
     cwd: dir,
     timeout: 120_000,
     env: { ...process.env, SVC_CONFIG: configFile, SVC: server!.url },

@@ -1,7 +1,7 @@
 /**
  * The README's DPoP commands, run verbatim with bash, openssl and curl against the sample
  * config. Only the base URL is swapped for the test server's, and `npx svc` for this checkout's
- * `bin/svc.mjs`, run from a temporary folder.
+ * compiled CLI (test/support/compiled-service.ts), run from a temporary folder.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

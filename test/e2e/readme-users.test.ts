@@ -1,7 +1,7 @@
 /**
  * The README's "Users" commands, run verbatim with bash, curl and the CLI against the sample
  * config on a SQLite file (only the base URL is swapped for the test server's, and `npx svc` for
- * this checkout's bin).
+ * this checkout's compiled CLI, test/support/compiled-service.ts).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
-import { firstPartyPlugins, repoRoot, startServer, type TestServer } from '../support/server.js';
+import { firstPartyPlugins, startServer, type TestServer } from '../support/server.js';
 import { docSection, sampleConfig } from '../support/readme.js';
+import { compiledSvc } from '../support/compiled-service.js';
 import { testKeyFiles } from '../support/test-keys.js';
 
 let server: TestServer | undefined;
@@ -32,7 +33,7 @@ describe('docs/guides/signing-users-in.md "Users"', () => {
   it('adds a user who signs in at once; disabled, cannot; a generated password; update and show', async () => {
     const [script] = [...docSection('docs/guides/signing-users-in.md', '## Users', '## Sign in with your identity provider').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
     const { stdout, stderr } = await promisify(execFile)(
-      'bash', ['-euo', 'pipefail', '-c', script!.replaceAll('npx svc', `node ${join(repoRoot, 'bin/svc.mjs')}`)],
+      'bash', ['-euo', 'pipefail', '-c', script!.replaceAll('npx svc', `node ${compiledSvc}`)],
       { cwd: dir, timeout: 120_000, env: { ...process.env, SVC_CONFIG: configFile, SVC: server!.url } },
     );
     const lines = stdout.trim().split('\n');

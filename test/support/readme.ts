@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { importDefault } from '../../src/config/module-loader.js';
 import type { UserConfig } from '../../src/config/schema.js';
+import { compiledSvc } from './compiled-service.js';
 import { repoRoot } from './server.js';
 
 /** The README from `heading` up to `until` (or its end). */
@@ -40,7 +41,7 @@ export const baseUrlLine = 'SVC=${SVC:-http://localhost:5000}';
 
 /**
  * Runs a doc's script in bash against `url`, given as `SVC` in the environment (the blocks take
- * the base URL from it, so they run as written), `npx svc` as this clone's CLI. A script that
+ * the base URL from it, so they run as written), `npx svc` as this clone's CLI (compiled). A script that
  * names http://localhost:5000 anywhere but in the SVC default is refused: it would not follow a
  * reader whose service listens elsewhere (macOS's AirPlay receiver holds port 5000).
  */
@@ -48,7 +49,7 @@ export async function runReadmeScript(script: string, { url, cwd, env = {} }: { 
   if (script.replaceAll(baseUrlLine, '').includes('http://localhost:5000')) {
     throw new Error(`this script names http://localhost:5000; start it with ${baseUrlLine} and use $SVC:\n${script}`);
   }
-  const svc = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(repoRoot, 'bin/svc.mjs'))}`;
+  const svc = `${JSON.stringify(process.execPath)} ${JSON.stringify(compiledSvc)}`;
   const text = script.replaceAll('npx svc', svc);
   const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', text], { cwd, timeout: 60_000, env: { ...process.env, ...env, SVC: url } });
   return stdout;

@@ -1,12 +1,16 @@
 /**
- * `node bin/svc.mjs start --config <file>` as a child process, run the way a user runs it
- * (NODE_ENV=production), with its output captured for assertions.
+ * `svc start --config <file>` as a child process, run the way a user runs it (NODE_ENV=production),
+ * with its output captured for assertions. `svc` is the compiled service (compiled-service.ts:
+ * the same sources, without jiti's loading cost per process); `binSvc`, the clone's own
+ * bin/svc.mjs, for the tests of the binary.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { compiledSvc } from './compiled-service.js';
 import { repoRoot } from './server.js';
 
-const cli = join(repoRoot, 'bin/svc.mjs');
+/** The binary a clone runs (`npx svc`): the TypeScript sources through jiti. */
+export const binSvc = join(repoRoot, 'bin/svc.mjs');
 
 export interface SvcProcess {
   readonly proc: ChildProcess;
@@ -19,7 +23,7 @@ export interface SvcProcess {
 }
 
 export function runSvc(configFile: string, options: { args?: string[]; env?: NodeJS.ProcessEnv } = {}): SvcProcess {
-  return spawnSvc(process.execPath, [cli, 'start', '--config', configFile, ...(options.args ?? [])], { cwd: repoRoot, ...(options.env ? { env: options.env } : {}) });
+  return spawnSvc(process.execPath, [compiledSvc, 'start', '--config', configFile, ...(options.args ?? [])], { cwd: repoRoot, ...(options.env ? { env: options.env } : {}) });
 }
 
 /** Any command that runs the service (`npx svc start ...` in an installed package), watched like `runSvc`. */
@@ -77,12 +81,12 @@ export function runCli(...args: string[]): Promise<CliRun> {
   return runCliWith({}, ...args);
 }
 
-/** `runCli` with text on standard input and extra environment variables. */
-export function runCliWith(options: { input?: string; env?: NodeJS.ProcessEnv }, ...args: string[]): Promise<CliRun> {
+/** `runCli` with text on standard input, extra environment variables, or another script than the compiled `svc` (`binSvc`). */
+export function runCliWith(options: { input?: string; env?: NodeJS.ProcessEnv; script?: string }, ...args: string[]): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
   delete env.SVC_CONFIG;
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [cli, ...args], { cwd: repoRoot, env, timeout: processLimitMs }, (err, stdout, stderr) => {
+    const child = execFile(process.execPath, [options.script ?? compiledSvc, ...args], { cwd: repoRoot, env, timeout: processLimitMs }, (err, stdout, stderr) => {
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
     child.stdin!.end(options.input ?? '');
