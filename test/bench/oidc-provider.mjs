@@ -37,7 +37,7 @@ const signingKey = async (algorithm) => {
 // default one, so the client_credentials, private_key_jwt and DPoP rows run as before.
 const userFlowModels = new Set(['Grant', 'AuthorizationCode', 'RefreshToken', 'AccessToken', 'Session', 'Interaction']);
 const defaultStore = new LRU({ maxSize: 1000 });
-const userFlowStore = new LRU({ maxSize: 200_000 });
+const userFlowStore = new LRU({ maxSize: 600_000 });
 const adapter = (model) => new MemoryAdapter(model, userFlowModels.has(model) ? userFlowStore : defaultStore, clockTolerance);
 
 const confidential = { grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: 'api1.read' };
