@@ -24,6 +24,7 @@ import { isDuplicateKeyError } from '../store/store.js';
 import type { PasskeyRecord, SecondFactorStore } from '../store/second-factor-records.js';
 
 const challengeType = 'webauthn_challenge';
+const challengeLifetimeMs = 5 * 60_000;
 
 /**
  * The library, loaded at the first ceremony: it is the heaviest module of the service to load
@@ -31,7 +32,6 @@ const challengeType = 'webauthn_challenge';
  * run one.
  */
 const webauthn = () => import('@simplewebauthn/server');
-const challengeLifetimeMs = 5 * 60_000;
 
 type Purpose = 'register' | 'second-factor' | 'passwordless';
 
