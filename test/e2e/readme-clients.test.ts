@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importDefault } from '../../src/config/module-loader.js';
 import type { UserConfig } from '../../src/config/schema.js';
 import { basic, firstPartyPlugins, postForm, repoRoot, startServer, type TestServer } from '../support/server.js';
-import { compiledSvc } from '../support/compiled-service.js';
+import { npxSvc } from '../support/readme.js';
 import { testKeyFiles } from '../support/test-keys.js';
 
 let server: TestServer | undefined;
@@ -46,7 +46,7 @@ function readmeBlocks(): string[] {
 }
 
 const run = (script: string) =>
-  promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script.replaceAll('npx svc', `node ${compiledSvc}`).replaceAll(/^sleep 6\b/gm, 'sleep 2.5')], {
+  promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script.replaceAll('npx svc', npxSvc).replaceAll(/^sleep 6\b/gm, 'sleep 2.5')], {
     cwd: dir,
     timeout: 120_000,
     env: { ...process.env, SVC_CONFIG: configFile, SVC: server!.url },

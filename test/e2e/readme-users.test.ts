@@ -11,8 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserConfig } from '../../src/config/schema.js';
 import { firstPartyPlugins, startServer, type TestServer } from '../support/server.js';
-import { docSection, sampleConfig } from '../support/readme.js';
-import { compiledSvc } from '../support/compiled-service.js';
+import { docSection, npxSvc, sampleConfig } from '../support/readme.js';
 import { testKeyFiles } from '../support/test-keys.js';
 
 let server: TestServer | undefined;
@@ -33,7 +32,7 @@ describe('docs/guides/signing-users-in.md "Users"', () => {
   it('adds a user who signs in at once; disabled, cannot; a generated password; update and show', async () => {
     const [script] = [...docSection('docs/guides/signing-users-in.md', '## Users', '## Sign in with your identity provider').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
     const { stdout, stderr } = await promisify(execFile)(
-      'bash', ['-euo', 'pipefail', '-c', script!.replaceAll('npx svc', `node ${compiledSvc}`)],
+      'bash', ['-euo', 'pipefail', '-c', script!.replaceAll('npx svc', npxSvc)],
       { cwd: dir, timeout: 120_000, env: { ...process.env, SVC_CONFIG: configFile, SVC: server!.url } },
     );
     const lines = stdout.trim().split('\n');

@@ -39,18 +39,20 @@ export async function sampleConfig(): Promise<UserConfig> {
 /** The line a doc's shell block starts with so that one variable, SVC, holds the service's base URL. */
 export const baseUrlLine = 'SVC=${SVC:-http://localhost:5000}';
 
+/** What a doc's `npx svc` runs in the tests: this clone's CLI, compiled (compiled-service.ts). */
+export const npxSvc = `${JSON.stringify(process.execPath)} ${JSON.stringify(compiledSvc)}`;
+
 /**
  * Runs a doc's script in bash against `url`, given as `SVC` in the environment (the blocks take
- * the base URL from it, so they run as written), `npx svc` as this clone's CLI (compiled). A script that
- * names http://localhost:5000 anywhere but in the SVC default is refused: it would not follow a
+ * the base URL from it, so they run as written), `npx svc` as `npxSvc`. A script that names
+ * http://localhost:5000 anywhere but in the SVC default is refused: it would not follow a
  * reader whose service listens elsewhere (macOS's AirPlay receiver holds port 5000).
  */
 export async function runReadmeScript(script: string, { url, cwd, env = {} }: { url: string; cwd: string; env?: Record<string, string> }): Promise<string> {
   if (script.replaceAll(baseUrlLine, '').includes('http://localhost:5000')) {
     throw new Error(`this script names http://localhost:5000; start it with ${baseUrlLine} and use $SVC:\n${script}`);
   }
-  const svc = `${JSON.stringify(process.execPath)} ${JSON.stringify(compiledSvc)}`;
-  const text = script.replaceAll('npx svc', svc);
+  const text = script.replaceAll('npx svc', npxSvc);
   const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', text], { cwd, timeout: 60_000, env: { ...process.env, ...env, SVC: url } });
   return stdout;
 }
