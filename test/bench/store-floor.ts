@@ -13,8 +13,9 @@
  *   reference token   commit(add reference token), which is the single-insert `add` path
  *   DPoP              add(used proof `jti`)
  * Each `commit` of a consume and inserts is one transaction (SQLite: a savepoint in the turn's
- * group commit; PostgreSQL: one statement, postgres-spend-and-add.ts); a lone insert goes through
- * the turn's group (SQLite: the turn's transaction; PostgreSQL: one `insert … unnest`).
+ * group commit; PostgreSQL: the turn's commits in one statement, postgres-spend-and-add.ts); a
+ * lone insert goes through the turn's group (SQLite: the turn's transaction; PostgreSQL: one
+ * `insert … unnest`).
  */
 import { createStore } from '../../src/store/create-store.js';
 import { isDuplicateKeyError, type PersistedGrant, type Store } from '../../src/store/store.js';

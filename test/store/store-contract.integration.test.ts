@@ -206,6 +206,48 @@ for (const backend of backends) {
       expect(await store.get('next')).toBeDefined();
     });
 
+    it('answers each of many commits made at once by its own consume, and writes only the winners’ rows', async () => {
+      // One turn of the event loop: PostgreSQL sends these as one statement (postgres-spend-and-add.ts).
+      const fresh = Array.from({ length: 40 }, (_, i) => `own-${i}`);
+      for (const key of [...fresh, 'used', 'late', 'held-spent']) await store.add(grant(key, key === 'late' ? { expiresAt: T0 + 3 } : {}));
+      await store.add(grant('holder'));
+      expect(await store.commit({ consume: { key: 'used', now: T0 + 1 }, add: [] })).toBe(true);
+      const yields = (owner: string) => [grant(`${owner}/family`, { type: 'refresh_family' }), grant(`${owner}/token`)];
+
+      const outcomes = await Promise.allSettled([
+        ...fresh.map((key) => store.commit({ consume: { key, now: T0 + 5 }, add: yields(key) })),
+        store.commit({ consume: { key: 'used', now: T0 + 5 }, add: yields('used') }),
+        store.commit({ consume: { key: 'late', now: T0 + 5 }, add: yields('late') }),
+        store.commit({ consume: { key: 'nobody', now: T0 + 5 }, add: yields('nobody') }),
+        // The same grant twice at once: one of the two wins.
+        store.commit({ consume: { key: 'own-0', now: T0 + 5 }, add: yields('own-0-again') }),
+        // A row under a live key: that commit is refused whole, its grant left unspent.
+        store.commit({ consume: { key: 'held-spent', now: T0 + 5 }, add: [grant('held-spent/token'), grant('holder', { data: 'other' })] }),
+      ]);
+
+      const answers = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : outcome.reason));
+      const ownZero = [answers[0], answers[43]];
+      expect(ownZero.filter((answer) => answer === true)).toHaveLength(1);
+      expect(ownZero.filter((answer) => answer === false)).toHaveLength(1);
+      expect(answers.slice(1, 40)).toEqual(Array(39).fill(true));
+      expect(answers.slice(40, 43)).toEqual([false, false, false]);
+      expect(answers[44]).toBeInstanceOf(DuplicateKeyError);
+
+      for (const key of fresh.slice(1)) {
+        expect((await store.get(key))?.consumedAt).toBe(T0 + 5);
+        expect(await store.get(`${key}/family`)).toEqual(yields(key)[0]);
+        expect(await store.get(`${key}/token`)).toEqual(yields(key)[1]);
+      }
+      const [winner, loser] = answers[0] === true ? ['own-0', 'own-0-again'] : ['own-0-again', 'own-0'];
+      expect(await store.get(`${winner}/token`)).toBeDefined();
+      expect(await store.get(`${loser}/token`)).toBeUndefined();
+      for (const key of ['used', 'late', 'nobody']) expect(await store.get(`${key}/token`)).toBeUndefined();
+      expect((await store.get('late'))?.consumedAt).toBeUndefined();
+      expect((await store.get('held-spent'))?.consumedAt).toBeUndefined();
+      expect(await store.get('held-spent/token')).toBeUndefined();
+      expect((await store.get('holder'))?.data).toBe(grant('holder').data);
+    });
+
     it('lets exactly one of 20 concurrent batches spending one grant on two store instances write', async () => {
       const other = database.open();
       await store.add(grant('race'));

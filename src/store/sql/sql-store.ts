@@ -44,8 +44,8 @@ export interface GrantRowStatements {
   drain(): Promise<void>;
   /**
    * A `commit` with rows to add in one statement (PostgreSQL: postgres-spend-and-add.ts): whether
-   * it was written (`false`: the consume lost), or `'conflict'` when a key was held, for the
-   * general path to decide.
+   * it was written (`false`: the consume lost), or `'conflict'` when a key was held (or the
+   * statement was aborted before it wrote anything), for the general path to decide.
    */
   spendAndAdd?: SpendAndAdd;
 }
