@@ -77,6 +77,9 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
     allowedScopes: ['openid', 'api1.read'],
     allowOfflineAccess: true,
     redirectUris: [webRedirect],
+    // The longest the service allows: a round's pool of codes is made before the round, and on a
+    // slow store making tens of thousands takes minutes (the default 300 s expired a pool).
+    authorizationCodeLifetime: 600,
   };
   const clients = [
     // reports.read: the resource indicator row (RFC 8707) asks for a token for the reports API alone.
