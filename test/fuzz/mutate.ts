@@ -282,6 +282,18 @@ const jsonOf = (req: FuzzRequest): Record<string, unknown> | undefined => {
     return undefined;
   }
 };
+/**
+ * `req` with `value` as its JSON body, or `req` as it was when `value` is nested too deeply for
+ * JSON.stringify's stack (a body from `jsonBodies` below, parsed and edited).
+ */
+const withJsonBody = (req: FuzzRequest, value: unknown): FuzzRequest => {
+  try {
+    return { ...req, body: Buffer.from(JSON.stringify(value)) };
+  } catch (error) {
+    if (error instanceof RangeError) return req;
+    throw error;
+  }
+};
 const metadataName = fc.oneof(
   fc.constantFrom(
     'redirect_uris', 'grant_types', 'response_types', 'scope', 'client_name', 'token_endpoint_auth_method', 'client_id', 'client_secret',
@@ -316,7 +328,7 @@ const jsonMutations: Array<fc.Arbitrary<Mutation>> = [
     // `defineProperty`, so "__proto__" becomes an own member as JSON.parse makes it.
     const next = { ...body };
     Object.defineProperty(next, name, { value: v, enumerable: true, writable: true, configurable: true });
-    return { ...req, body: Buffer.from(JSON.stringify(next)) };
+    return withJsonBody(req, next);
   })),
   // Values the policy may well accept: combinations a registrant can send that the random ones rarely hit.
   fc.constantFrom<[string, unknown]>(
@@ -328,14 +340,14 @@ const jsonMutations: Array<fc.Arbitrary<Mutation>> = [
     ['redirect_uris', []], ['redirect_uris', ['http://127.0.0.1/cb', 'http://[::1]/cb', 'http://localhost/cb']], ['jwks', { keys: [] }], ['client_id', 'code'], ['client_id', 'm2m'],
   ).map(([name, v]) => mutation(`JSON: set ${show(name)} = ${show(v)}`, (req) => {
     const body = jsonOf(req);
-    return !isJson(req) || !body ? req : { ...req, body: Buffer.from(JSON.stringify({ ...body, [name]: v })) };
+    return !isJson(req) || !body ? req : withJsonBody(req, { ...body, [name]: v });
   })),
   fc.nat().map((i) => mutation(`JSON: drop member #${i}`, (req) => {
     const body = jsonOf(req);
     if (!isJson(req) || !body) return req;
     const keys = Object.keys(body);
     const k = at(keys, i);
-    return k < 0 ? req : { ...req, body: Buffer.from(JSON.stringify(Object.fromEntries(Object.entries(body).filter(([n]) => n !== keys[k])))) };
+    return k < 0 ? req : withJsonBody(req, Object.fromEntries(Object.entries(body).filter(([n]) => n !== keys[k])));
   })),
   jsonBodies.map((text) => mutation(`JSON: the body ${show(text)}`, (req) => (req.body === undefined && req.method === 'GET' ? req : { ...req, body: Buffer.from(text, 'utf8') }))),
   fc.constantFrom('application/json; charset=utf-16', 'application/json; charset=latin1', 'application/jose', 'text/json', 'application/json, text/plain', 'application/merge-patch+json')
