@@ -57,6 +57,13 @@ export interface ConfigSettings {
 
 export { freePort } from '../support/free-port.js';
 
+/**
+ * How long the web apps' authorization codes live, in seconds, on each server: a round's pool of
+ * codes is made before the round, and on a slow store making tens of thousands takes minutes
+ * (the service's default 300 s expired a pool), so ours get the longest the service allows.
+ */
+export const codeLifetimeSeconds = { svc: 600, oidcProvider: 300 } as const;
+
 /** The API the resource indicator row names (RFC 8707), the same URI at both servers. */
 export const reportsResource = 'urn:bench:reports';
 
@@ -77,9 +84,7 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
     allowedScopes: ['openid', 'api1.read'],
     allowOfflineAccess: true,
     redirectUris: [webRedirect],
-    // The longest the service allows: a round's pool of codes is made before the round, and on a
-    // slow store making tens of thousands takes minutes (the default 300 s expired a pool).
-    authorizationCodeLifetime: 600,
+    authorizationCodeLifetime: codeLifetimeSeconds.svc,
   };
   const clients = [
     // reports.read: the resource indicator row (RFC 8707) asks for a token for the reports API alone.
@@ -153,7 +158,7 @@ export async function createFixture(assertionAlg: 'RS256' | 'ES256'): Promise<Be
     writeOidcProviderSettings(name, settings) {
       const file = join(dir, `${name}.oidc-provider.json`);
       const assertionJwk = { ...createPublicKey(privateKey).export({ format: 'jwk' }), alg: assertionAlg };
-      const webapp = { redirectUri: webRedirect, accountId: user.subjectId };
+      const webapp = { redirectUri: webRedirect, accountId: user.subjectId, codeLifetimeSeconds: codeLifetimeSeconds.oidcProvider };
       const fapiJwk = { ...createPublicKey(fapiPrivateKey).export({ format: 'jwk' }), alg: 'ES256' };
       writeFileSync(file, `${JSON.stringify({ ...settings, secrets, assertionJwk, webapp, fapiJwk }, null, 2)}\n`);
       return file;

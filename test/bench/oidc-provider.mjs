@@ -91,9 +91,9 @@ const provider = new Provider(issuer, {
   cookies: { keys: [settings.secrets.m2m] },
   // The user of the web app; the ID token carries only `sub`, as ours (identity resource openid).
   findAccount: (_ctx, sub) => (sub === settings.webapp.accountId ? { accountId: sub, claims: () => ({ sub }) } : undefined),
-  // As ours: every rotation (our refresh tokens are one-time), codes live 5 minutes, ID tokens too.
+  // As ours: every rotation (our refresh tokens are one-time); codes live as fixture.ts says, ID tokens 5 minutes.
   rotateRefreshToken: true,
-  ttl: { AuthorizationCode: 300, IdToken: 300 },
+  ttl: { AuthorizationCode: settings.webapp.codeLifetimeSeconds, IdToken: 300 },
   routes: { token: '/connect/token', introspection: '/connect/introspect', jwks: '/.well-known/openid-configuration/jwks' },
   features: {
     devInteractions: { enabled: false },

@@ -4,7 +4,7 @@
  */
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import type { BenchFixture } from './fixture.js';
-import { deviceGrantType, reportsResource, webRedirect } from './fixture.js';
+import { codeLifetimeSeconds, deviceGrantType, reportsResource, webRedirect } from './fixture.js';
 import { Browser, formsOf, type Page } from '../support/sign-in.js';
 import type { LoadSpec } from './measure.js';
 import { join } from 'node:path';
@@ -210,9 +210,17 @@ export interface CodeMaker {
   make(count: number): Promise<string[]>;
   /** How the codes are made, for the note after the run. */
   readonly how: string;
+  /**
+   * Milliseconds a code may wait in the pool before a round: well inside its lifetime on that
+   * server, since a round's leftovers open the next one. Older ones are dropped and made again.
+   */
+  readonly usableForMs: number;
   /** Ours only: one authorization request that each signed-in browser's cookie turns into a new code. */
   readonly authorize?: { readonly path: string; readonly cookies: ReadonlyArray<Record<string, string>> };
 }
+
+/** Two thirds of a code's lifetime: a round, its pool and the other side's round fit in the rest. */
+export const usableForMs = (lifetimeSeconds: number): number => (lifetimeSeconds * 1000 * 2) / 3;
 
 export function pkcePair(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
@@ -251,6 +259,7 @@ async function signedInBrowsers(url: string, fixture: BenchFixture, clientId: We
   return {
     redeem: redemption(verifier),
     how: `made by ${count} signed-in browsers`,
+    usableForMs: usableForMs(codeLifetimeSeconds.svc),
     authorize: { path: authorize, cookies: browsers.map((browser) => ({ cookie: [...browser.cookies].map(([n, v]) => `${n}=${v}`).join('; ') })) },
     async make(wanted) {
       const codes: string[] = [];
@@ -272,6 +281,7 @@ function mintedInStore(url: string, clientId: WebApp): CodeMaker {
   return {
     redeem: redemption(verifier),
     how: 'minted in its store (POST /bench/codes)',
+    usableForMs: usableForMs(codeLifetimeSeconds.oidcProvider),
     async make(count) {
       const codes: string[] = [];
       while (codes.length < count) {
@@ -320,19 +330,26 @@ const codeRedemption = (clientId: WebApp): Scenario => ({
 
 /** Redeems codes from a pool `maker` fills before each round while the server idles; none is sent twice. */
 export function codePool(fixture: BenchFixture, clientId: WebApp, maker: CodeMaker, expectedRate: number): Prepared {
-  let pool: string[] = [];
+  let pool: Array<{ readonly code: string; readonly madeAt: number }> = [];
   let next = 0;
   let made = 0;
   let makingMs = 0;
   let onTheFly = 0;
+  let dropped = 0;
   return {
     expectedRate,
     async beforeRound(expected) {
       const started = performance.now();
-      pool = pool.slice(next);
+      // A round's leftovers open the next one, unless they have waited too long: a pool sized
+      // for a rate far above the row's (the first pool's guess) would otherwise hand out codes
+      // made minutes earlier, answered invalid_grant once they expire.
+      const left = pool.slice(next);
+      pool = left.filter((c) => c.madeAt >= started - maker.usableForMs);
+      dropped += left.length - pool.length;
       next = 0;
       const missing = Math.max(expected - pool.length, 0);
-      pool.push(...(await maker.make(missing)));
+      const madeAt = performance.now();
+      for (const code of await maker.make(missing)) pool.push({ code, madeAt });
       made += missing;
       makingMs += performance.now() - started;
     },
@@ -341,7 +358,7 @@ export function codePool(fixture: BenchFixture, clientId: WebApp, maker: CodeMak
       path: '/connect/token',
       headers: webAppAuth(fixture, clientId),
       body: () => {
-        if (next < pool.length) return maker.redeem(pool[next++]!);
+        if (next < pool.length) return maker.redeem(pool[next++]!.code);
         onTheFly++;
         return maker.redeem('pool-ran-out'); // answered invalid_grant, and counted so
       },
@@ -349,6 +366,7 @@ export function codePool(fixture: BenchFixture, clientId: WebApp, maker: CodeMak
     },
     note: () =>
       `${made} codes ${maker.how} in ${(makingMs / 1000).toFixed(1)} s before the rounds` +
+      (dropped ? ` (${dropped} left over and older than ${Math.round(maker.usableForMs / 1000)} s dropped unsent)` : '') +
       (onTheFly ? `; the pool ran out ${onTheFly} times (answered invalid_grant)` : ', none during the load'),
   };
 }

@@ -6,7 +6,8 @@
  * load, as the code and refresh rows make theirs. results.md then states each row against its
  * bound: the signature bound plus what the store calls add to the floor.
  */
-import { clientCredentials, codePool, dpopClientCredentials, pkcePair, redemption, rotation, type CodeMaker, type Scenario, type ServerKind } from './scenarios.js';
+import { seededCodeLifetimeSeconds } from './store-floor.js';
+import { clientCredentials, codePool, dpopClientCredentials, pkcePair, redemption, rotation, usableForMs, type CodeMaker, type Scenario, type ServerKind } from './scenarios.js';
 
 /** The durable rows a store floor stands beside; its id is `floor-<row>`, with `-pg` on PostgreSQL. */
 // The reference row first: its rate sizes the others' first pools.
@@ -52,7 +53,7 @@ function storeFloor(row: StoreFloorRow, store: 'SQLite' | 'PostgreSQL'): Scenari
       switch (row) {
         case 'code': {
           const { verifier } = pkcePair();
-          const maker: CodeMaker = { redeem: redemption(verifier), how: 'seeded in its store (POST /bench/seed)', make: (count) => seeded(url, 'code', count) };
+          const maker: CodeMaker = { redeem: redemption(verifier), how: 'seeded in its store (POST /bench/seed)', usableForMs: usableForMs(seededCodeLifetimeSeconds), make: (count) => seeded(url, 'code', count) };
           return codePool(fixture, clientId, maker, rate);
         }
         case 'refresh':

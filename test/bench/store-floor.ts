@@ -27,6 +27,8 @@ const timeOrdered = true;
 import { timeOrderedKey } from '../../src/sdk/store-keys.js';
 
 const minute = 60_000;
+/** How long a seeded code lives: the floor's pools are made before each round, as the rows' are. */
+export const seededCodeLifetimeSeconds = 600;
 const day = 24 * 60 * minute;
 const scopes = ['openid', 'api1.read', 'offline_access'];
 // As the service writes them for the bench's web app (src/authorize/authorization-codes.ts,
@@ -68,7 +70,7 @@ export function storeFloor(store: Store): StoreFloor {
   function code(clientId: string, now: number): PersistedGrant {
     const key = newHandle();
     return {
-      key, type: 'authorization_code', clientId, subjectId: '1001', sessionId: familyOfSpentGrant(key, timeOrdered), createdAt: now, expiresAt: now + 10 * minute, consumedAt: undefined,
+      key, type: 'authorization_code', clientId, subjectId: '1001', sessionId: familyOfSpentGrant(key, timeOrdered), createdAt: now, expiresAt: now + seededCodeLifetimeSeconds * 1000, consumedAt: undefined,
       data: JSON.stringify({
         redirectUri: 'https://web.example/callback', codeChallenge: newHandle().slice(12), scopes, sid: newTokenId(), authTime, amr: ['pwd'], acr: 'pwd',
       }),
