@@ -24,15 +24,31 @@ const PRUNE_EVERY_MS = 60_000;
  */
 export function createMemoryStore(clock: Clock = systemClock): Store {
   const grants = new Map<string, StoredGrant>();
+  // The stored keys of each `sessionId` (a grant family, a sign-in session): revoking a family,
+  // signing out and a session's code rows read these instead of every record, as the SQL
+  // stores read their session index. A busy store holds hundreds of thousands of records.
+  const bySession = new Map<string, Set<string>>();
   const signingKeys = new Map<string, SigningKeyRecord>();
   let lastPrune = clock.now();
+
+  function drop(hash: string): boolean {
+    const grant = grants.get(hash);
+    if (grant === undefined) return false;
+    grants.delete(hash);
+    if (grant.sessionId !== undefined) {
+      const members = bySession.get(grant.sessionId)!;
+      members.delete(hash);
+      if (members.size === 0) bySession.delete(grant.sessionId);
+    }
+    return true;
+  }
 
   // A development process may run without a sweeper; without this its memory would only grow.
   function pruneNowAndThen(): void {
     const now = clock.now();
     if (now - lastPrune < PRUNE_EVERY_MS) return;
     lastPrune = now;
-    for (const [hash, grant] of grants) if (grant.expiresAt < now) grants.delete(hash);
+    for (const [hash, grant] of grants) if (grant.expiresAt < now) drop(hash);
   }
 
   const withKey = (key: string, grant: StoredGrant): PersistedGrant => ({ key, ...grant });
@@ -43,7 +59,20 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
   };
 
   function put(hash: string, { key: _handle, ...stored }: PersistedGrant): void {
+    drop(hash); // an expired record under the same key is replaced
     grants.set(hash, stored);
+    if (stored.sessionId !== undefined) {
+      const members = bySession.get(stored.sessionId);
+      if (members) members.add(hash);
+      else bySession.set(stored.sessionId, new Set([hash]));
+    }
+  }
+
+  /** The records a filter can match: a session's own when it names one, else every record. */
+  function candidates(filter: GrantFilter): Iterable<[string, StoredGrant]> {
+    if (filter.sessionId === undefined) return grants;
+    const members = bySession.get(filter.sessionId);
+    return members === undefined ? [] : [...members].map((hash): [string, StoredGrant] => [hash, grants.get(hash)!]);
   }
 
   const consumable = (grant: StoredGrant | undefined, now: number): grant is StoredGrant =>
@@ -102,15 +131,15 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
     },
 
     async remove(key) {
-      grants.delete(hashKey(key));
+      drop(hashKey(key));
     },
 
     async removeAll(filter) {
       assertFilterNotEmpty(filter);
       let count = 0;
-      for (const [hash, grant] of grants) {
+      for (const [hash, grant] of candidates(filter)) {
         if (matches(grant, filter)) {
-          grants.delete(hash);
+          drop(hash);
           count++;
         }
       }
@@ -119,19 +148,19 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
 
     async listGrants(filter, { now, limit, after }) {
       const found: PersistedGrant[] = [];
-      for (const [hash, grant] of grants) {
+      for (const [hash, grant] of candidates(filter)) {
         if (matches(grant, filter) && grant.expiresAt > now && (after === undefined || hash > after)) found.push(withKey(hash, grant));
       }
       return found.sort((a, b) => (a.key < b.key ? -1 : 1)).slice(0, limit);
     },
 
     async removeStored(storedKey) {
-      return grants.delete(storedKey);
+      return drop(storedKey);
     },
 
     async findAll(filter, now) {
       assertFilterNotEmpty(filter);
-      return [...grants].filter(([, grant]) => grant.expiresAt > now && matches(grant, filter)).map(([hash, grant]) => withKey(hash, { ...grant }));
+      return [...candidates(filter)].filter(([, grant]) => grant.expiresAt > now && matches(grant, filter)).map(([hash, grant]) => withKey(hash, { ...grant }));
     },
 
     async removeExpired(now, batchSize) {
@@ -139,7 +168,7 @@ export function createMemoryStore(clock: Clock = systemClock): Store {
       for (const [hash, grant] of grants) {
         if (count >= batchSize) break;
         if (grant.expiresAt < now) {
-          grants.delete(hash);
+          drop(hash);
           count++;
         }
       }
