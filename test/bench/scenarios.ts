@@ -691,9 +691,7 @@ const onPostgres = ([
   return { ...base, id: `${id}-pg`, title: `${base.title.replace(' (SQLite)', '')} — PostgreSQL`, server: 'postgres', repeats: id };
 });
 
-// The login row last on its server: after 4 scrypt checks at a time (32 MiB each), the rows that
-// followed it cost more (the database client's row 146 µs a request in the 2026-12-01 run, 77 alone).
-export const scenarios: readonly Scenario[] = [...onSqlite, fapi2CodeRedemption, fromDatabase, signInPageLogins, ...onMemory, atWarn, ...onPostgres];
+export const scenarios: readonly Scenario[] = [...onSqlite, fapi2CodeRedemption, signInPageLogins, fromDatabase, ...onMemory, atWarn, ...onPostgres];
 
 /** The floor: the same form POST to bare Koa. */
 export const floorScenario: Scenario = {
