@@ -77,6 +77,26 @@ describe('the signature and store bound (issue 40)', () => {
     expect(console).toMatch(/DPoP — PostgreSQL\s+PostgreSQL\s+300\s+165\s+90\s+40\s+205\s+1\.46×/);
   });
 
+  it('takes a paired store floor round by round, with the signatures measured beside it', () => {
+    const round = (cpuMicrosPerRequest: number) => ({ rps: 1000, p50: 5, p99: 10, requests: 6000, answers: { '200 token': 6000 }, cpuMicrosPerRequest });
+    // The machine slows down from round to round; ours and its floor slow alike.
+    const ours: Row = { ...row('refresh-pg', 'refresh — PostgreSQL', 330), rounds: [round(300), round(330), round(390)] };
+    const beside: Row = {
+      ...row('floor-refresh-pg', 'store floor: refresh, PostgreSQL (beside "refresh — PostgreSQL")', 140),
+      rounds: [round(110), round(140), round(180)],
+      pairedWith: 'refresh-pg',
+      signatureMicros: { ES256: 50, RS256: 100, verify: { ES256: 75, RS256: 25 } },
+    };
+    const [refresh] = storeBounds(results({ scenarios: [ours], storeFloors: [row('floor-refresh-pg', 'store floor: refresh, alone', 90), beside] }));
+    // Its own signatures (ES256 50 + RS256 100), not the run's; the floor beside it, not the one alone.
+    expect(refresh).toMatchObject({ paired: true, bound: 140 + 150, storeFloor: { pairedWith: 'refresh-pg' } });
+    // Round by round: 300/260 = 1.154, 330/290 = 1.138, 390/330 = 1.182; the median is 300/260, not the medians' 330/290.
+    expect(refresh!.oursOverBound).toBeCloseTo(300 / 260, 6);
+    const md = markdown(results({ scenarios: [ours], storeFloors: [beside] }));
+    expect(md).toContain('| refresh — PostgreSQL | PostgreSQL | 330 | ES256 signature 50 + RS256 ID token signature 100 | 200 | 140 (beside) | 90 | 290 | 1.15× |');
+    expect(md).toContain('Rows marked "beside" ran in rounds alternating with their store floor');
+  });
+
   it('has no section without store floors, as in runs before them', () => {
     expect(markdown(results({ storeFloors: undefined }))).not.toContain('store bound');
     expect(consoleBounds(results({ storeFloors: undefined }))).toBeUndefined();

@@ -6,7 +6,10 @@
  *
  *   bound = signature bound + (store floor − floor) = store floor + signatures
  *
- * so "ours ÷ bound" is how much of a row's cost is the service's own work.
+ * so "ours ÷ bound" is how much of a row's cost is the service's own work. A full run measures
+ * each durable row in rounds alternating with its store floor, and the signatures just before it
+ * (main.ts); the ratio is then taken round by round, so the machine's drift over a run of an
+ * hour does not land on one side of it.
  */
 import type { BenchResults, Row, Skipped } from './report.js';
 
@@ -51,34 +54,61 @@ export interface StoreBound {
   readonly storePart: number | undefined;
   /** The store floor's CPU plus the signatures. */
   readonly bound: number;
+  /**
+   * Ours over the bound. When the store floor ran beside the row, the median over rounds of each
+   * round's ratio, so a machine that slows down during a run slows both sides of it alike.
+   */
   readonly oursOverBound: number;
+  /** Whether the store floor ran in rounds alternating with the row (and its signatures were measured just before). */
+  readonly paired: boolean;
 }
 
 const isRow = (r: Row | Skipped | undefined): r is Row => r !== undefined && !('skipped' in r);
 
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** Median over the rounds of ours ÷ (the floor's round + signatures); undefined when a round has no CPU figure. */
+function pairedRatio(row: Row, storeFloor: Row, signed: number): number | undefined {
+  if (row.rounds.length === 0 || row.rounds.length !== storeFloor.rounds.length) return undefined;
+  const ratios = row.rounds.map((round, i) => {
+    const ours = round.cpuMicrosPerRequest;
+    const floor = storeFloor.rounds[i]!.cpuMicrosPerRequest;
+    return ours === undefined || floor === undefined ? undefined : ours / (floor + signed);
+  });
+  return ratios.every((r): r is number => r !== undefined) ? median(ratios) : undefined;
+}
+
 /** Every durable row measured beside its store floor in this run, SQLite first, then PostgreSQL. */
 export function storeBounds(results: BenchResults): StoreBound[] {
-  const sig = results.signatureMicros;
-  if (!sig) return [];
-  const parts = new Map(signatureParts(sig));
   const floorCpu = results.floor?.cpuMicrosPerRequest;
   const byId = (list: ReadonlyArray<Row | Skipped> | undefined, id: string): Row | undefined => list?.filter(isRow).find((r) => r.id === id);
+  const floors = (results.storeFloors ?? []).filter(isRow);
   return (['SQLite', 'PostgreSQL'] as const).flatMap((store) => {
     const suffix = store === 'SQLite' ? '' : '-pg';
     return storeFloorOf.flatMap(([id, floorId]): StoreBound[] => {
       const row = byId(results.scenarios, `${id}${suffix}`);
-      const storeFloor = byId(results.storeFloors, `${floorId}${suffix}`);
-      const made = parts.get(id) ?? [];
-      if (row?.cpuMicrosPerRequest === undefined || storeFloor?.cpuMicrosPerRequest === undefined || made.some(([, us]) => us === undefined)) return [];
+      if (row?.cpuMicrosPerRequest === undefined) return [];
+      // The floor measured beside this row when the run paired them, else the one measured on its own.
+      const storeFloor = floors.find((f) => f.pairedWith === row.id) ?? floors.find((f) => f.id === `${floorId}${suffix}` && f.pairedWith === undefined);
+      const sig = storeFloor?.signatureMicros ?? results.signatureMicros;
+      if (storeFloor?.cpuMicrosPerRequest === undefined || !sig) return [];
+      const made = new Map(signatureParts(sig)).get(id) ?? [];
+      if (made.some(([, us]) => us === undefined)) return [];
       const signatures = made.map(([name, us]) => [name, us!] as const);
       const signed = signatures.reduce((sum, [, us]) => sum + us, 0);
       const bound = storeFloor.cpuMicrosPerRequest + signed;
+      const paired = storeFloor.pairedWith === row.id;
       return [{
         row, storeFloor, store, signatures,
         signatureBound: floorCpu === undefined ? undefined : floorCpu + signed,
         storePart: floorCpu === undefined ? undefined : storeFloor.cpuMicrosPerRequest - floorCpu,
         bound,
-        oursOverBound: row.cpuMicrosPerRequest / bound,
+        oursOverBound: (paired ? pairedRatio(row, storeFloor, signed) : undefined) ?? row.cpuMicrosPerRequest / bound,
+        paired,
       }];
     });
   });

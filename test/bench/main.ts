@@ -15,7 +15,8 @@ import { named, readOptions, wanted } from './options.js';
 import { runStoreSoak } from './store-soak.js';
 import { canPin, loadCpu, pinSelf, runPostgresLoop, serverCpu, startBareKoa, startBareKoaPostgres, startOidcProvider, startService, startSigningServer, startStoreFloor, type PostgresLoopResult, type ServerProcess } from './processes.js';
 import { openBenchPostgres, type BenchPostgres } from './postgres.js';
-import { runScenario, type Bench, type Side } from './run-scenario.js';
+import { runScenario, type Bench, type Side, type StoreFloorBeside } from './run-scenario.js';
+import { storeFloorOf } from './bounds.js';
 import { floorScenario, postgresCeilingScenario, scenarios, soakMix, type Scenario, type ServerKind } from './scenarios.js';
 import { storeFloorScenarios } from './store-floor-scenarios.js';
 
@@ -24,6 +25,9 @@ const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 /** node-oidc-provider beside our server, for the scenarios that have it as a counterpart. */
 type Counterpart = (scenario: Scenario) => Side | undefined;
 const noCounterpart: Counterpart = () => undefined;
+/** The store floor beside a durable row (issue 40), for the rows that have one in this run. */
+type FloorPairing = (scenario: Scenario) => StoreFloorBeside | undefined;
+const noFloor: FloorPairing = () => undefined;
 
 interface Variant {
   readonly title: string;
@@ -112,13 +116,25 @@ export async function runBenchmark(): Promise<number> {
     };
     if (wanted(options, 'floor')) floor = await measureFloor(floorScenario.title);
 
-    // One store floor server per store, answering each chosen row's requests in turn.
-    const measureStoreFloors = async (chosen: readonly Scenario[], store: string, what: string): Promise<void> => {
-      if (chosen.length === 0) return;
-      log(`bare Koa + the store calls of each durable row (${what}, the service's own store)`);
+    // One store floor server per store, up beside the svc server whose durable rows it stands
+    // beside: each such row runs in rounds alternating with its store floor, so a machine that
+    // slows down during the run (the floor drifted by 40 % in the full run of 2026-12-01) slows
+    // both alike. A chosen floor whose row is not chosen is measured on its own afterwards.
+    const besideStoreFloor = async (chosen: readonly Scenario[], store: string, what: 'SQLite' | 'PostgreSQL', body: (pairing: FloorPairing) => Promise<void>): Promise<void> => {
+      if (chosen.length === 0) return body(noFloor);
+      log(`bare Koa + the store calls of each durable row (${what}, the service's own store; stays up beside the svc server below)`);
       const server = await startStoreFloor({ port: await freePort(), cpu, store });
       try {
-        for (const scenario of chosen) storeFloors.push((await runScenario(bench, scenario, sideOf(server, `bare Koa + ${what}`, ourMeasured))).ours);
+        const side = sideOf(server, `bare Koa + ${what}`, ourMeasured);
+        const paired = new Set<string>();
+        const suffix = what === 'PostgreSQL' ? '-pg' : '';
+        await body((scenario) => {
+          const floorId = storeFloorOf.find(([id]) => `${id}${suffix}` === scenario.id)?.[1];
+          const floor = floorId === undefined ? undefined : chosen.find((s) => s.id === `${floorId}${suffix}`);
+          if (floor) paired.add(floor.id);
+          return floor && { scenario: floor, side };
+        });
+        for (const scenario of chosen) if (!paired.has(scenario.id)) storeFloors.push((await runScenario(bench, scenario, side)).ours);
       } finally {
         await stopServer(server, `bare Koa + ${what}`, notes);
       }
@@ -126,12 +142,15 @@ export async function runBenchmark(): Promise<number> {
     const chosenFloors = (kind: ServerKind): Scenario[] => storeFloorScenarios.filter((s) => s.server === kind && wanted(options, s.id));
     const sqliteFloors = chosenFloors('store-floor-sqlite');
     const postgresFloors = chosenFloors('store-floor-postgres');
-    await measureStoreFloors(sqliteFloors, `sqlite:${join(fixture.dir, 'store-floor', 'svc.db')}`, 'SQLite');
 
-    const run = async (scenario: Scenario, ours: Side, counterpart: Counterpart): Promise<void> => {
-      const { ours: row, theirs } = await runScenario(bench, scenario, ours, counterpart(scenario));
+    const run = async (scenario: Scenario, ours: Side, counterpart: Counterpart, pairing: FloorPairing = noFloor): Promise<void> => {
+      const floor = pairing(scenario);
+      // A paired row's bound uses the signature costs of its own time, as its floor does.
+      const signatureMicros = floor && signatureCosts();
+      const { ours: row, theirs, storeFloor } = await runScenario(bench, scenario, ours, counterpart(scenario), undefined, floor);
       rows.push(row);
       if (theirs) theirRows.push(theirs);
+      if (storeFloor) storeFloors.push('skipped' in storeFloor ? storeFloor : { ...storeFloor, signatureMicros });
     };
 
     // node-oidc-provider is started before our servers and stays up beside them (the same CPU, one
@@ -166,7 +185,7 @@ export async function runBenchmark(): Promise<number> {
     }
     const soak = wanted(options, 'soak') && options.soakSeconds > 0;
 
-    const runEs256 = async (counterpart: Counterpart): Promise<void> => {
+    const runEs256 = async (counterpart: Counterpart, pairing: FloorPairing): Promise<void> => {
       const port = await freePort();
       const configFile = fixture.writeConfig('es256', { port, store: 'sqlite:./es256/svc.db' });
       log(`svc, ES256 access tokens (SQLite store${nodeArgs.length ? ', --cpu-prof' : ''})`);
@@ -174,7 +193,7 @@ export async function runBenchmark(): Promise<number> {
       const idleKiB = server.rssKiB();
       try {
         const ours = sideOf(server, 'svc', ourMeasured);
-        for (const scenario of es256) await run(scenario, ours, counterpart);
+        for (const scenario of es256) await run(scenario, ours, counterpart, pairing);
         if (soak) {
           log(`  memory soak, ${options.soakSeconds} s`);
           const mix = await soakMix({ url: server.url, implementation: 'svc', fixture, measured: ourMeasured });
@@ -195,7 +214,7 @@ export async function runBenchmark(): Promise<number> {
       }
     };
 
-    const runVariant = async (kind: keyof typeof variants | 'postgres', chosen: readonly Scenario[], counterpart: Counterpart): Promise<void> => {
+    const runVariant = async (kind: keyof typeof variants | 'postgres', chosen: readonly Scenario[], counterpart: Counterpart, pairing: FloorPairing = noFloor): Promise<void> => {
       const variant: Variant =
         kind === 'postgres' ? { title: 'svc, PostgreSQL store (one node)', store: (postgres as BenchPostgres).serviceUrl } : variants[kind];
       const port = await freePort();
@@ -208,7 +227,7 @@ export async function runBenchmark(): Promise<number> {
       const server = await startService({ configFile, port, cpu, nodeArgs });
       try {
         const ours = sideOf(server, `svc, ${kind}`, ourMeasured);
-        for (const scenario of chosen) await run(scenario, ours, counterpart);
+        for (const scenario of chosen) await run(scenario, ours, counterpart, pairing);
       } finally {
         await stopServer(server, `svc (${kind})`, notes);
       }
@@ -217,7 +236,9 @@ export async function runBenchmark(): Promise<number> {
 
     // The memory-store scenarios repeat ES256 ones, so oidc-provider's ES256 setup stays up for them too.
     await besideOidcProvider('es256', [...es256, ...onMemory, ...atWarn], async (counterpart) => {
-      if (es256.length > 0 || soak) await runEs256(counterpart);
+      await besideStoreFloor(sqliteFloors, `sqlite:${join(fixture.dir, 'store-floor', 'svc.db')}`, 'SQLite', async (pairing) => {
+        if (es256.length > 0 || soak) await runEs256(counterpart, pairing);
+      });
       if (onMemory.length > 0) await runVariant('memory', onMemory, counterpart);
       if (atWarn.length > 0) await runVariant('warn', atWarn, counterpart);
     });
@@ -252,8 +273,9 @@ export async function runBenchmark(): Promise<number> {
           await stopServer(server, 'bare Koa + pg', notes);
         }
       }
-      await measureStoreFloors(postgresFloors, ready.floorUrl, 'PostgreSQL');
-      if (onPostgres.length > 0) await runVariant('postgres', onPostgres, noCounterpart);
+      await besideStoreFloor(postgresFloors, ready.floorUrl, 'PostgreSQL', async (pairing) => {
+        if (onPostgres.length > 0) await runVariant('postgres', onPostgres, noCounterpart, pairing);
+      });
       if (storeSoak) {
         try {
           await runStoreSoak(bench, ready, { ...options.storeSoak, cpu, outDir: options.outDir });

@@ -35,6 +35,13 @@ export interface Row {
   readonly answers: Readonly<Record<string, number>>;
   readonly rounds: readonly RoundResult[];
   readonly note: string | undefined;
+  /**
+   * A store floor measured beside one durable row (issue 40): that row's id. The two ran in
+   * alternating rounds, so each of the row's rounds has its floor's round at the same machine speed.
+   */
+  readonly pairedWith?: string | undefined;
+  /** The signature costs measured just before that row (signature-cost.ts), for its bound. */
+  readonly signatureMicros?: BenchResults['signatureMicros'];
 }
 
 export interface Skipped {
@@ -383,13 +390,19 @@ function storeBoundSection(bounds: readonly StoreBound[]): string[] {
       'the same prepared statements, the same transactions, records of the same shapes and sizes; codes and refresh tokens seeded before each round). ' +
       'Its CPU per request less the floor\'s is what the store calls cost ("store part"); bound = signature bound + store part, which is the store floor ' +
       'plus the signatures, and "ours ÷ bound" is how much more the service spends than Koa, those store calls and those signatures. ' +
-      'PostgreSQL\'s own processes are not counted on either side.',
+      'PostgreSQL\'s own processes are not counted on either side.' +
+      (bounds.some((b) => b.paired)
+        ? ' Rows marked "beside" ran in rounds alternating with their store floor, with the signatures measured just before them: their store floor and ' +
+          'signatures are of the same minutes, and "ours ÷ bound" is the median over rounds of the row\'s CPU over its floor\'s in the same round plus the ' +
+          'signatures, so a machine that slows down during the run slows both sides alike. The signature bound and the store part are against the floor ' +
+          'measured at the start of the run.'
+        : ''),
     '',
     '| scenario | store | CPU µs/request | signatures (µs) | signature bound µs | store floor µs/request | store part µs | bound µs | ours ÷ bound |',
     '|---|---|---:|---|---:|---:|---:|---:|---:|',
     ...bounds.map((b) =>
       `| ${b.row.title} | ${b.store} | ${int(b.row.cpuMicrosPerRequest!)} | ${signed(b)} | ${optionalInt(b.signatureBound)} | ` +
-        `${int(b.storeFloor.cpuMicrosPerRequest!)} | ${optionalInt(b.storePart)} | ${int(b.bound)} | ${ratio(b.oursOverBound)} |`),
+        `${int(b.storeFloor.cpuMicrosPerRequest!)}${b.paired ? ' (beside)' : ''} | ${optionalInt(b.storePart)} | ${int(b.bound)} | ${ratio(b.oursOverBound)} |`),
   ];
 }
 
@@ -399,7 +412,7 @@ export function consoleBounds(results: BenchResults): string | undefined {
   if (bounds.length === 0) return undefined;
   const header = ['scenario (bound = signature bound + store part)', 'store', 'CPU µs/req', 'signature bound', 'store floor', 'store part', 'bound', 'ours ÷ bound'];
   const lines = bounds.map((b) => [
-    b.row.title, b.store, int(b.row.cpuMicrosPerRequest!), optionalInt(b.signatureBound), int(b.storeFloor.cpuMicrosPerRequest!), optionalInt(b.storePart), int(b.bound), ratio(b.oursOverBound),
+    b.row.title, b.store, int(b.row.cpuMicrosPerRequest!), optionalInt(b.signatureBound), `${int(b.storeFloor.cpuMicrosPerRequest!)}${b.paired ? ' (beside)' : ''}`, optionalInt(b.storePart), int(b.bound), ratio(b.oursOverBound),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]): string => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');

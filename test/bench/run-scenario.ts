@@ -1,8 +1,9 @@
 /**
- * One scenario on our server, alone or with node-oidc-provider beside it. Each server prepares
- * its own requests (its own pool of unique assertions: oidc-provider remembers every jti it has
- * seen); then the two are measured in alternating rounds, so that each of our rounds has one of
- * theirs taken at about the same machine speed, and the ratio is the median of those pairs.
+ * One scenario on our server, alone or with node-oidc-provider beside it, and for a durable row
+ * with its store floor beside it too (issue 40). Each server prepares its own requests (its own
+ * pool of unique assertions: oidc-provider remembers every jti it has seen); then they are
+ * measured in alternating rounds, so that each of our rounds has one of theirs taken at about
+ * the same machine speed, and a ratio is the median of those pairs.
  */
 import type { BenchFixture } from './fixture.js';
 import { median, measureInterleaved, type ScenarioResult } from './measure.js';
@@ -27,13 +28,23 @@ export interface Side {
   readonly measured: Map<string, number>;
 }
 
+/** A store floor server and the store floor scenario that stands beside a durable row. */
+export interface StoreFloorBeside {
+  readonly scenario: Scenario;
+  readonly side: Side;
+}
+
 export interface ScenarioRows {
   readonly ours: Row | Skipped;
   /** node-oidc-provider's row, when it was beside us. */
   readonly theirs: Row | Skipped | undefined;
+  /** The store floor's row, when it was beside us. */
+  readonly storeFloor: Row | Skipped | undefined;
 }
 
 interface Run {
+  /** The scenario's id, or the store floor's. */
+  readonly id: string;
   readonly side: Side;
   readonly title: string;
   readonly prepared: Prepared | { readonly skipped: string };
@@ -65,12 +76,18 @@ async function prepareOn(scenario: Scenario, side: Side, implementation: Scenari
   }
 }
 
-export async function runScenario(bench: Bench, scenario: Scenario, ours: Side, theirs?: Side, title = scenario.title): Promise<ScenarioRows> {
+export async function runScenario(bench: Bench, scenario: Scenario, ours: Side, theirs?: Side, title = scenario.title, storeFloor?: StoreFloorBeside): Promise<ScenarioRows> {
   const { options, fixture, log } = bench;
-  log(`  ${title}${theirs ? ', with node-oidc-provider in alternating rounds' : ''}`);
-  const runs: Run[] = [{ side: ours, title, prepared: await prepareOn(scenario, ours, 'svc', fixture) }];
-  if (theirs) runs.push({ side: theirs, title: theirTitle(scenario), prepared: await prepareOn(scenario, theirs, 'oidc-provider', fixture) });
-  for (const { side, prepared } of runs) if ('skipped' in prepared) log(`    ${theirs ? `${side.label}: ` : ''}skipped: ${prepared.skipped}`);
+  const beside = [...(theirs ? ['node-oidc-provider'] : []), ...(storeFloor ? ['its store floor'] : [])];
+  log(`  ${title}${beside.length ? `, with ${beside.join(' and ')} in alternating rounds` : ''}`);
+  const runs: Run[] = [{ id: scenario.id, side: ours, title, prepared: await prepareOn(scenario, ours, 'svc', fixture) }];
+  if (theirs) runs.push({ id: scenario.id, side: theirs, title: theirTitle(scenario), prepared: await prepareOn(scenario, theirs, 'oidc-provider', fixture) });
+  if (storeFloor) {
+    const { scenario: floor, side } = storeFloor;
+    runs.push({ id: floor.id, side, title: `${floor.title} (beside "${title}")`, prepared: await prepareOn(floor, side, 'svc', fixture) });
+  }
+  const labelled = runs.length > 1;
+  for (const { side, prepared } of runs) if ('skipped' in prepared) log(`    ${labelled ? `${side.label}: ` : ''}skipped: ${prepared.skipped}`);
 
   const ready = runs.filter(isPrepared);
   const results = await measureInterleaved(
@@ -78,13 +95,13 @@ export async function runScenario(bench: Bench, scenario: Scenario, ours: Side, 
     { warmupSeconds: options.warmupSeconds, seconds: options.seconds, rounds: options.rounds, connections: ready.find(({ prepared }) => prepared.connections !== undefined)?.prepared.connections ?? options.connections, log },
   );
   const measured = new Map<Side, Measured>();
-  for (const [i, { side, prepared }] of ready.entries()) {
+  for (const [i, { id, side, prepared }] of ready.entries()) {
     const result = results[i]!;
-    side.measured.set(scenario.id, result.rps);
+    side.measured.set(id, result.rps);
     const note = prepared.note?.(); // after the set: a note may quote the rate just measured
     measured.set(side, { result, note });
     const cpu = result.cpuMicrosPerRequest === undefined ? '' : `, CPU ${Math.round(result.cpuMicrosPerRequest)} µs/request`;
-    log(`    ${theirs ? `${side.label}: ` : ''}median ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms${cpu}; answers: ${answerMix(result.answers)}`);
+    log(`    ${labelled ? `${side.label}: ` : ''}median ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms${cpu}; answers: ${answerMix(result.answers)}`);
     if (note) log(`    ${note}`);
   }
 
@@ -96,16 +113,18 @@ export async function runScenario(bench: Bench, scenario: Scenario, ours: Side, 
     log(`    × oidc-provider ${ratio.toFixed(2)} (median of the rounds' ${perRound.join(', ')})`);
   }
   const row = (run: Run, oidcProvider: Row['oidcProvider']): Row | Skipped => {
-    if ('skipped' in run.prepared) return { id: scenario.id, title: run.title, skipped: run.prepared.skipped };
+    if ('skipped' in run.prepared) return { id: run.id, title: run.title, skipped: run.prepared.skipped };
     const { result, note } = measured.get(run.side)!; // every prepared run was measured
-    return { id: scenario.id, title: run.title, server: run.side.label, ...result, ratioToFloor: undefined, oidcProvider, note };
+    return { id: run.id, title: run.title, server: run.side.label, ...result, ratioToFloor: undefined, oidcProvider, note };
   };
+  const floorRun = storeFloor && runs.find((r) => r.side === storeFloor.side);
   const paired = scenario.oidcProvider !== undefined;
   const quoted = scenario.oidcProvider?.quoted;
   const theirFigures = { rps: theirResult?.rps, p99: theirResult?.p99, cpuMicrosPerRequest: theirResult?.cpuMicrosPerRequest, pairedRatio: ratio };
   return {
     ours: row(runs[0]!, paired ? { ...theirFigures, quoted } : undefined),
     // Their own row keeps only issue 7's figure, which results.md shows beside it.
-    theirs: runs[1] && row(runs[1], paired ? { rps: undefined, p99: undefined, cpuMicrosPerRequest: undefined, pairedRatio: undefined, quoted } : undefined),
+    theirs: theirs && row(runs[1]!, paired ? { rps: undefined, p99: undefined, cpuMicrosPerRequest: undefined, pairedRatio: undefined, quoted } : undefined),
+    storeFloor: floorRun && { ...row(floorRun, undefined), pairedWith: scenario.id },
   };
 }
