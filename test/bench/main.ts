@@ -17,6 +17,7 @@ import { canPin, loadCpu, pinSelf, runPostgresLoop, serverCpu, startBareKoa, sta
 import { openBenchPostgres, type BenchPostgres } from './postgres.js';
 import { runScenario, type Bench, type Side, type StoreFloorBeside } from './run-scenario.js';
 import { storeFloorOf } from './bounds.js';
+import { pinPostgres, type PinnedPostgres } from './pin-postgres.js';
 import { floorScenario, postgresCeilingScenario, scenarios, soakMix, type Scenario, type ServerKind } from './scenarios.js';
 import { storeFloorScenarios } from './store-floor-scenarios.js';
 
@@ -91,6 +92,7 @@ export async function runBenchmark(): Promise<number> {
   const storeFloors: Array<Row | Skipped> = [];
   let postgresLoop: PostgresLoopResult | undefined;
   let postgres: BenchPostgres | { skipped: string } | undefined;
+  let pinnedPostgres: PinnedPostgres | undefined;
   let memory: BenchResults['memory'];
   const cluster: Array<BenchResults['cluster'][number]> = [];
   const signingPool: Array<BenchResults['signingPool'][number]> = [];
@@ -182,6 +184,12 @@ export async function runBenchmark(): Promise<number> {
     if (wantsPostgres) {
       postgres = await openBenchPostgres();
       if ('skipped' in postgres) log(`PostgreSQL rows skipped: ${postgres.skipped}`);
+      else if (pinned) {
+        const moved = pinPostgres(postgres.backendPid, loadCpu);
+        if ('skipped' in moved) notes.push(`PostgreSQL was not pinned: ${moved.skipped}; it shared the measured server's CPU.`);
+        else pinnedPostgres = moved;
+        log('skipped' in moved ? `PostgreSQL not pinned: ${moved.skipped}` : moved.note);
+      }
     }
     const soak = wanted(options, 'soak') && options.soakSeconds > 0;
 
@@ -286,6 +294,9 @@ export async function runBenchmark(): Promise<number> {
       }
     }
 
+    // The cluster rows are not pinned: PostgreSQL gets its CPUs back for them.
+    pinnedPostgres?.restore();
+
     if (wanted(options, 'cluster')) {
       const all = cpus().length; // not availableParallelism(): this process is pinned to one CPU
       // JWTs touch no store; reference tokens show what sharing one SQLite file between workers costs.
@@ -369,6 +380,7 @@ export async function runBenchmark(): Promise<number> {
     if (floor && (rows.length > 0 || storeFloors.length > 0 || cluster.length > 0 || signingPool.length > 0)) floorAtEnd = await measureFloor('bare Koa (floor), again at the end');
   } finally {
     rmSync(fixture.dir, { recursive: true, force: true });
+    pinnedPostgres?.restore();
     if (postgres && !('skipped' in postgres)) await postgres.drop();
   }
 
@@ -393,7 +405,7 @@ export async function runBenchmark(): Promise<number> {
       roundSeconds: options.seconds,
       rounds: options.rounds,
       pinned,
-      pinning,
+      pinning: pinnedPostgres ? `${pinning} ${pinnedPostgres.note}` : pinning,
       assertionAlg: options.assertionAlg,
     },
     floor: floor && withFloor(floor),

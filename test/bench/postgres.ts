@@ -13,6 +13,8 @@ export interface BenchPostgres {
   readonly ceilingUrl: string;
   /** The same for the store floor's tables (test/bench/bare-koa-store.mjs), migrated as the service's. */
   readonly floorUrl: string;
+  /** The process id of the benchmark's own connection (a backend of the server), to find the server's processes. */
+  readonly backendPid: number;
   drop(): Promise<void>;
 }
 
@@ -32,7 +34,9 @@ export async function openBenchPostgres(): Promise<BenchPostgres | { skipped: st
   const run = randomBytes(4).toString('hex');
   const schemas = [`svc_bench_${run}`, `svc_bench_${run}_ceiling`, `svc_bench_${run}_floor`];
   for (const schema of schemas) await admin.query(`create schema ${schema}`);
+  const { rows: [backend] } = await admin.query<{ pid: number }>('select pg_backend_pid() as pid');
   return {
+    backendPid: backend!.pid,
     serviceUrl: inSchema(postgresUrl, schemas[0]!),
     ceilingUrl: inSchema(postgresUrl, schemas[1]!),
     floorUrl: inSchema(postgresUrl, schemas[2]!),
