@@ -184,6 +184,7 @@ export async function runBenchmark(): Promise<number> {
     if (wantsPostgres) {
       postgres = await openBenchPostgres();
       if ('skipped' in postgres) log(`PostgreSQL rows skipped: ${postgres.skipped}`);
+      else if (pinned && !options.pinPostgres) notes.push('PostgreSQL was left free to run on any CPU (BENCH_PIN_POSTGRES=0), the measured server\'s too.');
       else if (pinned) {
         const moved = pinPostgres(postgres.backendPid, loadCpu);
         if ('skipped' in moved) notes.push(`PostgreSQL was not pinned: ${moved.skipped}; it shared the measured server's CPU.`);

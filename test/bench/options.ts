@@ -31,6 +31,8 @@ export interface BenchOptions {
   readonly cpuProfileDir: string | undefined;
   /** Algorithm of the private_key_jwt assertions (`BENCH_PKJ_ALG`): RS256, as oidc-provider's figure, or ES256. */
   readonly assertionAlg: 'RS256' | 'ES256';
+  /** Pin a local PostgreSQL to the load generator's CPU while pinned servers run (`BENCH_PIN_POSTGRES`, default 1; 0 leaves it free). */
+  readonly pinPostgres: boolean;
   /** Where results are written (`BENCH_OUT`); a partial run (`BENCH_ONLY`, `BENCH_CPU_PROF`) defaults to a temp folder. */
   readonly outDir: string | undefined;
 }
@@ -48,6 +50,8 @@ export function readOptions(): BenchOptions {
   const cpuProfileDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
   const assertionAlg = process.env.BENCH_PKJ_ALG ?? 'RS256';
   if (assertionAlg !== 'RS256' && assertionAlg !== 'ES256') throw new Error(`BENCH_PKJ_ALG: expected RS256 or ES256, found "${assertionAlg}"`);
+  const pinPostgres = process.env.BENCH_PIN_POSTGRES ?? '1';
+  if (pinPostgres !== '0' && pinPostgres !== '1') throw new Error(`BENCH_PIN_POSTGRES: expected 0 or 1, found "${pinPostgres}"`);
   const partial = only !== undefined || cpuProfileDir !== undefined;
   return {
     seconds: positive('BENCH_SECONDS', 6),
@@ -64,6 +68,7 @@ export function readOptions(): BenchOptions {
     only,
     cpuProfileDir,
     assertionAlg,
+    pinPostgres: pinPostgres === '1',
     outDir: process.env.BENCH_OUT ? resolve(process.env.BENCH_OUT) : partial ? undefined : resolve(repoRoot, 'docs/bench'),
   };
 }
