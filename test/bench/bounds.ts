@@ -11,6 +11,7 @@
  * (main.ts); the ratio is then taken round by round, so the machine's drift over a run of an
  * hour does not land on one side of it.
  */
+import { median } from './measure.js';
 import type { BenchResults, Row, Skipped } from './report.js';
 
 type Signatures = NonNullable<BenchResults['signatureMicros']>;
@@ -64,12 +65,6 @@ export interface StoreBound {
 }
 
 const isRow = (r: Row | Skipped | undefined): r is Row => r !== undefined && !('skipped' in r);
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** Median over the rounds of ours ÷ (the floor's round + signatures); undefined when a round has no CPU figure. */
 function pairedRatio(row: Row, storeFloor: Row, signed: number): number | undefined {

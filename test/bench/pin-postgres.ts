@@ -1,10 +1,10 @@
 /**
  * Keeps a local PostgreSQL off the measured server's CPU for the run. The benchmark pins each
  * server to one CPU and the load generator to the other; PostgreSQL's processes, unpinned, ran
- * on the server's CPU too, between its requests, and each switch left the server's caches cold:
- * in paired rounds the same refresh row cost 1.62× its store floor plus signatures with
- * PostgreSQL free to run anywhere and 1.12× with it on the load generator's CPU, while the floor,
- * a far smaller program, hardly moved (116 → 125 µs). In production the database has a host of
+ * on the server's CPU too, between its requests. Measured in alternation, two runs each way,
+ * the PostgreSQL refresh row (ES256 ID token) cost 1.52× and 1.53× its store floor plus
+ * signatures with PostgreSQL free, 1.37× and 1.34× with it on the load generator's CPU; the
+ * reference-token row did not move beyond its noise. In production the database has a host of
  * its own, so the benchmark moves it next to the load generator, as one more client of the server.
  *
  * Linux only (/proc, `taskset`), and only for a server on this machine; its CPUs are given back
@@ -62,7 +62,11 @@ export function pinPostgres(backendPid: number, cpu: number): PinnedPostgres | {
   const all = (): number[] => [postmaster, ...childrenOf(postmaster)];
   let restored = false;
   for (const pid of all()) setCpus(pid, String(cpu));
-  if (cpusOf(postmaster) !== String(cpu)) return { skipped: `PostgreSQL's postmaster (pid ${postmaster}) could not be moved (not ours to move)` };
+  if (cpusOf(postmaster) !== String(cpu)) {
+    // Some backends may have moved where the postmaster did not: give them their CPUs back.
+    for (const pid of all()) setCpus(pid, original);
+    return { skipped: `PostgreSQL's postmaster (pid ${postmaster}) could not be moved (not ours to move)` };
+  }
   return {
     note: `PostgreSQL's processes (postmaster pid ${postmaster}) pinned to CPU ${cpu}, the load generator's, while the pinned servers ran (test/bench/pin-postgres.ts), and given back CPUs ${original} before the unpinned cluster rows.`,
     // Once is enough; the run calls it before the cluster rows and again on its way out.
